@@ -1,0 +1,26 @@
+"""Every private scikit-learn import the library uses, in one place.
+
+A scikit-learn upgrade that moves one of these touches this file only.
+"""
+
+from sklearn.base import _fit_context
+from sklearn.model_selection._search import _yield_masked_array_for_each_param
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    StrOptions,
+)
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _check_method_params, _get_feature_names, _num_features
+
+__all__ = [
+    "HasMethods",
+    "Interval",
+    "StrOptions",
+    "_check_method_params",
+    "_fit_context",
+    "_get_feature_names",
+    "_num_features",
+    "_safe_indexing",
+    "_yield_masked_array_for_each_param",
+]

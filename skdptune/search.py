@@ -1,0 +1,740 @@
+"""PrivateGridSearchCV: a differentially private drop-in for scikit-learn's GridSearchCV.
+
+Data flows one way: validate -> partition -> evaluate -> select -> refit -> account. Only the
+selection and the refit see private data in a way that reaches the user, and both are DP; the
+partition utilities are kept in local variables and never stored.
+"""
+
+import math
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.utils import Budget, PrivacyLeakWarning
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.model_selection import ParameterGrid
+from sklearn.utils import check_random_state, get_tags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import _num_samples, check_consistent_length, check_is_fitted
+
+from ._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _check_method_params,
+    _fit_context,
+    _get_feature_names,
+    _num_features,
+    _safe_indexing,
+    _yield_masked_array_for_each_param,
+)
+from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs, resolve_accountant
+from .partition import partition_labels, split_indices
+from .selection import SELECTORS
+from .utility import make_utility
+
+# Parameter names whose values are privacy budgets spent by a diffprivlib estimator.
+_BUDGET_PARAMETERS = ("epsilon", "delta")
+
+
+def _estimator_has(attr):
+    """``available_if`` check: delegate ``attr`` to the refit estimator (or, before fit, the
+    unfitted one), and only when ``refit=True``."""
+
+    def check(self):
+        if not self.refit:
+            raise AttributeError(
+                f"This {type(self).__name__} was initialized with refit=False. {attr} is "
+                "available only after refitting on the best parameters."
+            )
+        getattr(getattr(self, "best_estimator_", self.estimator), attr)
+        return True
+
+    return check
+
+
+class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
+    """Exhaustive search over a parameter grid with a differentially private selection.
+
+    The data are split into ``n_partitions`` disjoint random partitions. Every candidate of the
+    grid is fitted on the training part of every partition and scored on that partition's
+    held-out part; its utility is the mean score, bounded in ``[0, 1]``. A DP selector (by
+    default the propose-test doubling mechanism) chooses a candidate from these utilities, the
+    chosen candidate is refit on all the data with its own DP estimator, and the whole cost is
+    reported in :attr:`privacy_spent_` and charged once to the ``accountant``.
+
+    Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: add-or-remove one
+    record. Each record's partition and holdout labels are drawn independently, so one record
+    changes one partition and every candidate's mean utility by at most ``1 / n_partitions``
+    (partition fits need not be private for this). The selection is ``(epsilon, delta)``-DP;
+    the refit spends what its DP estimator spends; the two add up (basic composition).
+
+    Parameters
+    ----------
+    estimator : estimator object
+        The estimator to tune: a diffprivlib model, a pipeline of them, or (with
+        ``refit=False``) any scikit-learn estimator.
+    param_grid : dict or list of dicts
+        As for :class:`~sklearn.model_selection.GridSearchCV`.
+    epsilon : float, default=1.0
+        Epsilon of the selection (the tuning overhead), per record under add-or-remove
+        adjacency; positive and finite. The refit estimator's own budget adds to it.
+    delta : float, default=1e-6
+        Delta of the selection, in ``[0, 1)``. ``0`` composes the selector's iterations with
+        basic composition; a positive value lets dp-accounting's PLD composition give each
+        iteration more budget.
+    selector : "doubling" or selector instance, default="doubling"
+        The DP selection mechanism: a name from :data:`skdptune.selection.SELECTORS` or an
+        instance such as :class:`~skdptune.selection.ProposeTestDoubling` (whose parameters are
+        then reachable as ``selector__granularity``).
+    n_partitions : int, default=10
+        Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
+        ``1 / k`` of the utilities but leaves less data per partition fit.
+    validation_fraction : float, default=0.2
+        Probability, in ``(0, 1)``, that a record is held out for scoring inside its partition.
+    scoring : str, callable or None, default=None
+        Anything :func:`~sklearn.metrics.get_scorer` takes. None means accuracy for
+        classifiers and ``estimator.score`` otherwise.
+    utility_range : (float, float) or None, default=None
+        Declared range ``(low, high)`` of the scorer; scores are rescaled to ``[0, 1]`` and
+        clipped. Required for scorers not known to be bounded (R², negative errors,
+        ``KMeans.score``, callables).
+    refit : bool, default=True
+        Refit the selected candidate privately on all the data. The refit must be DP: every
+        fitted step of the estimator must take a diffprivlib ``accountant`` and record a spend.
+        With ``refit=False`` only the selection is run and charged.
+    error_score : "raise" or float, default=0.0
+        Utility, in ``[0, 1]``, of a partition whose fit or score fails (or gives NaN).
+        ``"raise"`` re-raises the error instead: for debugging on non-sensitive data only, since
+        an exception depends on the data without any privacy protection. Failures are not
+        reported one by one, because which partitions fail depends on the private data.
+    n_jobs : int, default=None
+        Number of jobs fitting candidates in parallel (``joblib.Parallel``); the backend is
+        not forced, so ``joblib.parallel_backend("dask")`` distributes the fits.
+    pre_dispatch : int or str, default="2*n_jobs"
+        Number of tasks dispatched ahead, as for ``joblib.Parallel``.
+    verbose : int, default=0
+        Verbosity of ``joblib.Parallel``.
+    accountant : diffprivlib.BudgetAccountant or None, default=None
+        Accountant checked for the whole a-priori cost before the data are touched and charged
+        once with :attr:`privacy_spent_` after the fit. None uses diffprivlib's default
+        accountant. The same object survives ``clone``.
+    random_state : None, int or numpy.random.RandomState, default=None
+        None (the default) draws the selection noise from :mod:`secrets`: the only setting
+        with a privacy guarantee. A seed makes partitions and noise reproducible, for tests and
+        examples, and the guarantee no longer holds (the noise is predictable).
+
+    Attributes
+    ----------
+    best_index_ : int
+        Index (into ``cv_results_["params"]``) of the selected candidate; the first candidate,
+        with a warning, when the selector selected none.
+    best_params_ : dict
+        Parameters of the selected candidate.
+    best_score_ : float
+        The selector's DP estimate of the selected candidate's score, in the scorer's units
+        (mapped back from ``[0, 1]`` through ``utility_range``); NaN when it releases none.
+    best_estimator_ : estimator
+        The selected candidate refit privately on all the data (only with ``refit=True``).
+    cv_results_ : dict of numpy arrays
+        ``params``, ``param_<name>`` masked arrays, ``n_passes`` (how many iterations each
+        candidate passed) and ``selected``. No per-candidate score or rank: they are not DP.
+    selection_ : SelectionResult
+        The selector's output (index, DP score, trace, guarantee).
+    privacy_spent_ : diffprivlib.utils.Budget
+        ``(epsilon, delta)`` of the whole fit: selection plus refit.
+    privacy_report_ : dict
+        How ``privacy_spent_`` was obtained: mechanism, per-iteration epsilon, iteration cap,
+        iterations run, refit cost and rule, composition, partitions, privacy unit and
+        adjacency.
+    n_partitions_ : int
+        Number of partitions used.
+    refit_time_ : float
+        Seconds spent refitting (0 with ``refit=False``).
+    scorer_ : callable
+        The scorer used on partitions and by :meth:`score`.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of str
+        Feature names seen during fit, when ``X`` has them.
+    classes_ : ndarray
+        Class labels of the refit classifier.
+
+    Notes
+    -----
+    Nothing data-dependent is stored besides DP outputs: no partition utilities, ranks,
+    partition sizes or partition models. The size of the data set is treated as public (it is
+    checked against ``n_partitions``), as in diffprivlib.
+
+    Examples
+    --------
+    >>> from diffprivlib.models import GaussianNB
+    >>> from sklearn.datasets import load_iris
+    >>> from skdptune import PrivateGridSearchCV
+    >>> X, y = load_iris(return_X_y=True)
+    >>> search = PrivateGridSearchCV(
+    ...     GaussianNB(bounds=([4, 2, 1, 0], [8, 4.5, 7, 2.5])),
+    ...     {"epsilon": [0.5, 1.0]}, epsilon=1.0, n_partitions=5, random_state=0,
+    ... ).fit(X, y)
+    >>> sorted(search.best_params_)
+    ['epsilon']
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit"])],
+        "param_grid": [dict, list],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="left")],
+        "selector": [StrOptions(set(SELECTORS)), HasMethods(["select", "validate_parameters"])],
+        "n_partitions": [Interval(Integral, 2, None, closed="left")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "scoring": [str, callable, None],
+        "utility_range": [tuple, list, None],
+        "refit": ["boolean"],
+        "error_score": [StrOptions({"raise"}), Interval(Real, 0, 1, closed="both")],
+        "n_jobs": [Integral, None],
+        "pre_dispatch": [Integral, str],
+        "verbose": ["verbose"],
+        "accountant": [HasMethods(["check", "spend"]), None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        param_grid,
+        *,
+        epsilon=1.0,
+        delta=1e-6,
+        selector="doubling",
+        n_partitions=10,
+        validation_fraction=0.2,
+        scoring=None,
+        utility_range=None,
+        refit=True,
+        error_score=0.0,
+        n_jobs=None,
+        pre_dispatch="2*n_jobs",
+        verbose=0,
+        accountant=None,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.epsilon = epsilon
+        self.delta = delta
+        self.selector = selector
+        self.n_partitions = n_partitions
+        self.validation_fraction = validation_fraction
+        self.scoring = scoring
+        self.utility_range = utility_range
+        self.refit = refit
+        self.error_score = error_score
+        self.n_jobs = n_jobs
+        self.pre_dispatch = pre_dispatch
+        self.verbose = verbose
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def __sklearn_clone__(self):
+        # clone() deep-copies non-estimator parameters, which would charge a copy of the user's
+        # accountant: carry the very same accountant object over instead.
+        cloned = super().__sklearn_clone__()
+        cloned.accountant = self.accountant
+        return cloned
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = inner.classifier_tags
+        tags.regressor_tags = inner.regressor_tags
+        tags.input_tags.pairwise = inner.input_tags.pairwise
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.allow_nan = inner.input_tags.allow_nan
+        tags.target_tags.required = inner.target_tags.required
+        tags.non_deterministic = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None, **fit_params):
+        """Tune on ``X``, select privately, refit privately and charge the accountant.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Target; required for supervised estimators.
+        **fit_params : dict
+            Passed to the estimator's ``fit``; sample-aligned ones (``sample_weight``) are
+            sliced to each partition's training part, and passed whole to the refit.
+
+        Returns
+        -------
+        self : PrivateGridSearchCV
+        """
+        # 1. Validate everything and check the budget: no data has been looked at yet.
+        plan = self._plan(X, y)
+        accountant = resolve_accountant(self.accountant)
+        accountant.check(*plan["a_priori_cost"])
+
+        partition_seed, noise_state = self._random_states()
+
+        # 2. Partition: independent labels per record (see skdptune.partition).
+        partition, is_validation = partition_labels(
+            plan["n_samples"], self.n_partitions, self.validation_fraction, partition_seed
+        )
+        splits = split_indices(partition, is_validation, self.n_partitions)
+
+        # 3. Evaluate every candidate on every partition. These utilities are raw, non-private
+        # values: they stay in this local variable and reach the user only through the selector.
+        per_partition = Parallel(
+            n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch, verbose=self.verbose
+        )(
+            delayed(_partition_utility)(
+                plan["estimator"], params, X, y, train, validation, fit_params,
+                plan["utility"], self.error_score,
+            )
+            for params in plan["candidates"]
+            for train, validation in splits
+        )
+        # Each partition utility lies in [0, 1] and one record changes one partition, so the
+        # mean over the k partitions has sensitivity 1 / k for every candidate at once.
+        utilities = np.asarray(per_partition, dtype=float).reshape(-1, self.n_partitions)
+        utilities = utilities.mean(axis=1)
+
+        # 4. Select: the selector's result is (epsilon, delta)-DP; everything below is
+        # post-processing of it, plus the refit's own DP spend.
+        selection = plan["selector"].select(
+            utilities,
+            sensitivity=1.0 / self.n_partitions,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            random_state=noise_state,
+        )
+        del utilities, per_partition
+        selection_cost = (selection.epsilon, selection.delta)
+
+        try:
+            self._store_selection(selection, plan)
+            refit_cost, refit_rule = (0.0, 0.0), "no refit"
+            if self.refit:
+                refit_cost, refit_rule = self._refit(X, y, fit_params, plan)
+        except BaseException:
+            # The failure can depend on which candidate was selected: charge the selection.
+            accountant.spend(*selection_cost)
+            raise
+
+        # 6. Account: selection and refit compose sequentially (basic composition).
+        total = add_costs(selection_cost, refit_cost)
+        self.privacy_spent_ = Budget(*total)
+        self.privacy_report_ = _privacy_report(
+            selection, self.n_partitions, refit_cost, refit_rule, total
+        )
+        self.n_partitions_ = self.n_partitions
+        self.n_features_in_ = _num_features(X)
+        feature_names = _get_feature_names(X)
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        accountant.spend(*total)
+        return self
+
+    def _plan(self, X, y):
+        """Everything decided before the data are touched; raises on any invalid input."""
+        selector = self.selector
+        if isinstance(selector, str):
+            selector = SELECTORS[selector]()
+        else:
+            selector = clone(selector)
+        selector.validate_parameters()
+
+        candidates = list(ParameterGrid(self.param_grid))
+        if not candidates:
+            raise ValueError(
+                f"param_grid={self.param_grid!r} has no candidates; give at least one "
+                "parameter setting (an empty dict {} tunes the estimator as it is)."
+            )
+        estimator = clone(self.estimator)
+        declared_costs = [_declared_budget(_with_params(estimator, p)) for p in candidates]
+        if self.refit:
+            _check_refit_is_private(estimator)
+
+        if y is None and get_tags(estimator).target_tags.required:
+            raise ValueError(
+                f"{type(estimator).__name__} is supervised and requires y, but y=None was "
+                "passed to fit."
+            )
+        scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
+        n_samples = _num_samples(X)
+        if y is not None:
+            check_consistent_length(X, y)
+        fraction = min(self.validation_fraction, 1 - self.validation_fraction)
+        needed = math.ceil(self.n_partitions / fraction)
+        if n_samples < needed:
+            raise ValueError(
+                f"n_partitions={self.n_partitions} is too many for {n_samples} samples: with "
+                f"validation_fraction={self.validation_fraction} each partition should expect "
+                f"at least one training and one validation record, which needs at least "
+                f"{needed} samples. Use fewer partitions (at most "
+                f"{max(int(n_samples * fraction), 1)})."
+            )
+
+        max_refit_cost = (
+            max(c[0] for c in declared_costs), max(c[1] for c in declared_costs)
+        ) if self.refit else (0.0, 0.0)
+        return {
+            "selector": selector,
+            "candidates": candidates,
+            "estimator": estimator,
+            "declared_costs": declared_costs,
+            "max_refit_cost": max_refit_cost,
+            "a_priori_cost": add_costs((self.epsilon, self.delta), max_refit_cost),
+            "scorer": scorer,
+            "utility": utility,
+            "n_samples": n_samples,
+        }
+
+    def _random_states(self):
+        """Seeds for the partition labels and for the selection noise.
+
+        With ``random_state=None`` the labels use fresh OS entropy and the noise uses
+        ``secrets`` (diffprivlib's secure sampling). The noise generator is built here, kept
+        local and never stored on ``self`` or sent to joblib workers.
+        """
+        if self.random_state is None:
+            return None, None
+        rng = check_random_state(self.random_state)
+        partition_seed = rng.randint(np.iinfo(np.int32).max)
+        return partition_seed, np.random.RandomState(rng.randint(np.iinfo(np.int32).max))
+
+    def _store_selection(self, selection, plan):
+        """Fitted attributes computed from the DP selection only."""
+        candidates = plan["candidates"]
+        index = selection.index
+        if index is None:
+            warnings.warn(
+                "The selector selected no candidate (no noisy test passed); falling back to the "
+                "first candidate of the grid. Consider a larger epsilon, fewer partitions' "
+                "noise (larger n_partitions * epsilon) or a lower selector floor.",
+                UserWarning,
+            )
+            index = 0
+        self.selection_ = selection
+        self.best_index_ = index
+        self.best_params_ = candidates[index]
+        if selection.index is None or not np.isfinite(selection.score):
+            self.best_score_ = float("nan")
+        else:
+            # Post-processing of the DP score: utilities never exceed 1.
+            self.best_score_ = plan["utility"].to_score(min(selection.score, 1.0))
+        self.scorer_ = plan["scorer"]
+
+        n_passes = np.zeros(len(candidates), dtype=int)
+        for iteration in selection.trace:
+            if iteration.passed is not None:
+                n_passes[iteration.passed] += 1
+        results = {"params": candidates}
+        results.update(_yield_masked_array_for_each_param(candidates))
+        results["n_passes"] = n_passes
+        results["selected"] = np.arange(len(candidates)) == index
+        self.cv_results_ = results
+
+    def _refit(self, X, y, fit_params, plan):
+        """Refit the selected candidate on all the data and measure its privacy spend.
+
+        Returns
+        -------
+        cost : (float, float)
+            The refit's charged ``(epsilon, delta)``.
+        rule : str
+            How the cost was obtained.
+        """
+        best = _with_params(plan["estimator"], self.best_params_)
+        refit_accountant = BudgetAccountant()
+        _set_accountants(best, refit_accountant)
+        start = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyLeakWarning)
+            if y is None:
+                best.fit(X, **fit_params)
+            else:
+                best.fit(X, y, **fit_params)
+        self.refit_time_ = time.perf_counter() - start
+        _reemit_except(caught, PrivacyLeakWarning)
+        leaks = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+        if leaks:
+            raise ValueError(
+                f"The refit of {self.best_params_} is not private: it warned "
+                f"PrivacyLeakWarning({leaks[0].message}). Declare the bounds the estimator "
+                "asks for (bounds=..., data_norm=...) from public knowledge, not from the data."
+            )
+        measured_epsilon, measured_delta = refit_accountant.total()
+        if measured_epsilon <= 0:
+            raise ValueError(
+                f"The refit of {type(best).__name__} with {self.best_params_} recorded no "
+                "privacy spend, so it is not differentially private. Use a diffprivlib "
+                "estimator (or a pipeline of them), or pass refit=False to run the selection "
+                "only."
+            )
+        self.best_estimator_ = best
+        if len(set(plan["declared_costs"])) > 1:
+            # The grid varies a privacy parameter, so which budget the refit spends depends on
+            # the (data-dependent) selection: charge the largest over the grid.
+            maximum = plan["max_refit_cost"]
+            return (
+                (max(measured_epsilon, maximum[0]), max(measured_delta, maximum[1])),
+                "maximum over the grid (the grid varies a privacy parameter)",
+            )
+        return (measured_epsilon, measured_delta), "measured by a fresh BudgetAccountant"
+
+    @property
+    def classes_(self):
+        """Class labels of the refit classifier."""
+        _estimator_has("classes_")(self)  # AttributeError unless refit and a classifier
+        return self.best_estimator_.classes_
+
+    @available_if(_estimator_has("predict"))
+    def predict(self, X):
+        """Predict with the refit best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities from the refit best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log class probabilities from the refit best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict_log_proba(X)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of the refit best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    @available_if(_estimator_has("score_samples"))
+    def score_samples(self, X):
+        """``score_samples`` of the refit best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.score_samples(X)
+
+    @available_if(_estimator_has("transform"))
+    def transform(self, X):
+        """Transform with the refit best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.transform(X)
+
+    @available_if(_estimator_has("inverse_transform"))
+    def inverse_transform(self, X):
+        """Inverse transform with the refit best estimator.
+
+        Parameters
+        ----------
+        X : array-like
+
+        Returns
+        -------
+        X_original : ndarray
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.inverse_transform(X)
+
+    @available_if(_estimator_has("fit"))  # every estimator has fit: this checks refit=True
+    def score(self, X, y=None):
+        """Score of the refit best estimator on ``X``, with the search's scorer.
+
+        Not private: call it on data whose privacy does not matter (a public test set).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        return self.scorer_(self.best_estimator_, X, y)
+
+
+def _partition_utility(estimator, params, X, y, train, validation, fit_params, utility,
+                       error_score):
+    """Fit one candidate on one partition's training rows; its bounded utility on the rest.
+
+    Runs in a joblib worker. The clone gets a throw-away accountant on every step (partition
+    fits are not charged: the selection's guarantee does not depend on them being private) and
+    its PrivacyLeakWarnings are silenced for the same reason.
+    """
+    estimator = _with_params(estimator, params)
+    _set_accountants(estimator, BudgetAccountant())
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            train_params = _check_method_params(X, params=fit_params, indices=train)
+            X_train = _safe_indexing(X, train)
+            X_validation = _safe_indexing(X, validation)
+            if y is None:
+                estimator.fit(X_train, **train_params)
+                value = utility(estimator, X_validation, None)
+            else:
+                estimator.fit(X_train, _safe_indexing(y, train), **train_params)
+                value = utility(estimator, X_validation, _safe_indexing(y, validation))
+    except Exception:
+        if error_score == "raise":
+            raise
+        return error_score
+    # A NaN score (e.g. an empty validation part) is a failure like any other.
+    return value if np.isfinite(value) else error_score
+
+
+def _with_params(estimator, params):
+    """A clone of ``estimator`` with ``params`` set; names the candidate on a bad parameter."""
+    try:
+        return clone(estimator).set_params(**params)
+    except ValueError as error:
+        raise ValueError(f"param_grid candidate {params} is invalid: {error}") from error
+
+
+def _set_accountants(estimator, accountant):
+    """Give every (nested) step that takes an ``accountant`` the given accountant."""
+    keys = [
+        key for key in estimator.get_params(deep=True)
+        if key == "accountant" or key.endswith("__accountant")
+    ]
+    estimator.set_params(**{key: accountant for key in keys})
+
+
+def _declared_budget(estimator):
+    """``(epsilon, delta)`` that a refit of ``estimator`` declares it will spend.
+
+    The sum over every (nested) ``epsilon``/``delta`` parameter: each diffprivlib step spends
+    its own budget and the steps compose sequentially. Used for the a-priori budget check and
+    for charging the grid's maximum when the grid varies a privacy parameter.
+    """
+    totals = dict.fromkeys(_BUDGET_PARAMETERS, 0.0)
+    for key, value in estimator.get_params(deep=True).items():
+        name = key.rsplit("__", 1)[-1]
+        if name in totals and isinstance(value, Real) and np.isfinite(value):
+            totals[name] += float(value)
+    return totals["epsilon"], totals["delta"]
+
+
+def _check_refit_is_private(estimator):
+    """Refuse, before any data is touched, a refit with a fitted step that cannot be DP.
+
+    Every leaf estimator (one with no estimator-valued parameters) must either take a
+    diffprivlib ``accountant`` or be stateless (scikit-learn's ``requires_fit=False`` tag).
+    """
+    nodes = [estimator] + [
+        value for value in estimator.get_params(deep=True).values()
+        if hasattr(value, "get_params") and hasattr(value, "fit") and not isinstance(value, type)
+    ]
+    for node in nodes:
+        is_leaf = not any(
+            hasattr(value, "get_params") and not isinstance(value, type)
+            for value in node.get_params(deep=False).values()
+        )
+        if not is_leaf or "accountant" in node.get_params(deep=False):
+            continue
+        if get_tags(node).requires_fit:
+            raise ValueError(
+                f"refit=True needs a differentially private estimator, but "
+                f"{type(node).__name__} is fitted on the data without privacy (it takes no "
+                "diffprivlib accountant). Use a diffprivlib estimator for this step, or pass "
+                "refit=False to run the private selection only."
+            )
+
+
+def _reemit_except(caught, category):
+    """Re-emit recorded warnings, except those of ``category``."""
+    for warning in caught:
+        if not issubclass(warning.category, category):
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+
+
+def _privacy_report(selection, n_partitions, refit_cost, refit_rule, total):
+    """A plain dict that explains ``privacy_spent_`` line by line."""
+    return {
+        "unit": PRIVACY_UNIT,
+        "adjacency": ADJACENCY,
+        "n_partitions": n_partitions,
+        "sensitivity": 1.0 / n_partitions,
+        "selection_epsilon": selection.epsilon,
+        "selection_delta": selection.delta,
+        "selection_composition": selection.composition,
+        "epsilon_per_iteration": selection.epsilon_per_iteration,
+        "max_iter": selection.max_iter,
+        "n_iterations": selection.n_iterations,
+        "refit_epsilon": refit_cost[0],
+        "refit_delta": refit_cost[1],
+        "refit_rule": refit_rule,
+        "total_epsilon": total[0],
+        "total_delta": total[1],
+        "total_composition": "basic composition of selection and refit (epsilons and deltas add)",
+    }

@@ -1,0 +1,133 @@
+"""What every selector returns, and the base class they share.
+
+A selector is a pure function of a utility vector and its sensitivity: it never sees data or
+estimators, so it can be tested and audited by itself. It says what it released in a
+:class:`SelectionResult`; turning that into ``(epsilon, delta)`` is done in
+:mod:`skdptune.accounting`.
+"""
+
+from dataclasses import dataclass
+from numbers import Real
+from typing import NamedTuple, Optional
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+
+class Iteration(NamedTuple):
+    """One iteration of an iterative selector, as released.
+
+    Attributes
+    ----------
+    step : int
+        The step multiplier proposed in this iteration (the threshold was raised by
+        ``step * granularity``).
+    passed : int or None
+        Index of the candidate that passed the test, or None when none did.
+    """
+
+    step: int
+    passed: Optional[int]
+
+
+@dataclass(frozen=True)
+class SelectionResult:
+    """The differentially private output of one selection, and its guarantee.
+
+    Every field is a DP release (or computed from one); no raw utility is kept.
+
+    Attributes
+    ----------
+    index : int or None
+        Index of the selected candidate, None when the mechanism selected nothing.
+    score : float
+        The mechanism's DP estimate of the selected candidate's utility (in ``[0, 1]`` utility
+        units, possibly above 1 after an overshoot), NaN when the mechanism releases none.
+    trace : tuple of Iteration
+        Per iteration: the proposed step and the candidate that passed (empty for one-shot
+        mechanisms).
+    n_iterations : int
+        Iterations actually run (information; the guarantee composes ``max_iter``).
+    max_iter : int
+        Cap on the iterations, fixed before seeing data; the guarantee composes this many.
+    epsilon_per_iteration : float
+        Pure-DP epsilon of each iteration.
+    epsilon, delta : float
+        The guarantee of the whole call, under add-or-remove adjacency of one record.
+    composition : str
+        How the iterations were composed: ``"basic"``, ``"pld"`` (dp-accounting privacy loss
+        distributions) or ``"single"`` (one pure-DP step).
+    """
+
+    index: Optional[int]
+    score: float
+    trace: tuple
+    n_iterations: int
+    max_iter: int
+    epsilon_per_iteration: float
+    epsilon: float
+    delta: float
+    composition: str
+
+
+class BaseSelector(BaseEstimator):
+    """Base class of selectors: scikit-learn parameter handling plus input checks.
+
+    Subclasses implement :meth:`select`. Deriving from :class:`~sklearn.base.BaseEstimator`
+    gives ``get_params``/``set_params`` (so ``PrivateGridSearchCV(...).set_params(
+    selector__granularity=0.05)`` works), ``clone`` and the repr.
+    """
+
+    def validate_parameters(self):
+        """Check the selector's parameters; called by the search before it touches data.
+
+        Raises
+        ------
+        ValueError or TypeError
+            Naming the parameter, its value and what would be valid.
+        """
+        self._validate_params()
+
+    def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None):
+        """Select a candidate differentially privately.
+
+        Parameters
+        ----------
+        utilities : array-like of shape (n_candidates,)
+            Utilities in ``[0, 1]``.
+        sensitivity : float
+            Largest change of any utility when one record is added or removed. All
+            utilities may move at once, in different directions.
+        epsilon : float
+            Epsilon of the whole call; positive and finite.
+        delta : float
+            Delta of the whole call, in ``[0, 1)``.
+        random_state : None, int or numpy.random.RandomState, default=None
+            None draws noise from :mod:`secrets` (private). A seed gives reproducible noise
+            and no privacy guarantee: use it for tests and examples only.
+
+        Returns
+        -------
+        SelectionResult
+        """
+        raise NotImplementedError
+
+
+def check_selection_inputs(utilities, sensitivity, epsilon, delta):
+    """Validate the arguments shared by every ``select``; return utilities as a float array."""
+    utilities = np.asarray(utilities, dtype=float)
+    if utilities.ndim != 1 or utilities.size == 0:
+        raise ValueError(
+            f"utilities must be a non-empty 1-d array, got shape {utilities.shape}."
+        )
+    if not np.all((utilities >= 0) & (utilities <= 1)):
+        raise ValueError(
+            "utilities must lie in [0, 1] (and not be NaN); got values in "
+            f"[{np.nanmin(utilities)}, {np.nanmax(utilities)}]."
+        )
+    for name, value in (("sensitivity", sensitivity), ("epsilon", epsilon)):
+        if not isinstance(value, Real) or not np.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} must be a positive finite number, got {value!r}.")
+    if not isinstance(delta, Real) or not 0 <= delta < 1:
+        raise ValueError(f"delta must be a number in [0, 1), got {delta!r}.")
+    return utilities
