@@ -8,16 +8,25 @@ never sees data or estimators. Every selector has the same method,
 
 from ._base import BaseSelector, Iteration, SelectionResult
 from .doubling import ProposeTestDoubling
+from .exponential import ExponentialMechanism
+from .permute_and_flip import PermuteAndFlip
+from .report_noisy_max import ReportNoisyMax
 
 #: Selectors that ``PrivateGridSearchCV(selector=...)`` accepts by name.
 SELECTORS = {
     "doubling": ProposeTestDoubling,
+    "exponential": ExponentialMechanism,
+    "permute_and_flip": PermuteAndFlip,
+    "report_noisy_max": ReportNoisyMax,
 }
 
 __all__ = [
     "SELECTORS",
     "BaseSelector",
+    "ExponentialMechanism",
     "Iteration",
+    "PermuteAndFlip",
     "ProposeTestDoubling",
+    "ReportNoisyMax",
     "SelectionResult",
 ]

@@ -11,6 +11,7 @@ from numbers import Real
 from typing import NamedTuple, Optional
 
 import numpy as np
+from diffprivlib.utils import check_random_state
 from sklearn.base import BaseEstimator
 
 
@@ -131,3 +132,48 @@ def check_selection_inputs(utilities, sensitivity, epsilon, delta):
     if not isinstance(delta, Real) or not 0 <= delta < 1:
         raise ValueError(f"delta must be a number in [0, 1), got {delta!r}.")
     return utilities
+
+
+class OneShotSelector(BaseSelector):
+    """Base class of selectors that spend the whole budget in one pure-DP step.
+
+    :meth:`select` validates the inputs, builds the noise generator and wraps the index that
+    :meth:`_choose` returns in a :class:`SelectionResult` with ``composition="single"``. The
+    step is ``epsilon``-DP whatever ``delta`` is, so the reported delta is ``0.0``.
+    """
+
+    # One-shot selectors take no constructor parameters.
+    _parameter_constraints = {}
+
+    def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None):
+        """Select one candidate in one ``epsilon``-DP step; see :meth:`BaseSelector.select`.
+
+        ``delta`` is validated but not used: the guarantee is pure ``epsilon``-DP and the
+        result reports ``delta=0.0``.
+
+        Returns
+        -------
+        SelectionResult
+            ``index`` is the selected candidate; ``score`` is NaN (no utility estimate is
+            released), ``trace`` is empty, ``n_iterations == max_iter == 1`` and
+            ``epsilon_per_iteration == epsilon``.
+        """
+        utilities = check_selection_inputs(utilities, sensitivity, epsilon, delta)
+        self.validate_parameters()
+        rng = check_random_state(random_state, secure=True)
+        index = self._choose(utilities, float(sensitivity), float(epsilon), rng)
+        return SelectionResult(
+            index=int(index),
+            score=float("nan"),
+            trace=(),
+            n_iterations=1,
+            max_iter=1,
+            epsilon_per_iteration=float(epsilon),
+            epsilon=float(epsilon),
+            delta=0.0,
+            composition="single",
+        )
+
+    def _choose(self, utilities, sensitivity, epsilon, rng):
+        """Index of the selected candidate; the whole call must be ``epsilon``-DP."""
+        raise NotImplementedError
