@@ -6,6 +6,7 @@ partition utilities are kept in local variables and never stored.
 """
 
 import math
+import threading
 import time
 import warnings
 from numbers import Integral, Real
@@ -14,9 +15,12 @@ import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.utils import Budget, PrivacyLeakWarning
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from scipy.sparse import issparse
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.model_selection import ParameterGrid
-from sklearn.utils import check_random_state, get_tags
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+from sklearn.utils import assert_all_finite, check_random_state, get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_consistent_length, check_is_fitted
 
@@ -38,6 +42,21 @@ from .utility import make_utility
 
 # Parameter names whose values are privacy budgets spent by a diffprivlib estimator.
 _BUDGET_PARAMETERS = ("epsilon", "delta")
+
+
+class _PicklableBudget(Budget):
+    """diffprivlib's ``Budget``, picklable: ``Budget.__new__`` takes two arguments, but the
+    ``__getnewargs__`` it inherits from ``tuple`` gives one, so a fitted search holding a plain
+    ``Budget`` could be pickled and not unpickled."""
+
+    def __getnewargs__(self):
+        return tuple(self)
+
+# warnings.catch_warnings swaps process-wide state and is not thread-safe: a partition fit's
+# "ignore PrivacyLeakWarning" in one thread could hide a leak from a refit in another (two
+# searches in threads, or joblib's threading backend). Every such block holds this lock, which
+# serialises partition fits under the threading backend (process backends are unaffected).
+_WARNINGS_LOCK = threading.RLock()
 
 
 def _estimator_has(attr):
@@ -86,10 +105,13 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         Delta of the selection, in ``[0, 1)``. ``0`` composes the selector's iterations with
         basic composition; a positive value lets dp-accounting's PLD composition give each
         iteration more budget.
-    selector : "doubling" or selector instance, default="doubling"
-        The DP selection mechanism: a name from :data:`skdptune.selection.SELECTORS` or an
+    selector : str or selector instance, default="doubling"
+        The DP selection mechanism: a name from :data:`skdptune.selection.SELECTORS`
+        (``"doubling"``, ``"exponential"``, ``"permute_and_flip"``, ``"report_noisy_max"``) or an
         instance such as :class:`~skdptune.selection.ProposeTestDoubling` (whose parameters are
-        then reachable as ``selector__granularity``).
+        then reachable as ``selector__granularity``). One-shot selectors are pure
+        ``epsilon``-DP and report a selection delta of 0 (the a-priori check still reserves
+        ``delta``).
     n_partitions : int, default=10
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit.
@@ -276,6 +298,23 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self : PrivateGridSearchCV
+
+        Raises
+        ------
+        ValueError or TypeError
+            On invalid parameters or input (NaN or infinity the estimator does not accept,
+            sparse ``X`` it does not accept, a single class, a scorer needing a method the
+            estimator lacks), before the accountant is checked: nothing is charged.
+
+        Notes
+        -----
+        Faults (see the "Faults" page of the docs): the accountant ends charged with exactly
+        what was released. A failure before the selection ran (invalid input, a dying joblib
+        worker, ``KeyboardInterrupt``, an error with ``error_score="raise"``) charges nothing.
+        A fit or score failing on a partition gives that partition ``error_score``. Once the
+        selection ran, a later failure (the refit raises or is interrupted, leaks, or records
+        no spend) charges the selection plus what the refit's DP steps spent before failing,
+        and re-raises.
         """
         # 1. Validate everything and check the budget: no data has been looked at yet.
         plan = self._plan(X, y)
@@ -319,19 +358,24 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         del utilities, per_partition
         selection_cost = (selection.epsilon, selection.delta)
 
+        refit_accountant = BudgetAccountant()
         try:
             self._store_selection(selection, plan)
             refit_cost, refit_rule = (0.0, 0.0), "no refit"
             if self.refit:
-                refit_cost, refit_rule = self._refit(X, y, fit_params, plan)
+                refit_cost, refit_rule = self._refit(X, y, fit_params, plan, refit_accountant)
         except BaseException:
-            # The failure can depend on which candidate was selected: charge the selection.
-            accountant.spend(*selection_cost)
+            # Released by now: the selection (stored on self, and the error can depend on the
+            # selected candidate) and whatever the refit's DP steps spent before the failure
+            # (their outputs stay reachable from the traceback). Charge both, composed
+            # sequentially, and re-raise; see "Faults" in the docs.
+            partial_refit_cost, _ = _refit_charge(refit_accountant.total(), plan)
+            accountant.spend(*add_costs(selection_cost, partial_refit_cost))
             raise
 
         # 6. Account: selection and refit compose sequentially (basic composition).
         total = add_costs(selection_cost, refit_cost)
-        self.privacy_spent_ = Budget(*total)
+        self.privacy_spent_ = _PicklableBudget(*total)
         self.privacy_report_ = _privacy_report(
             selection, self.n_partitions, refit_cost, refit_rule, total
         )
@@ -359,19 +403,24 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "parameter setting (an empty dict {} tunes the estimator as it is)."
             )
         estimator = clone(self.estimator)
-        declared_costs = [_declared_budget(_with_params(estimator, p)) for p in candidates]
+        scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
+        declared_costs = []
+        for params in candidates:
+            candidate = _with_params(estimator, params)
+            declared_costs.append(_declared_budget(candidate))
+            _check_scorer_applies(scorer, candidate, params)
         if self.refit:
             _check_refit_is_private(estimator)
 
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(
-                f"{type(estimator).__name__} is supervised and requires y, but y=None was "
-                "passed to fit."
+                f"{type(estimator).__name__} is supervised: it requires y to be passed, but the "
+                "target y is None."
             )
-        scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
         n_samples = _num_samples(X)
         if y is not None:
             check_consistent_length(X, y)
+        _check_input_data(X, y, estimator)
         fraction = min(self.validation_fraction, 1 - self.validation_fraction)
         needed = math.ceil(self.n_partitions / fraction)
         if n_samples < needed:
@@ -443,8 +492,11 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         results["selected"] = np.arange(len(candidates)) == index
         self.cv_results_ = results
 
-    def _refit(self, X, y, fit_params, plan):
+    def _refit(self, X, y, fit_params, plan, refit_accountant):
         """Refit the selected candidate on all the data and measure its privacy spend.
+
+        ``refit_accountant`` is a fresh accountant given to every DP step; the caller reads it
+        to charge a partial spend when the refit fails.
 
         Returns
         -------
@@ -454,10 +506,9 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
             How the cost was obtained.
         """
         best = _with_params(plan["estimator"], self.best_params_)
-        refit_accountant = BudgetAccountant()
         _set_accountants(best, refit_accountant)
         start = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
+        with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PrivacyLeakWarning)
             if y is None:
                 best.fit(X, **fit_params)
@@ -481,15 +532,18 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "only."
             )
         self.best_estimator_ = best
-        if len(set(plan["declared_costs"])) > 1:
-            # The grid varies a privacy parameter, so which budget the refit spends depends on
-            # the (data-dependent) selection: charge the largest over the grid.
-            maximum = plan["max_refit_cost"]
-            return (
-                (max(measured_epsilon, maximum[0]), max(measured_delta, maximum[1])),
-                "maximum over the grid (the grid varies a privacy parameter)",
+        declared = plan["declared_costs"][self.best_index_]
+        if declared[0] > measured_epsilon or declared[1] > measured_delta:
+            # Meta-estimators that clone their steps in fit (ColumnTransformer) send those
+            # steps' spends to deep copies of refit_accountant: never charge less than the
+            # selected candidate's declared budget.
+            cost, rule = _refit_charge(
+                (max(measured_epsilon, declared[0]), max(measured_delta, declared[1])), plan
             )
-        return (measured_epsilon, measured_delta), "measured by a fresh BudgetAccountant"
+            if rule.startswith("measured"):
+                rule = "declared budget of the selected candidate (above the measured spend)"
+            return cost, rule
+        return _refit_charge((measured_epsilon, measured_delta), plan)
 
     @property
     def classes_(self):
@@ -632,7 +686,7 @@ def _partition_utility(estimator, params, X, y, train, validation, fit_params, u
     estimator = _with_params(estimator, params)
     _set_accountants(estimator, BudgetAccountant())
     try:
-        with warnings.catch_warnings():
+        with _WARNINGS_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             train_params = _check_method_params(X, params=fit_params, indices=train)
             X_train = _safe_indexing(X, train)
@@ -649,6 +703,23 @@ def _partition_utility(estimator, params, X, y, train, validation, fit_params, u
         return error_score
     # A NaN score (e.g. an empty validation part) is a failure like any other.
     return value if np.isfinite(value) else error_score
+
+
+def _refit_charge(measured, plan):
+    """The refit cost to charge for a measured ``(epsilon, delta)`` spend, and its rule.
+
+    Nothing spent is charged as nothing. Otherwise, if the grid varies a privacy parameter,
+    which budget the refit spends depends on the (data-dependent) selection: charge the
+    largest over the grid.
+    """
+    if measured[0] > 0 or measured[1] > 0:
+        if len(set(plan["declared_costs"])) > 1:
+            maximum = plan["max_refit_cost"]
+            return (
+                (max(measured[0], maximum[0]), max(measured[1], maximum[1])),
+                "maximum over the grid (the grid varies a privacy parameter)",
+            )
+    return (measured[0], measured[1]), "measured by a fresh BudgetAccountant"
 
 
 def _with_params(estimator, params):
@@ -683,30 +754,127 @@ def _declared_budget(estimator):
     return totals["epsilon"], totals["delta"]
 
 
+def _check_scorer_applies(scorer, estimator, params):
+    """Refuse a scorer that needs a method (``predict_proba``...) the candidate lacks.
+
+    Otherwise every partition score would raise and silently become ``error_score``. Decided
+    from the unfitted candidate (``available_if`` answers before fit), so no data is touched.
+    """
+    # scikit-learn scorers name the prediction methods they can use (any one suffices).
+    methods = getattr(scorer, "_response_method", None)
+    if methods is None:
+        return
+    methods = (methods,) if isinstance(methods, str) else tuple(methods)
+    if not any(hasattr(estimator, method) for method in methods):
+        raise ValueError(
+            f"The scorer {scorer!r} needs {' or '.join(methods)}, which "
+            f"{type(estimator).__name__} with {params} does not provide. Use a scorer based on "
+            "predict (e.g. 'accuracy'), or an estimator (or parameters) that provide it."
+        )
+
+
+def _check_input_data(X, y, estimator):
+    """scikit-learn's input validation, before anything is charged.
+
+    Like the checks in every estimator's ``fit`` (and diffprivlib's), these look at the data
+    and reveal, by raising, one non-private fact: that the data are invalid for the estimator.
+    They raise before the accountant is checked, so nothing is charged (see docs/faults.md).
+    """
+    name = type(estimator).__name__
+    if issparse(X) and not _accepts_sparse(estimator):
+        raise TypeError(
+            f"X is a sparse matrix, but {name} does not accept sparse input (diffprivlib "
+            "models need dense arrays). Densify X (X.toarray()) or put a step that accepts "
+            "sparse input first."
+        )
+    checks = [(y, "y")]
+    if not get_tags(_first_step(estimator)).input_tags.allow_nan:
+        checks.insert(0, (X, "X"))
+    for values, input_name in checks:
+        if values is None:
+            continue
+        try:
+            assert_all_finite(values, input_name=input_name)
+        except ValueError as error:
+            raise ValueError(
+                f"{input_name} contains NaN or infinity ({error}), and {name} does not accept "
+                "them. Remove or impute those values before fit (an imputer inside the "
+                "pipeline must not learn its fill values from the private data)."
+            ) from None
+    # np.asarray first: np.ndim on an array-like that is not an array (a list, or scikit-learn's
+    # _NotAnArray) goes through __array_function__, which such objects may refuse.
+    if y is not None and is_classifier(estimator) and np.asarray(y).ndim == 1:
+        if np.unique(np.asarray(y)).size < 2:
+            raise ValueError(
+                f"y has a single class, and {name} is a classifier: one class leaves "
+                "nothing to tune. Pass y with at least two classes."
+            )
+
+
+def _first_step(estimator):
+    """The step that receives ``X`` first (a pipeline's tags do not all follow it)."""
+    while isinstance(estimator, Pipeline):
+        steps = [step for _, step in estimator.steps if step not in (None, "passthrough")]
+        if not steps:
+            break
+        estimator = steps[0]
+    return estimator
+
+
+def _accepts_sparse(estimator):
+    """Whether the first step declares sparse input support (scikit-learn's tag).
+
+    diffprivlib models inherit ``sparse=True`` from scikit-learn parents but reject sparse
+    input, so a diffprivlib first step counts as dense-only.
+    """
+    first = _first_step(estimator)
+    return (
+        get_tags(first).input_tags.sparse
+        and not type(first).__module__.startswith("diffprivlib")
+    )
+
+
 def _check_refit_is_private(estimator):
     """Refuse, before any data is touched, a refit with a fitted step that cannot be DP.
 
-    Every leaf estimator (one with no estimator-valued parameters) must either take a
-    diffprivlib ``accountant`` or be stateless (scikit-learn's ``requires_fit=False`` tag).
+    Every leaf estimator (one with no estimator-valued parameters) must take a diffprivlib
+    ``accountant``, be stateless (scikit-learn's ``requires_fit=False`` tag), or be a
+    categorical encoder with declared categories (:func:`_fits_nothing_from_data`).
     """
-    nodes = [estimator] + [
-        value for value in estimator.get_params(deep=True).values()
-        if hasattr(value, "get_params") and hasattr(value, "fit") and not isinstance(value, type)
-    ]
-    for node in nodes:
-        is_leaf = not any(
-            hasattr(value, "get_params") and not isinstance(value, type)
-            for value in node.get_params(deep=False).values()
-        )
+    def nested_estimators(node):
+        return [
+            value for value in node.get_params(deep=True).values()
+            if hasattr(value, "get_params") and hasattr(value, "fit")
+            and not isinstance(value, type)
+        ]
+
+    for node in [estimator] + nested_estimators(estimator):
+        is_leaf = not nested_estimators(node)
         if not is_leaf or "accountant" in node.get_params(deep=False):
             continue
-        if get_tags(node).requires_fit:
+        if get_tags(node).requires_fit and not _fits_nothing_from_data(node):
             raise ValueError(
                 f"refit=True needs a differentially private estimator, but "
                 f"{type(node).__name__} is fitted on the data without privacy (it takes no "
                 "diffprivlib accountant). Use a diffprivlib estimator for this step, or pass "
                 "refit=False to run the private selection only."
             )
+
+
+def _fits_nothing_from_data(step):
+    """Whether a fitted step learns nothing from the data, so it needs no privacy.
+
+    Only categorical encoders whose categories are declared (public) and that do not merge
+    categories by their observed frequency qualify.
+    """
+    if not isinstance(step, (OneHotEncoder, OrdinalEncoder)):
+        return False
+    params = step.get_params()
+    return (
+        not isinstance(params["categories"], str)
+        and params.get("min_frequency") is None
+        and params.get("max_categories") is None
+    )
 
 
 def _reemit_except(caught, category):

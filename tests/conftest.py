@@ -1,0 +1,59 @@
+"""Shared fixtures of the search tests: small public data with declared bounds, and selectors
+that record what the search hands them."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from skdptune.selection import BaseSelector, ProposeTestDoubling, SelectionResult
+
+N_FEATURES = 4
+
+
+@pytest.fixture(scope="session")
+def binary_data():
+    """300 records, two classes, 4 features in [0, 1]: tests declare bounds=(0, 1) and
+    data_norm=2 as constants, never computed from the data inside a private fit. 5% of the
+    labels are flipped so that no partition utility is exactly 0 or 1."""
+    X, y = make_classification(
+        n_samples=300, n_features=N_FEATURES, n_informative=3, n_redundant=0, flip_y=0.05,
+        random_state=0,
+    )
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))  # public preprocessing
+    return X, y
+
+
+@pytest.fixture
+def recording_selector():
+    """A selector class whose instances record the utilities passed to ``select``.
+
+    The search clones its selector, so the records go to a list on the class, which is made
+    fresh for every test. ``index``/``score`` None delegate to :class:`ProposeTestDoubling`;
+    otherwise the fixed result is returned (a stub with no privacy of its own: tests only).
+    """
+
+    class RecordingSelector(BaseSelector):
+        _parameter_constraints = {}
+        calls = []
+
+        def __init__(self, index=None, score=None, delegate=True):
+            self.index = index
+            self.score = score
+            self.delegate = delegate
+
+        def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None):
+            type(self).calls.append(
+                {"utilities": np.array(utilities, dtype=float), "sensitivity": sensitivity}
+            )
+            if self.delegate:
+                return ProposeTestDoubling().select(
+                    utilities, sensitivity=sensitivity, epsilon=epsilon, delta=delta,
+                    random_state=random_state,
+                )
+            return SelectionResult(
+                index=self.index, score=np.nan if self.score is None else self.score,
+                trace=(), n_iterations=1, max_iter=1, epsilon_per_iteration=epsilon,
+                epsilon=epsilon, delta=delta, composition="single",
+            )
+
+    return RecordingSelector

@@ -1,0 +1,132 @@
+"""The fitted search releases no raw utility (DESIGN.md section 2, last rule).
+
+The partition utilities are recomputed independently here (same derived seed, same partition
+labels, same fits) and checked against what ``_partition_utility`` returned; then none of them,
+nor any candidate's mean, may appear at full float precision in the pickle (as 8-byte
+little-endian doubles or as repr strings) or anywhere in the object graph of the attributes.
+"""
+
+import pickle
+import struct
+import types
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB
+from sklearn.base import clone
+from sklearn.metrics import accuracy_score
+
+from skdptune import PrivateGridSearchCV
+from skdptune import search as search_module
+from skdptune.partition import partition_labels, split_indices
+
+SEED = 7
+N_PARTITIONS = 5
+GRID = {"epsilon": [0.3, 1.0, 3.0, 10.0]}
+ESTIMATOR = GaussianNB(bounds=(0, 1), random_state=0)  # seeded, so partition fits repeat
+
+
+def independent_utilities(X, y):
+    """Per-partition accuracies of every candidate, recomputed outside the library."""
+    # The search derives its partition seed as the first int32 draw of random_state.
+    partition_seed = np.random.RandomState(SEED).randint(np.iinfo(np.int32).max)
+    splits = split_indices(
+        *partition_labels(len(X), N_PARTITIONS, 0.2, partition_seed), N_PARTITIONS
+    )
+    utilities = []
+    for epsilon in GRID["epsilon"]:
+        for train, validation in splits:
+            model = clone(ESTIMATOR).set_params(epsilon=epsilon, accountant=BudgetAccountant())
+            model.fit(X[train], y[train])
+            utilities.append(accuracy_score(y[validation], model.predict(X[validation])))
+    return np.array(utilities).reshape(len(GRID["epsilon"]), N_PARTITIONS)
+
+
+def all_floats(root):
+    """Every float reachable from ``root``: attributes, containers and numpy arrays."""
+    found, seen, stack = [], set(), [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or isinstance(
+            node, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, str,
+                   bytes)
+        ):
+            continue
+        seen.add(id(node))
+        if isinstance(node, (float, np.floating)):
+            found.append(float(node))
+        elif isinstance(node, np.ndarray):
+            node = np.ma.getdata(node)
+            if node.dtype == object:
+                stack.extend(node.ravel().tolist())
+            elif np.issubdtype(node.dtype, np.number):
+                found.extend(node.astype(float).ravel().tolist())
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple, set, frozenset)):
+            stack.extend(node)
+        elif hasattr(node, "__dict__"):
+            stack.extend(vars(node).values())
+    return found
+
+
+@pytest.fixture
+def fitted_and_utilities(binary_data, monkeypatch):
+    X, y = binary_data
+    returned = []
+    original = search_module._partition_utility
+
+    def spy(*args, **kwargs):
+        returned.append(original(*args, **kwargs))
+        return returned[-1]
+
+    monkeypatch.setattr(search_module, "_partition_utility", spy)
+    search = PrivateGridSearchCV(
+        ESTIMATOR, GRID, epsilon=1.0, n_partitions=N_PARTITIONS, accountant=BudgetAccountant(),
+        random_state=SEED,
+    ).fit(X, y)
+    per_partition = independent_utilities(X, y)
+    # The independent recomputation is what the search computed (n_jobs=1, same order).
+    np.testing.assert_array_equal(per_partition.ravel(), returned)
+    return search, per_partition
+
+
+def secret_values(per_partition):
+    """Partition utilities and candidate means worth searching for.
+
+    Short decimals (0.75, 0.8125, 1.0) also occur legitimately (parameters, model
+    statistics), so only values whose repr has at least 8 characters are searched for; the
+    data make most utilities such values (e.g. 0.8524590163934426).
+    """
+    means = per_partition.mean(axis=1)  # exactly as the search averages them
+    candidates = set(per_partition.ravel().tolist()) | set(means.tolist())
+    secrets = sorted(v for v in candidates if len(repr(v)) >= 8)
+    assert len(secrets) >= 10, "the data must give distinctive utilities to search for"
+    return secrets
+
+
+def test_no_utility_in_the_pickle(fitted_and_utilities):
+    search, per_partition = fitted_and_utilities
+    payload = pickle.dumps(search)
+    for value in secret_values(per_partition):
+        assert struct.pack("<d", value) not in payload, value
+        assert repr(value).encode() not in payload, value
+
+
+def test_no_utility_in_any_attribute(fitted_and_utilities):
+    search, per_partition = fitted_and_utilities
+    released = np.array(all_floats(search))
+    assert released.size > 0
+    leaked = [v for v in secret_values(per_partition) if np.any(released == v)]
+    assert leaked == []
+
+
+def test_walker_and_byte_search_find_a_planted_utility(fitted_and_utilities):
+    """The checks above have teeth: a utility stored on the object is found by both."""
+    search, per_partition = fitted_and_utilities
+    planted = secret_values(per_partition)[0]
+    search.debug_ = {"scores": np.array([0.1, planted])}
+    assert planted in all_floats(search)
+    assert struct.pack("<d", planted) in pickle.dumps(search)

@@ -1,0 +1,119 @@
+"""PrivateGridSearchCV on real diffprivlib estimators: each is tuned on a small grid, the refit
+is private (the charge is the selection plus the estimator's own budget) and the refit model
+predicts."""
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import (
+    DecisionTreeClassifier,
+    GaussianNB,
+    KMeans,
+    LogisticRegression,
+    RandomForestClassifier,
+)
+from diffprivlib.models import StandardScaler as DPStandardScaler
+from sklearn.datasets import load_iris
+from sklearn.pipeline import Pipeline
+from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
+
+from skdptune import PrivateGridSearchCV
+
+# The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
+BOUNDS = (0.0, 1.0)
+DATA_NORM = 2.0  # sqrt(4), the largest norm of a row in [0, 1]^4
+SELECTION = (0.5, 1e-6)
+
+
+def fit_search(estimator, grid, X, y, **params):
+    acc = BudgetAccountant()
+    search = PrivateGridSearchCV(
+        estimator, grid, epsilon=SELECTION[0], delta=SELECTION[1], n_partitions=5,
+        accountant=acc, random_state=0, **params,
+    ).fit(X, y)
+    assert acc.spent_budget == [tuple(search.privacy_spent_)]
+    return search
+
+
+def assert_private_refit(search, estimator_epsilon):
+    assert search.privacy_spent_[0] == pytest.approx(SELECTION[0] + estimator_epsilon)
+    assert search.privacy_spent_[1] == pytest.approx(SELECTION[1])
+    assert search.privacy_report_["refit_epsilon"] == pytest.approx(estimator_epsilon)
+
+
+def assert_classifier(search, X, classes):
+    np.testing.assert_array_equal(search.classes_, classes)
+    prediction = search.predict(X)
+    assert prediction.shape == (len(X),)
+    assert set(prediction) <= set(classes)
+
+
+@pytest.mark.parametrize(
+    "estimator, grid, estimator_epsilon",
+    [
+        (LogisticRegression(data_norm=DATA_NORM, epsilon=0.8, random_state=0),
+         {"C": [0.1, 1.0]}, 0.8),
+        (GaussianNB(bounds=BOUNDS, epsilon=0.8, random_state=0),
+         {"var_smoothing": [1e-9, 1e-3]}, 0.8),
+        (RandomForestClassifier(n_estimators=3, bounds=BOUNDS, classes=[0, 1], epsilon=0.8,
+                                random_state=0),
+         {"max_depth": [2, 3]}, 0.8),
+        (DecisionTreeClassifier(bounds=BOUNDS, classes=[0, 1], epsilon=0.8, random_state=0),
+         {"max_depth": [2, 3]}, 0.8),
+        (Pipeline([
+            ("scaler", DPStandardScaler(bounds=BOUNDS, epsilon=0.3, random_state=0)),
+            ("lr", LogisticRegression(data_norm=DATA_NORM, epsilon=0.8, random_state=0)),
+        ]), {"lr__C": [0.1, 1.0]}, 0.3 + 0.8),
+    ],
+    ids=["LogisticRegression", "GaussianNB", "RandomForest", "DecisionTree", "Pipeline"],
+)
+def test_dp_classifier(binary_data, estimator, grid, estimator_epsilon):
+    X, y = binary_data
+    search = fit_search(estimator, grid, X, y)
+    assert_private_refit(search, estimator_epsilon)
+    assert_classifier(search, X, [0, 1])
+    assert search.best_params_ in search.cv_results_["params"]
+    assert search.predict_proba(X).shape == (len(X), 2)
+    # score uses the search's scorer (accuracy) on the refit model.
+    assert 0 <= search.score(X, y) <= 1
+
+
+def test_multiclass_with_natural_bounds():
+    X, y = load_iris(return_X_y=True)
+    bounds = ([4, 2, 1, 0], [8, 4.5, 7, 2.5])  # public ranges of the iris measurements (cm)
+    search = fit_search(
+        GaussianNB(bounds=bounds, random_state=0), {"epsilon": [0.5, 1.0]}, X, y,
+    )
+    assert_private_refit(search, 1.0)  # the grid varies epsilon: its maximum is charged
+    assert_classifier(search, X, [0, 1, 2])
+    assert search.predict_proba(X).shape == (len(X), 3)
+
+
+def test_kmeans_with_declared_utility_range(binary_data):
+    X, _ = binary_data
+    # KMeans.score is minus the inertia of the validation rows. Every row and (clipped) centre
+    # lies in the bounds box [0, 1]^4, so a row's squared distance to its centre is at most
+    # the squared diameter 4, and a validation part has at most len(X) rows.
+    squared_diameter = X.shape[1] * (BOUNDS[1] - BOUNDS[0]) ** 2
+    search = fit_search(
+        KMeans(bounds=BOUNDS, epsilon=0.8, random_state=0), {"n_clusters": [2, 3]}, X, None,
+        utility_range=(-len(X) * squared_diameter, 0.0),
+    )
+    assert_private_refit(search, 0.8)
+    n_clusters = search.best_params_["n_clusters"]
+    assert search.best_estimator_.cluster_centers_.shape == (n_clusters, X.shape[1])
+    assert set(search.predict(X)) <= set(range(n_clusters))
+    assert search.transform(X).shape == (len(X), n_clusters)
+    assert not hasattr(search, "classes_")
+    assert search.best_score_ <= 0
+
+
+def test_plain_sklearn_estimator_with_refit_false(binary_data):
+    X, y = binary_data
+    search = fit_search(SkDecisionTree(random_state=0), {"max_depth": [1, 2, 4]}, X, y,
+                        refit=False)
+    assert tuple(search.privacy_spent_) == SELECTION
+    assert search.privacy_report_["refit_epsilon"] == 0
+    assert search.best_params_ in search.cv_results_["params"]
+    assert not hasattr(search, "predict")
+    assert not hasattr(search, "best_estimator_")

@@ -1,0 +1,436 @@
+"""Tests of PrivateGridSearchCV's orchestration: partitions, bounded utilities, accounting,
+private refit, what the fitted object releases, and bad input."""
+
+import pickle
+import struct
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB, KMeans, LogisticRegression
+from diffprivlib.models import StandardScaler as DPStandardScaler
+from diffprivlib.utils import BudgetError
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.model_selection import cross_val_score
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
+
+import skdptune.search
+from skdptune import PrivateGridSearchCV
+from skdptune.selection import ProposeTestDoubling
+from skdptune.selection.doubling import auto_max_iter
+
+# The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
+BOUNDS = (0.0, 1.0)
+DATA_NORM = 2.0  # sqrt(4), the largest norm of a row in [0, 1]^4
+
+
+def gnb(**params):
+    return GaussianNB(bounds=BOUNDS, random_state=0, **params)
+
+
+def search_of(estimator=None, param_grid=None, **params):
+    params.setdefault("n_partitions", 5)
+    params.setdefault("random_state", 0)
+    params.setdefault("accountant", BudgetAccountant())
+    return PrivateGridSearchCV(
+        gnb() if estimator is None else estimator,
+        {"epsilon": [0.5, 2.0]} if param_grid is None else param_grid,
+        **params,
+    )
+
+
+@pytest.fixture
+def partition_calls(monkeypatch):
+    """Records every call of ``_partition_utility`` (the only place data are fitted before the
+    refit): its params, train and validation rows, and the utility it returned."""
+    calls = []
+    original = skdptune.search._partition_utility
+
+    def spy(estimator, params, X, y, train, validation, *args):
+        value = original(estimator, params, X, y, train, validation, *args)
+        calls.append((params, tuple(train), tuple(validation), value))
+        return value
+
+    monkeypatch.setattr(skdptune.search, "_partition_utility", spy)
+    return calls
+
+
+# --- Search --------------------------------------------------------------------------------
+
+
+def test_adding_a_record_changes_one_partition_utility(binary_data, partition_calls):
+    X, y = binary_data
+    # A deterministic partition fit, so equal data give equal utilities.
+    search = search_of(SkDecisionTree(max_depth=2, random_state=0), {"max_depth": [1, 2]},
+                       refit=False)
+    search.fit(X[:-1], y[:-1])
+    before = list(partition_calls)
+    partition_calls.clear()
+    clone(search).fit(X, y)
+    assert len(partition_calls) == len(before) == 2 * 5
+    changed = {
+        i % 5 for i, (old, new) in enumerate(zip(before, partition_calls))
+        if old[1:3] != new[1:3]
+    }
+    assert len(changed) == 1  # the new record joined one partition; no other record moved
+    for i, (old, new) in enumerate(zip(before, partition_calls)):
+        if i % 5 not in changed:
+            assert old[3] == new[3]
+
+
+def test_utilities_are_rescaled_and_clipped(binary_data, recording_selector):
+    X, y = binary_data
+
+    def scorer(estimator, X, y):
+        # -5 for epsilon=0.5, 10 for epsilon=2.0: outside the declared range (-2, 8).
+        return 10 * estimator.epsilon - 10
+
+    search_of(scoring=scorer, utility_range=(-2, 8), selector=recording_selector()).fit(X, y)
+    (call,) = recording_selector.calls
+    np.testing.assert_array_equal(call["utilities"], [0.0, 1.0])
+    assert call["sensitivity"] == pytest.approx(1 / 5)
+
+    recording_selector.calls.clear()
+    search_of(scoring=scorer, utility_range=(-10, 10), selector=recording_selector()).fit(X, y)
+    np.testing.assert_allclose(recording_selector.calls[0]["utilities"], [0.25, 1.0])
+
+
+def test_failed_partition_fit_contributes_error_score(binary_data, recording_selector):
+    X, y = binary_data
+    search_of(
+        SkLogisticRegression(), {"C": [1.0, -1.0]}, refit=False, error_score=0.3,
+        selector=recording_selector(),
+    ).fit(X, y)
+    assert recording_selector.calls[0]["utilities"][1] == 0.3
+    with pytest.raises(ValueError, match="C"):
+        search_of(SkLogisticRegression(), {"C": [-1.0]}, refit=False, error_score="raise").fit(
+            X, y
+        )
+
+
+def test_sample_weight_is_sliced_to_each_partition(binary_data):
+    X, y = binary_data
+    # With error_score="raise", an unsliced (full-length) sample_weight would make the tree's
+    # fit on a partition raise.
+    search = search_of(SkDecisionTree(random_state=0), {"max_depth": [1, 2]}, refit=False,
+                       error_score="raise")
+    search.fit(X, y, sample_weight=np.linspace(0.5, 1.5, len(X)))
+    assert search.best_params_ in search.cv_results_["params"]
+
+
+def test_pure_dp_selection_uses_basic_composition(binary_data):
+    X, y = binary_data
+    report = search_of(epsilon=0.9, delta=0.0).fit(X, y).privacy_report_
+    assert report["selection_composition"] == "basic"
+    assert report["epsilon_per_iteration"] == pytest.approx(0.9 / report["max_iter"])
+    assert report["total_delta"] == 0.0
+
+
+def test_accountant_is_charged_once_with_privacy_spent(binary_data):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    search = search_of(gnb(epsilon=0.7), {"var_smoothing": [1e-9, 1e-6]}, accountant=acc,
+                       epsilon=0.4).fit(X, y)
+    assert acc.spent_budget == [tuple(search.privacy_spent_)]
+    assert tuple(search.privacy_spent_) == pytest.approx((0.4 + 0.7, 1e-6))
+
+
+def test_default_accountant_is_charged(binary_data):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    with acc:  # makes it diffprivlib's default accountant
+        search = search_of(accountant=None).fit(X, y)
+    assert acc.spent_budget == [tuple(search.privacy_spent_)]
+
+
+def test_non_dp_refit_raises_before_touching_data(binary_data, partition_calls):
+    X, y = binary_data
+    for estimator, step in [
+        (SkLogisticRegression(), "LogisticRegression"),
+        (make_pipeline(StandardScaler(), LogisticRegression(data_norm=DATA_NORM)),
+         "StandardScaler"),
+    ]:
+        acc = BudgetAccountant()
+        with pytest.raises(ValueError, match=f"{step}.*refit=False"):
+            search_of(estimator, {}, accountant=acc).fit(X, y)
+        assert acc.spent_budget == []
+    assert partition_calls == []
+
+
+def test_non_dp_estimator_works_with_refit_false(binary_data):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    search = search_of(SkLogisticRegression(), {"C": [0.1, 1.0]}, refit=False, accountant=acc,
+                       epsilon=0.8, delta=0.0).fit(X, y)
+    assert tuple(search.privacy_spent_) == (0.8, 0.0)
+    assert acc.spent_budget == [(0.8, 0.0)]
+    assert not hasattr(search, "best_estimator_")
+    assert not hasattr(search, "predict")
+    assert search.best_params_ in [{"C": 0.1}, {"C": 1.0}]
+
+
+@pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
+def test_leaking_refit_raises_and_charges_the_selection(binary_data):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    with pytest.raises(ValueError, match="PrivacyLeakWarning"):
+        # No bounds: GaussianNB computes them from the data.
+        search_of(GaussianNB(), {"epsilon": [1.0]}, accountant=acc, epsilon=0.5).fit(X, y)
+    # Released before the failure, so charged: the selection (the failure may depend on its
+    # outcome) and what the refit's GaussianNB spent (epsilon=1.0) before its leak was seen.
+    assert acc.spent_budget == [pytest.approx((0.5 + 1.0, 1e-6))]
+
+
+def test_privacy_varying_grid_charges_the_maximum(binary_data, recording_selector):
+    X, y = binary_data
+    # The stub always selects the cheap candidate; the charge must still be the grid's maximum.
+    search = search_of(
+        selector=recording_selector(index=0, score=0.5, delegate=False), epsilon=0.3,
+    ).fit(X, y)
+    assert search.best_params_ == {"epsilon": 0.5}
+    assert search.privacy_spent_[0] == pytest.approx(0.3 + 2.0)
+    assert search.privacy_report_["refit_epsilon"] == pytest.approx(2.0)
+
+    pipeline = Pipeline([
+        ("scale", DPStandardScaler(epsilon=0.5, bounds=BOUNDS, random_state=0)),
+        ("lr", LogisticRegression(data_norm=DATA_NORM, random_state=0)),
+    ])
+    search = search_of(
+        pipeline, {"lr__epsilon": [0.5, 2.0]}, epsilon=0.3,
+        selector=recording_selector(index=0, score=0.5, delegate=False),
+    ).fit(X, y)
+    assert search.privacy_spent_[0] == pytest.approx(0.3 + 0.5 + 2.0)
+
+
+def test_privacy_report_adds_up(binary_data):
+    X, y = binary_data
+    search = search_of(epsilon=0.6, delta=1e-5).fit(X, y)
+    report = search.privacy_report_
+    assert report["selection_epsilon"] == 0.6
+    assert report["selection_delta"] == 1e-5
+    for part in ("epsilon", "delta"):
+        assert report[f"total_{part}"] == pytest.approx(
+            report[f"selection_{part}"] + report[f"refit_{part}"]
+        )
+    assert report["refit_epsilon"] == pytest.approx(2.0)  # the grid's maximum
+    assert tuple(search.privacy_spent_) == (report["total_epsilon"], report["total_delta"])
+    assert report["n_partitions"] == search.n_partitions_ == 5
+    assert report["max_iter"] == auto_max_iter(0.01, 0.0)
+    assert 1 <= report["n_iterations"] <= report["max_iter"]
+    assert "add-or-remove" in report["adjacency"]
+    assert "record" in report["unit"]
+    assert report["selection_composition"] == "pld"
+
+
+def _floats(obj, seen=None):
+    """Every float reachable from ``obj`` through containers, arrays and instance dicts."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, (float, np.floating)):
+        yield float(obj)
+    elif isinstance(obj, np.ndarray):
+        if obj.dtype.kind == "f":
+            yield from (float(v) for v in obj.ravel())
+        elif obj.dtype == object:
+            for v in obj.ravel():
+                yield from _floats(v, seen)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _floats(v, seen)
+    elif isinstance(obj, (list, tuple, set)):
+        for v in obj:
+            yield from _floats(v, seen)
+    elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+        yield from _floats(vars(obj), seen)
+
+
+def test_no_raw_score_is_reachable(binary_data, partition_calls):
+    X, y = binary_data
+    search = search_of(param_grid={"epsilon": [0.5, 1.0, 2.0]}).fit(X, y)
+    # The per-candidate means the selector saw, computed as the search computes them.
+    per_partition = np.array([c[3] for c in partition_calls])
+    means = per_partition.reshape(3, 5).mean(axis=1)
+    # Values that also occur as public numbers (grid values, 0, 1) prove nothing: skip them.
+    secrets_ = [u for u in means if u not in (0.0, 0.5, 1.0, 2.0)]
+    assert len(secrets_) == 3
+
+    reachable = set(_floats(search))
+    assert not reachable.intersection(secrets_)
+    assert not set(_floats(search.cv_results_)).intersection(secrets_)
+    dumped = pickle.dumps(search)
+    for value in secrets_:
+        # Numpy arrays pickle little-endian doubles; pickle's BINFLOAT is big-endian.
+        assert struct.pack("<d", value) not in dumped
+        assert struct.pack(">d", value) not in dumped
+
+
+def test_clone_keeps_the_accountant(binary_data):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    search = search_of(accountant=acc)
+    assert clone(search).accountant is acc
+    assert clone(make_pipeline(FunctionTransformer(), search))[-1].accountant is acc
+    cross_val_score(search, X, y, cv=2)
+    assert len(acc.spent_budget) == 2
+    assert all(spent[0] > search.epsilon for spent in acc.spent_budget)
+
+
+def test_set_params_reaches_the_selector_instance(binary_data):
+    X, y = binary_data
+    search = search_of(selector=ProposeTestDoubling())
+    search.set_params(selector__granularity=0.05, selector__floor=0.2)
+    assert search.get_params()["selector__granularity"] == 0.05
+    search.fit(X, y)
+    assert search.privacy_report_["max_iter"] == auto_max_iter(0.05, 0.2)
+    # The user's selector instance is not fitted or replaced.
+    assert search.selector.get_params() == {"granularity": 0.05, "floor": 0.2,
+                                            "max_iter": "auto"}
+
+
+def test_fallback_when_nothing_passes(binary_data, recording_selector):
+    X, y = binary_data
+    search = search_of(selector=recording_selector(index=None, delegate=False))
+    with pytest.warns(UserWarning, match="no candidate"):
+        search.fit(X, y)
+    assert search.best_index_ == 0
+    assert search.best_params_ == {"epsilon": 0.5}
+    assert np.isnan(search.best_score_)
+    np.testing.assert_array_equal(search.cv_results_["selected"], [True, False])
+    assert hasattr(search, "best_estimator_")
+
+
+def test_best_score_is_mapped_back_through_utility_range(binary_data, recording_selector):
+    X, y = binary_data
+    for score, expected in [(0.25, -5.0), (1.3, 10.0)]:  # an overshoot above 1 is capped
+        search = search_of(
+            selector=recording_selector(index=1, score=score, delegate=False),
+            scoring="accuracy", utility_range=(-10, 10),
+        ).fit(X, y)
+        assert search.best_index_ == 1
+        assert search.best_score_ == pytest.approx(expected)
+
+
+def test_cv_results_hold_only_released_information(binary_data):
+    X, y = binary_data
+    search = search_of(param_grid={"epsilon": [0.5, 1.0, 2.0]}).fit(X, y)
+    results = search.cv_results_
+    assert set(results) == {"params", "param_epsilon", "n_passes", "selected"}
+    assert results["params"] == [{"epsilon": e} for e in (0.5, 1.0, 2.0)]
+    np.testing.assert_array_equal(results["param_epsilon"].data, [0.5, 1.0, 2.0])
+    passed = [it.passed for it in search.selection_.trace if it.passed is not None]
+    np.testing.assert_array_equal(results["n_passes"], np.bincount(passed, minlength=3))
+    assert results["selected"].sum() == 1
+    assert results["selected"][search.best_index_]
+    assert search.best_index_ == search.selection_.index
+    assert search.best_score_ == pytest.approx(min(search.selection_.score, 1.0))
+
+
+def test_same_random_state_gives_identical_results(binary_data):
+    X, y = binary_data
+    first = search_of(random_state=7).fit(X, y)
+    second = search_of(random_state=7).fit(X, y)
+    assert first.selection_ == second.selection_
+    assert tuple(first.privacy_spent_) == tuple(second.privacy_spent_)
+    np.testing.assert_array_equal(first.predict(X), second.predict(X))
+
+
+# Secure (unseeded) noise: the selection may pass nothing and warn.
+@pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
+def test_parallel_fits_match_sequential_ones(binary_data, recording_selector):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    estimator, grid = SkDecisionTree(random_state=0), {"max_depth": [1, 3]}
+    sequential = search_of(estimator, grid, refit=False, selector=recording_selector())
+    sequential.fit(X, y)
+    parallel = search_of(estimator, grid, refit=False, selector=recording_selector(),
+                         n_jobs=2, accountant=acc, random_state=None)
+    # Secure noise (random_state=None) with workers: the noise generator stays in the parent.
+    # Its partition labels differ from the seeded run's, so compare only the accounting.
+    parallel.fit(X, y)
+    assert acc.spent_budget == [tuple(parallel.privacy_spent_)]
+    seeded_parallel = search_of(estimator, grid, refit=False, selector=recording_selector(),
+                                n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"],
+                                  recording_selector.calls[2]["utilities"])
+    assert seeded_parallel.selection_ == sequential.selection_
+
+
+# --- Bad input -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"epsilon": 0}, "'epsilon' parameter"),
+        ({"epsilon": -1.0}, "'epsilon' parameter"),
+        ({"epsilon": float("nan")}, "'epsilon' parameter"),
+        ({"epsilon": float("inf")}, "'epsilon' parameter"),
+        ({"delta": -0.1}, "'delta' parameter"),
+        ({"delta": 1.0}, "'delta' parameter"),
+        ({"n_partitions": 1}, "'n_partitions' parameter"),
+        ({"n_partitions": 100}, "n_partitions=100 is too many for 300 samples"),
+        ({"validation_fraction": 0.0}, "'validation_fraction' parameter"),
+        ({"validation_fraction": 1.0}, "'validation_fraction' parameter"),
+        ({"param_grid": []}, "param_grid"),
+        ({"param_grid": {"not_a_parameter": [1]}}, "param_grid.*not_a_parameter"),
+        ({"error_score": 1.5}, "'error_score' parameter"),
+        ({"error_score": -0.1}, "'error_score' parameter"),
+        ({"scoring": "r2"}, "'r2'.*utility_range"),
+        ({"scoring": "neg_mean_squared_error"}, "'neg_mean_squared_error'.*utility_range"),
+        ({"scoring": lambda est, X, y: 0.5}, "utility_range"),
+        ({"utility_range": (1.0, 0.0)}, r"utility_range.*\(1.0, 0.0\)"),
+        ({"utility_range": (0.0, 0.0)}, "utility_range"),
+        ({"utility_range": (0.0, float("inf"))}, "utility_range"),
+        ({"selector": "nope"}, "'selector' parameter"),
+        ({"selector": ProposeTestDoubling(granularity=0.0)}, "'granularity' parameter"),
+    ],
+)
+def test_bad_input_raises_before_touching_data(binary_data, partition_calls, params, match):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    search = search_of(accountant=acc)
+    search.set_params(**params)
+    with pytest.raises(ValueError, match=match):
+        search.fit(X, y)
+    assert acc.spent_budget == []
+    assert partition_calls == []
+
+
+def test_unbounded_default_score_needs_a_range(binary_data, partition_calls):
+    X, _ = binary_data
+    acc = BudgetAccountant()
+    search = search_of(KMeans(bounds=BOUNDS), {"n_clusters": [2, 3]}, accountant=acc)
+    with pytest.raises(ValueError, match="estimator.score.*utility_range"):
+        search.fit(X)
+    assert acc.spent_budget == [] and partition_calls == []
+
+
+def test_missing_y_for_a_supervised_estimator(binary_data, partition_calls):
+    X, _ = binary_data
+    acc = BudgetAccountant()
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        search_of(accountant=acc).fit(X)
+    assert acc.spent_budget == [] and partition_calls == []
+
+
+def test_inconsistent_lengths(binary_data, partition_calls):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        search_of(accountant=acc).fit(X, y[:-1])
+    assert acc.spent_budget == [] and partition_calls == []
+
+
+def test_accountant_that_cannot_afford_the_fit(binary_data, partition_calls):
+    X, y = binary_data
+    acc = BudgetAccountant(epsilon=2.0)
+    # Selection 1.0 + the grid's largest refit 2.0 exceeds the budget, even though the cheap
+    # candidate alone would fit.
+    with pytest.raises(BudgetError):
+        search_of(accountant=acc, epsilon=1.0).fit(X, y)
+    assert acc.spent_budget == [] and partition_calls == []
