@@ -6,23 +6,20 @@ partition utilities are kept in local variables and never stored.
 """
 
 import math
-import threading
 import time
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.utils import Budget, PrivacyLeakWarning
+from diffprivlib.utils import PrivacyLeakWarning
 from joblib import Parallel, delayed
 from scipy.sparse import issparse
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
 from sklearn.utils import assert_all_finite, check_random_state, get_tags
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _num_samples, check_consistent_length, check_is_fitted
+from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from ._sklearn_compat import (
     HasMethods,
@@ -35,47 +32,22 @@ from ._sklearn_compat import (
     _safe_indexing,
     _yield_masked_array_for_each_param,
 )
-from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs, resolve_accountant
+from .accounting import ADJACENCY, PRIVACY_UNIT, PicklableBudget, add_costs, resolve_accountant
+from .base import BasePrivateSearch
+from .dp_fit import (
+    WARNINGS_LOCK,
+    check_fit_is_private,
+    declared_budget,
+    fit_recording_leaks,
+    set_accountants,
+    with_params,
+)
 from .partition import partition_labels, split_indices
 from .selection import SELECTORS
 from .utility import make_utility
 
-# Parameter names whose values are privacy budgets spent by a diffprivlib estimator.
-_BUDGET_PARAMETERS = ("epsilon", "delta")
 
-
-class _PicklableBudget(Budget):
-    """diffprivlib's ``Budget``, picklable: ``Budget.__new__`` takes two arguments, but the
-    ``__getnewargs__`` it inherits from ``tuple`` gives one, so a fitted search holding a plain
-    ``Budget`` could be pickled and not unpickled."""
-
-    def __getnewargs__(self):
-        return tuple(self)
-
-# warnings.catch_warnings swaps process-wide state and is not thread-safe: a partition fit's
-# "ignore PrivacyLeakWarning" in one thread could hide a leak from a refit in another (two
-# searches in threads, or joblib's threading backend). Every such block holds this lock, which
-# serialises partition fits under the threading backend (process backends are unaffected).
-_WARNINGS_LOCK = threading.RLock()
-
-
-def _estimator_has(attr):
-    """``available_if`` check: delegate ``attr`` to the refit estimator (or, before fit, the
-    unfitted one), and only when ``refit=True``."""
-
-    def check(self):
-        if not self.refit:
-            raise AttributeError(
-                f"This {type(self).__name__} was initialized with refit=False. {attr} is "
-                "available only after refitting on the best parameters."
-            )
-        getattr(getattr(self, "best_estimator_", self.estimator), attr)
-        return True
-
-    return check
-
-
-class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
+class PrivateGridSearchCV(BasePrivateSearch):
     """Exhaustive search over a parameter grid with a differentially private selection.
 
     The data are split into ``n_partitions`` disjoint random partitions. Every candidate of the
@@ -175,7 +147,8 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     n_partitions_ : int
         Number of partitions used.
     refit_time_ : float
-        Seconds spent refitting (0 with ``refit=False``).
+        Seconds spent refitting (0 with ``refit=False``). Like every wall-clock time, it is a
+        side channel outside the DP guarantee (as in diffprivlib).
     scorer_ : callable
         The scorer used on partitions and by :meth:`score`.
     n_features_in_ : int
@@ -206,22 +179,14 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "estimator": [HasMethods(["fit"])],
+        **BasePrivateSearch._parameter_constraints,
         "param_grid": [dict, list],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "selector": [StrOptions(set(SELECTORS)), HasMethods(["select", "validate_parameters"])],
         "n_partitions": [Interval(Integral, 2, None, closed="left")],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "scoring": [str, callable, None],
-        "utility_range": [tuple, list, None],
         "refit": ["boolean"],
-        "error_score": [StrOptions({"raise"}), Interval(Real, 0, 1, closed="both")],
-        "n_jobs": [Integral, None],
-        "pre_dispatch": [Integral, str],
-        "verbose": ["verbose"],
-        "accountant": [HasMethods(["check", "spend"]), None],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -261,25 +226,12 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
 
-    def __sklearn_clone__(self):
-        # clone() deep-copies non-estimator parameters, which would charge a copy of the user's
-        # accountant: carry the very same accountant object over instead.
-        cloned = super().__sklearn_clone__()
-        cloned.accountant = self.accountant
-        return cloned
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        inner = get_tags(self.estimator)
-        tags.estimator_type = inner.estimator_type
-        tags.classifier_tags = inner.classifier_tags
-        tags.regressor_tags = inner.regressor_tags
-        tags.input_tags.pairwise = inner.input_tags.pairwise
-        tags.input_tags.sparse = inner.input_tags.sparse
-        tags.input_tags.allow_nan = inner.input_tags.allow_nan
-        tags.target_tags.required = inner.target_tags.required
-        tags.non_deterministic = True
-        return tags
+    def _check_releases_model(self, attr):
+        if not self.refit:
+            raise AttributeError(
+                f"This {type(self).__name__} was initialized with refit=False. {attr} is "
+                "available only after refitting on the best parameters."
+            )
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None, **fit_params):
@@ -362,6 +314,7 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         try:
             self._store_selection(selection, plan)
             refit_cost, refit_rule = (0.0, 0.0), "no refit"
+            self.refit_time_ = 0.0
             if self.refit:
                 refit_cost, refit_rule = self._refit(X, y, fit_params, plan, refit_accountant)
         except BaseException:
@@ -375,7 +328,7 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         # 6. Account: selection and refit compose sequentially (basic composition).
         total = add_costs(selection_cost, refit_cost)
-        self.privacy_spent_ = _PicklableBudget(*total)
+        self.privacy_spent_ = PicklableBudget(*total)
         self.privacy_report_ = _privacy_report(
             selection, self.n_partitions, refit_cost, refit_rule, total
         )
@@ -406,11 +359,13 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
         declared_costs = []
         for params in candidates:
-            candidate = _with_params(estimator, params)
-            declared_costs.append(_declared_budget(candidate))
+            candidate = with_params(estimator, params)
+            declared_costs.append(declared_budget(candidate))
             _check_scorer_applies(scorer, candidate, params)
         if self.refit:
-            _check_refit_is_private(estimator)
+            check_fit_is_private(
+                estimator, remedy=", or pass refit=False to run the private selection only"
+            )
 
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(
@@ -505,22 +460,15 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         rule : str
             How the cost was obtained.
         """
-        best = _with_params(plan["estimator"], self.best_params_)
-        _set_accountants(best, refit_accountant)
+        best = with_params(plan["estimator"], self.best_params_)
+        set_accountants(best, refit_accountant)
         start = time.perf_counter()
-        with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PrivacyLeakWarning)
-            if y is None:
-                best.fit(X, **fit_params)
-            else:
-                best.fit(X, y, **fit_params)
+        leak = fit_recording_leaks(best, X, y, **fit_params)
         self.refit_time_ = time.perf_counter() - start
-        _reemit_except(caught, PrivacyLeakWarning)
-        leaks = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
-        if leaks:
+        if leak is not None:
             raise ValueError(
                 f"The refit of {self.best_params_} is not private: it warned "
-                f"PrivacyLeakWarning({leaks[0].message}). Declare the bounds the estimator "
+                f"PrivacyLeakWarning({leak}). Declare the bounds the estimator "
                 "asks for (bounds=..., data_norm=...) from public knowledge, not from the data."
             )
         measured_epsilon, measured_delta = refit_accountant.total()
@@ -545,135 +493,6 @@ class PrivateGridSearchCV(MetaEstimatorMixin, BaseEstimator):
             return cost, rule
         return _refit_charge((measured_epsilon, measured_delta), plan)
 
-    @property
-    def classes_(self):
-        """Class labels of the refit classifier."""
-        _estimator_has("classes_")(self)  # AttributeError unless refit and a classifier
-        return self.best_estimator_.classes_
-
-    @available_if(_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with the refit best estimator.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
-
-    @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities from the refit best estimator.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.predict_proba(X)
-
-    @available_if(_estimator_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """Log class probabilities from the refit best estimator.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.predict_log_proba(X)
-
-    @available_if(_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """Decision function of the refit best estimator.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.decision_function(X)
-
-    @available_if(_estimator_has("score_samples"))
-    def score_samples(self, X):
-        """``score_samples`` of the refit best estimator.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.score_samples(X)
-
-    @available_if(_estimator_has("transform"))
-    def transform(self, X):
-        """Transform with the refit best estimator.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_new : ndarray
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.transform(X)
-
-    @available_if(_estimator_has("inverse_transform"))
-    def inverse_transform(self, X):
-        """Inverse transform with the refit best estimator.
-
-        Parameters
-        ----------
-        X : array-like
-
-        Returns
-        -------
-        X_original : ndarray
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.inverse_transform(X)
-
-    @available_if(_estimator_has("fit"))  # every estimator has fit: this checks refit=True
-    def score(self, X, y=None):
-        """Score of the refit best estimator on ``X``, with the search's scorer.
-
-        Not private: call it on data whose privacy does not matter (a public test set).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        score : float
-        """
-        check_is_fitted(self)
-        return self.scorer_(self.best_estimator_, X, y)
-
 
 def _partition_utility(estimator, params, X, y, train, validation, fit_params, utility,
                        error_score):
@@ -683,10 +502,10 @@ def _partition_utility(estimator, params, X, y, train, validation, fit_params, u
     fits are not charged: the selection's guarantee does not depend on them being private) and
     its PrivacyLeakWarnings are silenced for the same reason.
     """
-    estimator = _with_params(estimator, params)
-    _set_accountants(estimator, BudgetAccountant())
+    estimator = with_params(estimator, params)
+    set_accountants(estimator, BudgetAccountant())
     try:
-        with _WARNINGS_LOCK, warnings.catch_warnings():
+        with WARNINGS_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             train_params = _check_method_params(X, params=fit_params, indices=train)
             X_train = _safe_indexing(X, train)
@@ -722,36 +541,7 @@ def _refit_charge(measured, plan):
     return (measured[0], measured[1]), "measured by a fresh BudgetAccountant"
 
 
-def _with_params(estimator, params):
-    """A clone of ``estimator`` with ``params`` set; names the candidate on a bad parameter."""
-    try:
-        return clone(estimator).set_params(**params)
-    except ValueError as error:
-        raise ValueError(f"param_grid candidate {params} is invalid: {error}") from error
 
-
-def _set_accountants(estimator, accountant):
-    """Give every (nested) step that takes an ``accountant`` the given accountant."""
-    keys = [
-        key for key in estimator.get_params(deep=True)
-        if key == "accountant" or key.endswith("__accountant")
-    ]
-    estimator.set_params(**{key: accountant for key in keys})
-
-
-def _declared_budget(estimator):
-    """``(epsilon, delta)`` that a refit of ``estimator`` declares it will spend.
-
-    The sum over every (nested) ``epsilon``/``delta`` parameter: each diffprivlib step spends
-    its own budget and the steps compose sequentially. Used for the a-priori budget check and
-    for charging the grid's maximum when the grid varies a privacy parameter.
-    """
-    totals = dict.fromkeys(_BUDGET_PARAMETERS, 0.0)
-    for key, value in estimator.get_params(deep=True).items():
-        name = key.rsplit("__", 1)[-1]
-        if name in totals and isinstance(value, Real) and np.isfinite(value):
-            totals[name] += float(value)
-    return totals["epsilon"], totals["delta"]
 
 
 def _check_scorer_applies(scorer, estimator, params):
@@ -834,56 +624,7 @@ def _accepts_sparse(estimator):
     )
 
 
-def _check_refit_is_private(estimator):
-    """Refuse, before any data is touched, a refit with a fitted step that cannot be DP.
 
-    Every leaf estimator (one with no estimator-valued parameters) must take a diffprivlib
-    ``accountant``, be stateless (scikit-learn's ``requires_fit=False`` tag), or be a
-    categorical encoder with declared categories (:func:`_fits_nothing_from_data`).
-    """
-    def nested_estimators(node):
-        return [
-            value for value in node.get_params(deep=True).values()
-            if hasattr(value, "get_params") and hasattr(value, "fit")
-            and not isinstance(value, type)
-        ]
-
-    for node in [estimator] + nested_estimators(estimator):
-        is_leaf = not nested_estimators(node)
-        if not is_leaf or "accountant" in node.get_params(deep=False):
-            continue
-        if get_tags(node).requires_fit and not _fits_nothing_from_data(node):
-            raise ValueError(
-                f"refit=True needs a differentially private estimator, but "
-                f"{type(node).__name__} is fitted on the data without privacy (it takes no "
-                "diffprivlib accountant). Use a diffprivlib estimator for this step, or pass "
-                "refit=False to run the private selection only."
-            )
-
-
-def _fits_nothing_from_data(step):
-    """Whether a fitted step learns nothing from the data, so it needs no privacy.
-
-    Only categorical encoders whose categories are declared (public) and that do not merge
-    categories by their observed frequency qualify.
-    """
-    if not isinstance(step, (OneHotEncoder, OrdinalEncoder)):
-        return False
-    params = step.get_params()
-    return (
-        not isinstance(params["categories"], str)
-        and params.get("min_frequency") is None
-        and params.get("max_categories") is None
-    )
-
-
-def _reemit_except(caught, category):
-    """Re-emit recorded warnings, except those of ``category``."""
-    for warning in caught:
-        if not issubclass(warning.category, category):
-            warnings.warn_explicit(
-                warning.message, warning.category, warning.filename, warning.lineno
-            )
 
 
 def _privacy_report(selection, n_partitions, refit_cost, refit_rule, total):

@@ -1,0 +1,200 @@
+"""What every private search shares: the scikit-learn surface around a released model.
+
+Delegation of ``predict`` and friends to :attr:`best_estimator_`, the tags copied from the
+tuned estimator, and a ``clone`` that keeps the very same accountant object.
+"""
+
+from numbers import Integral, Real
+
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
+from sklearn.utils import get_tags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ._sklearn_compat import HasMethods, Interval, StrOptions
+
+
+def _estimator_has(attr):
+    """``available_if`` check: delegate ``attr`` to the released estimator (or, before fit,
+    the unfitted one), and only when the search releases a model."""
+
+    def check(self):
+        self._check_releases_model(attr)
+        getattr(getattr(self, "best_estimator_", self.estimator), attr)
+        return True
+
+    return check
+
+
+class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
+    """Base class of the private searches (not a search itself).
+
+    Subclasses set ``estimator`` and ``accountant`` parameters and, when they release a model,
+    the fitted attributes ``best_estimator_`` and ``scorer_``.
+    """
+
+    # Parameters every search has; subclasses add their own.
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit"])],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "utility_range": [tuple, list, None],
+        "error_score": [StrOptions({"raise"}), Interval(Real, 0, 1, closed="both")],
+        "n_jobs": [Integral, None],
+        "pre_dispatch": [Integral, str],
+        "verbose": ["verbose"],
+        "accountant": [HasMethods(["check", "spend"]), None],
+        "random_state": ["random_state"],
+    }
+
+    def _check_releases_model(self, attr):
+        """Raise AttributeError when this search releases no model to delegate ``attr`` to."""
+        return None
+
+    def __sklearn_clone__(self):
+        # clone() deep-copies non-estimator parameters, which would charge a copy of the user's
+        # accountant: carry the very same accountant object over instead.
+        cloned = super().__sklearn_clone__()
+        cloned.accountant = self.accountant
+        return cloned
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = inner.classifier_tags
+        tags.regressor_tags = inner.regressor_tags
+        tags.input_tags.pairwise = inner.input_tags.pairwise
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.allow_nan = inner.input_tags.allow_nan
+        tags.target_tags.required = inner.target_tags.required
+        tags.non_deterministic = True
+        return tags
+
+    @property
+    def classes_(self):
+        """Class labels of the released classifier."""
+        _estimator_has("classes_")(self)  # AttributeError unless a classifier is released
+        return self.best_estimator_.classes_
+
+    @available_if(_estimator_has("predict"))
+    def predict(self, X):
+        """Predict with the released best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities from the released best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log class probabilities from the released best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict_log_proba(X)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of the released best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    @available_if(_estimator_has("score_samples"))
+    def score_samples(self, X):
+        """``score_samples`` of the released best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.score_samples(X)
+
+    @available_if(_estimator_has("transform"))
+    def transform(self, X):
+        """Transform with the released best estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.transform(X)
+
+    @available_if(_estimator_has("inverse_transform"))
+    def inverse_transform(self, X):
+        """Inverse transform with the released best estimator.
+
+        Parameters
+        ----------
+        X : array-like
+
+        Returns
+        -------
+        X_original : ndarray
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.inverse_transform(X)
+
+    @available_if(_estimator_has("fit"))  # every estimator has fit: checks a model is released
+    def score(self, X, y=None):
+        """Score of the released best estimator on ``X``, with the search's scorer.
+
+        Not private: call it on data whose privacy does not matter (a public test set).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        return self.scorer_(self.best_estimator_, X, y)

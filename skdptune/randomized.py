@@ -1,0 +1,666 @@
+"""PrivateRandomizedSearchCV: the best of a random number of private trials.
+
+Liu & Talwar (2019) and Papernot & Steinke (2022): run a pure-DP trial (sample hyperparameters,
+fit a DP model, score it with a DP mechanism) a random number ``K`` of times and release only the
+best trial. Data flows one way: validate -> draw ``K`` and the hyperparameters (no data) -> split
+-> trials (fit, raw held-out sum) -> noise -> select -> (optional final fit) -> account. The raw
+held-out sums stay in local variables; only the selected trial reaches the user.
+"""
+
+import math
+import secrets
+from numbers import Real
+
+import numpy as np
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.mechanisms import Laplace
+from diffprivlib.utils import check_random_state as dp_check_random_state
+from joblib import Parallel, delayed
+from sklearn.base import clone, is_classifier
+from sklearn.model_selection import ParameterSampler
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _num_samples, check_consistent_length
+
+from ._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _check_method_params,
+    _fit_context,
+    _get_feature_names,
+    _num_features,
+    _safe_indexing,
+    _yield_masked_array_for_each_param,
+)
+from .accounting import (
+    ADJACENCY,
+    PRIVACY_UNIT,
+    PicklableBudget,
+    repeat_and_select_epsilon,
+    resolve_accountant,
+    subsampled_tuning_cost,
+    truncated_negative_binomial_gamma,
+)
+from .partition import partition_labels
+from .base import BasePrivateSearch
+from .dp_fit import (
+    check_fit_is_private,
+    declared_budget,
+    fit_recording_leaks,
+    set_accountants,
+    with_params,
+)
+from .utility import make_utility
+
+#: Laws of the number of trials, by name.
+DISTRIBUTIONS = ("poisson", "truncated_negative_binomial")
+
+# Scorers that are means of per-record scores, vectorised: per-record score from (y, y_pred).
+_PER_RECORD_SCORES = {
+    "accuracy": lambda y, y_pred: (np.asarray(y) == np.asarray(y_pred)).astype(float),
+    "neg_mean_squared_error": lambda y, y_pred: -((np.asarray(y) - np.asarray(y_pred)) ** 2),
+    "neg_mean_absolute_error": lambda y, y_pred: -np.abs(np.asarray(y) - np.asarray(y_pred)),
+}
+
+# Slack on comparing a measured spend with the per-trial cap (diffprivlib sums floats).
+_SPEND_RTOL = 1e-9
+
+
+class PrivateRandomizedSearchCV(BasePrivateSearch):
+    """Best of a random number of differentially private trials (random search).
+
+    Each trial samples hyperparameters from ``param_distributions`` (as
+    :class:`~sklearn.model_selection.RandomizedSearchCV` does), fits the DP estimator on the
+    training part of a random split and scores it on the held-out part with the Laplace
+    mechanism. The number of trials ``K`` is random (Poisson or truncated negative binomial,
+    drawn secretly and never released), and only the best trial is released: its model is
+    :attr:`best_estimator_` (no refit), with its parameters and its noisy score.
+
+    Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: add-or-remove one
+    record. Every trial is pure ``epsilon``-DP (see Notes); releasing the best of ``K`` trials
+    costs :func:`skdptune.accounting.repeat_and_select_epsilon` of it (dp-accounting's
+    ``RepeatAndSelectDpEvent``): about ``3 * epsilon`` for a geometric ``K``. The total is in
+    :attr:`privacy_spent_` and is charged once to the ``accountant``.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        A pure-DP estimator: a diffprivlib model or a pipeline of them, every fitted step
+        taking a diffprivlib ``accountant``. Its declared budget must be at most ``epsilon``
+        for every sampled hyperparameter setting (and record no ``delta``).
+    param_distributions : dict or list of dicts
+        As for :class:`~sklearn.model_selection.RandomizedSearchCV`: lists are sampled
+        uniformly, objects with ``rvs`` (scipy distributions) are sampled. Every trial draws
+        one setting independently (with replacement, also for lists), as the accounting
+        requires.
+    epsilon : float, default=1.0
+        Pure epsilon of one trial, per record under add-or-remove adjacency; positive and
+        finite. It is the budget of the held-out scoring noise and the cap on the estimator's
+        own epsilon (and, with ``subsample``, on the final fit's). Not the total: see
+        :attr:`privacy_spent_`, and :func:`skdptune.accounting.calibrate_trial_epsilon` to
+        obtain it from a total.
+    delta : float, default=1e-6
+        Delta of the whole search, in ``(0, 1)``, at which dp-accounting converts the Rényi DP
+        bound of the repeat-and-select into ``(epsilon, delta)``.
+    distribution : {"poisson", "truncated_negative_binomial"}, default="poisson"
+        Law of the number of trials ``K``. Poisson allows ``K = 0`` (probability
+        ``exp(-mean)``), in which case nothing is released and ``fit`` raises.
+    mean : float, default=10.0
+        Mean number of trials: at least 1 for Poisson, above 1 for the negative binomial.
+    shape : float, default=1.0
+        Shape ``eta >= 0`` of the truncated negative binomial (``1`` geometric, ``0``
+        logarithmic; Papernot & Steinke's Definition 1). Ignored for Poisson.
+    validation_fraction : float, default=0.2
+        Probability, in ``(0, 1)``, that a record is held out for scoring rather than used for
+        training. Each record's label is drawn independently (stable under adjacency); the
+        split is shared by all trials.
+    scoring : str, callable or None, default=None
+        A score that is a mean of per-record scores: ``"accuracy"`` (the default for
+        classifiers), ``"neg_mean_squared_error"``, ``"neg_mean_absolute_error"``, or a
+        callable ``scorer(estimator, X, y)`` that is applied to one record at a time.
+    utility_range : (float, float) or None, default=None
+        Declared range ``(low, high)`` of the per-record score: per-record scores are rescaled
+        to ``[0, 1]`` and clipped. Required for every scorer but accuracy.
+    subsample : float or None, default=None
+        ``q`` in ``(0, 1)``: tune on a Poisson subsample (each record independently with
+        probability ``q``) and fit the final model on the remaining records with the chosen
+        hyperparameters (Koskela & Kulkarni 2023); see
+        :func:`skdptune.accounting.subsampled_tuning_cost` for the bound. None tunes on all the
+        data and releases the best trial's model.
+    transfer : callable or None, default=None
+        With ``subsample``: ``transfer(params, q) -> params`` maps the tuned hyperparameters to
+        the final fit (for those that scale with the data size). None keeps them. It must not
+        look at data; it is applied to every sampled setting before the data are touched.
+    error_score : "raise" or float, default=0.0
+        Per-record utility, in ``[0, 1]``, credited on the held-out records to a trial whose fit
+        or scoring fails; such a trial competes with its noisy score but has no model to
+        release, so ``fit`` raises if it wins. ``"raise"`` re-raises the error (for debugging
+        on non-sensitive data). The guarantee assumes fits do not fail depending on the data
+        (true of diffprivlib's models with declared bounds).
+    n_jobs : int, default=None
+        Number of trials fitted in parallel (``joblib.Parallel``, backend not forced).
+    pre_dispatch : int or str, default="2*n_jobs"
+        As for ``joblib.Parallel``.
+    verbose : int, default=0
+        Verbosity of ``joblib.Parallel``.
+    accountant : diffprivlib.BudgetAccountant or None, default=None
+        Checked for the whole cost before the data are touched and charged once after the
+        fit (also when the fit fails after touching the data). None uses diffprivlib's
+        default accountant. The same object survives ``clone``.
+    random_state : None, int or numpy.random.RandomState, default=None
+        None (the default) draws ``K``, the hyperparameters, the subsample and the noise from
+        :mod:`secrets`-based sources: the only setting with a privacy guarantee (``K`` and the
+        subsample must stay secret). A seed makes everything reproducible, for tests and
+        examples, and the guarantee no longer holds.
+
+    Attributes
+    ----------
+    best_estimator_ : estimator
+        The best trial's model, or, with ``subsample``, the final model fitted on the records
+        outside the tuning subsample.
+    best_params_ : dict
+        Hyperparameters of the best trial (before ``transfer``).
+    best_score_ : float
+        The best trial's noisy held-out sum divided by the expected number of held-out
+        records (``validation_fraction * n_samples``, times ``subsample`` if set), clipped to
+        ``[0, 1]`` and mapped back to the scorer's units. The data set size is treated as
+        public, as everywhere in this library.
+    best_index_ : int
+        Always 0: the index of the released trial in ``cv_results_``.
+    cv_results_ : dict of numpy arrays
+        One row, the released trial: ``params`` and ``param_<name>`` masked arrays. The other
+        trials, their number and their scores are not released (repeat-and-select covers only
+        the best).
+    scorer_ : callable
+        The scikit-learn scorer, used by :meth:`score`.
+    privacy_spent_ : diffprivlib.utils.Budget
+        ``(epsilon, delta)`` of the whole fit.
+    privacy_report_ : dict
+        How ``privacy_spent_`` was obtained: mechanism, trial epsilon and its derivation,
+        distribution, mean, shape, subsample, total, privacy unit and adjacency.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of str
+        Feature names seen during fit, when ``X`` has them.
+    classes_ : ndarray
+        Class labels of the released classifier.
+
+    Notes
+    -----
+    One trial is ``epsilon``-DP under add-or-remove adjacency. Its output is (hyperparameters,
+    model, noisy score); hyperparameters are sampled without data. Fix the other records'
+    split labels. An added record ``r`` lands either in the training part (then the model is
+    ``eps_train``-DP with ``eps_train <= epsilon``, and the score on the unchanged held-out
+    part is post-processing of the model plus fresh noise) or in the held-out part (then the
+    model's law is unchanged, and the sum of per-record utilities in ``[0, 1]`` moves by at
+    most 1, so ``Laplace(1 / epsilon)`` noise makes the score ``epsilon``-DP). Either way the
+    trial is ``max(eps_train, epsilon) = epsilon``-DP (parallel composition over disjoint
+    parts; no amplification from the unknown label is claimed, so the split need not be
+    secret). The sum, not the mean, is noised: the held-out size changes under add-or-remove.
+
+    The trials share the split: given the labels, they are independent runs, so Papernot &
+    Steinke's bound holds for each value of the labels, and Rényi divergence is jointly
+    quasi-convex, so it survives averaging over them.
+    """
+
+    _parameter_constraints = {
+        **BasePrivateSearch._parameter_constraints,
+        "param_distributions": [dict, list],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "distribution": [StrOptions(set(DISTRIBUTIONS))],
+        "mean": [Interval(Real, 1, None, closed="left")],
+        "shape": [Interval(Real, 0, None, closed="left")],
+        "scoring": [StrOptions(set(_PER_RECORD_SCORES)), callable, None],
+        "subsample": [Interval(Real, 0, 1, closed="neither"), None],
+        "transfer": [callable, None],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        param_distributions,
+        *,
+        epsilon=1.0,
+        delta=1e-6,
+        distribution="poisson",
+        mean=10.0,
+        shape=1.0,
+        validation_fraction=0.2,
+        scoring=None,
+        utility_range=None,
+        subsample=None,
+        transfer=None,
+        error_score=0.0,
+        n_jobs=None,
+        pre_dispatch="2*n_jobs",
+        verbose=0,
+        accountant=None,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.param_distributions = param_distributions
+        self.epsilon = epsilon
+        self.delta = delta
+        self.distribution = distribution
+        self.mean = mean
+        self.shape = shape
+        self.validation_fraction = validation_fraction
+        self.scoring = scoring
+        self.utility_range = utility_range
+        self.subsample = subsample
+        self.transfer = transfer
+        self.error_score = error_score
+        self.n_jobs = n_jobs
+        self.pre_dispatch = pre_dispatch
+        self.verbose = verbose
+        self.accountant = accountant
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, **fit_params):
+        """Run the private trials, release the best one and charge the accountant.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target.
+        **fit_params : dict
+            Passed to the estimator's ``fit``, sliced to the rows it is fitted on.
+
+        Returns
+        -------
+        self : PrivateRandomizedSearchCV
+        """
+        # 1. Validate and check the whole budget: no data has been looked at yet.
+        plan = self._plan(X, y)
+        accountant = resolve_accountant(self.accountant)
+        accountant.check(*plan["cost"])
+        states = self._random_states()
+
+        # 2. K and the trials' hyperparameters, without data. K stays in this function: the
+        # guarantee covers the best trial only, not how many trials ran.
+        n_trials = _sample_trial_count(float(self.mean), plan["shape"], states["count"])
+        # One independent draw per trial (ParameterSampler with n_iter > 1 would sample lists
+        # without replacement, and the trials must be independent runs).
+        settings = [
+            next(iter(ParameterSampler(self.param_distributions, 1,
+                                       random_state=states["params"])))
+            for _ in range(n_trials)
+        ]
+        del n_trials
+        for params in settings:
+            self._check_setting(plan, params)
+
+        try:
+            self._run(X, y, fit_params, plan, settings, states)
+        except BaseException:
+            # The data were touched: the failure can depend on them. Charge the whole cost.
+            accountant.spend(*plan["cost"])
+            raise
+        self.privacy_spent_ = PicklableBudget(*plan["cost"])
+        self.privacy_report_ = plan["report"]
+        self.n_features_in_ = _num_features(X)
+        feature_names = _get_feature_names(X)
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        accountant.spend(*plan["cost"])
+        return self
+
+    def _run(self, X, y, fit_params, plan, settings, states):
+        """Everything that touches the data; sets the released attributes."""
+        n_samples = plan["n_samples"]
+        if self.subsample is None:
+            tuning, final = np.arange(n_samples), None
+        else:
+            # Poisson subsample, one secret independent draw per record (the bound of
+            # subsampled_tuning_cost needs each record's membership to stay unknown).
+            in_tuning = _uniforms(n_samples, states["subsample"]) < self.subsample
+            tuning, final = np.flatnonzero(in_tuning), np.flatnonzero(~in_tuning)
+        # Training / held-out labels, independent per record (stable under adjacency). Not
+        # secret: the trial's bound is the max over the two parts, not a mixture.
+        _, is_validation = partition_labels(
+            len(tuning), 1, self.validation_fraction, states["split"]
+        )
+        train, holdout = tuning[~is_validation], tuning[is_validation]
+
+        outcomes = Parallel(
+            n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch, verbose=self.verbose
+        )(
+            delayed(_trial)(
+                plan["estimator"], params, X, y, train, holdout, fit_params, plan["scoring"],
+                plan["utility"], self.error_score,
+            )
+            for params in settings
+        )
+        if not outcomes:
+            raise RuntimeError(
+                "The random number of trials came out 0 (Poisson, probability "
+                f"exp(-{self.mean}) = {math.exp(-self.mean):.3g}): nothing is released. The "
+                "budget of this run has been charged; fit again to draw a new number."
+            )
+        for outcome in outcomes:
+            self._check_outcome(outcome)
+
+        # 3. Noise every trial's held-out sum. Each per-record utility is in [0, 1] and the
+        # model never sees held-out records, so the sum has sensitivity 1 under add-or-remove:
+        # Laplace(1 / epsilon) makes the score epsilon-DP (the trial's whole budget, in
+        # parallel with the training, which sees the other records).
+        noise = Laplace(epsilon=self.epsilon, sensitivity=1.0, random_state=states["noise"])
+        noisy = [noise.randomise(outcome["sum"]) for outcome in outcomes]
+        # ``best`` indexes this call's trials and never leaves it (it would bound K).
+        best = int(np.argmax(noisy))
+        chosen, best_noisy, model = settings[best], noisy[best], outcomes[best]["model"]
+        del outcomes, noisy  # raw sums and non-selected models are not kept
+        model = self._released_model(model, chosen, X, y, fit_params, plan, final)
+
+        # 4. Release: post-processing of the best trial's (params, model, noisy score).
+        self.best_params_ = chosen
+        self.best_index_ = 0
+        expected_holdout = self.validation_fraction * n_samples * (self.subsample or 1.0)
+        self.best_score_ = plan["utility"].to_score(
+            float(np.clip(best_noisy / expected_holdout, 0.0, 1.0))
+        )
+        self.best_estimator_ = model
+        self.scorer_ = plan["scorer"]
+        results = {"params": [chosen]}
+        results.update(_yield_masked_array_for_each_param([chosen]))
+        self.cv_results_ = results
+
+    def _released_model(self, model, chosen, X, y, fit_params, plan, final):
+        """The model to release: the best trial's, or the final fit on the remainder."""
+        if model is None:
+            raise RuntimeError(
+                f"The best trial, with {chosen}, failed to fit or score, so there is no model "
+                "to release (error_score credited it the best noisy score). The budget has "
+                "been charged. Check the estimator on non-sensitive data."
+            )
+        if final is None:
+            return model
+        params = plan["transferred"](chosen)
+        estimator = with_params(plan["estimator"], params, source="transferred setting")
+        spent = BudgetAccountant()
+        set_accountants(estimator, spent)
+        leak = fit_recording_leaks(
+            estimator, _safe_indexing(X, final), _safe_indexing(y, final),
+            **_check_method_params(X, params=fit_params, indices=final),
+        )
+        self._check_outcome({"model": estimator, "spent": spent.total(), "params": params,
+                             "leak": leak})
+        return estimator
+
+    def _check_outcome(self, outcome):
+        """A fit whose model may be released must be pure epsilon-DP and leak nothing."""
+        if outcome["leak"] is not None:
+            raise ValueError(
+                f"The fit with {outcome['params']} is not private: it warned "
+                f"PrivacyLeakWarning({outcome['leak']}). Declare the bounds the "
+                "estimator asks for (bounds=..., data_norm=...) from public knowledge."
+            )
+        if outcome["model"] is None:
+            return
+        epsilon_spent, delta_spent = outcome["spent"]
+        if not 0 < epsilon_spent <= self.epsilon * (1 + _SPEND_RTOL) or delta_spent > 0:
+            raise ValueError(
+                f"The fit with {outcome['params']} spent (epsilon={epsilon_spent}, "
+                f"delta={delta_spent}), but every fit must be pure epsilon-DP with 0 < epsilon "
+                f"<= epsilon={self.epsilon} (the per-trial budget) and delta 0; the search's "
+                "guarantee does not hold for it. Use a pure-DP diffprivlib estimator whose "
+                "epsilon is at most the search's."
+            )
+
+    def _plan(self, X, y):
+        """Everything decided before the data are touched; raises on any invalid input."""
+        estimator = clone(self.estimator)
+        # Every trial's model may be released: the estimator must be DP.
+        check_fit_is_private(estimator, remedy="")
+        if y is None:
+            raise ValueError(
+                "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "
+                "held-out labelled records: pass y."
+            )
+        scoring = self.scoring
+        if scoring is None:
+            if not is_classifier(estimator):
+                raise ValueError(
+                    f"scoring=None means accuracy, which needs a classifier, but "
+                    f"{type(estimator).__name__} is not one. Pass scoring= one of "
+                    f"{sorted(_PER_RECORD_SCORES)} (with utility_range) or a per-record "
+                    "callable."
+                )
+            scoring = "accuracy"
+        scorer, utility = make_utility(estimator, scoring, self.utility_range)
+        if self.transfer is not None and self.subsample is None:
+            raise ValueError(
+                f"transfer={self.transfer!r} is only used with subsample=q; pass a subsample "
+                "rate in (0, 1) or transfer=None."
+            )
+        if self.distribution == "truncated_negative_binomial" and self.mean <= 1:
+            raise ValueError(
+                f"mean={self.mean} is invalid for distribution='truncated_negative_binomial': "
+                "its number of trials is at least 1, so its mean must be above 1."
+            )
+        n_samples = _num_samples(X)
+        check_consistent_length(X, y)
+        rate = (self.subsample or 1.0) * min(self.validation_fraction,
+                                             1 - self.validation_fraction)
+        needed = math.ceil(1 / min(rate, 1 - (self.subsample or 0.0)))
+        if n_samples < needed:
+            raise ValueError(
+                f"{n_samples} samples are too few for validation_fraction="
+                f"{self.validation_fraction} and subsample={self.subsample}: every part should "
+                f"expect at least one record, which needs at least {needed} samples."
+            )
+
+        shape = math.inf if self.distribution == "poisson" else float(self.shape)
+        # Papernot & Steinke: the best of K pure epsilon-DP trials (see the class Notes).
+        tuning_cost = (repeat_and_select_epsilon(self.epsilon, self.delta, self.mean, shape),
+                       float(self.delta))
+        cost = tuning_cost
+        if self.subsample is not None:
+            # Koskela & Kulkarni: mixture of the tuning (record in the subsample) and the
+            # final fit (record in the rest), whose epsilon is capped by self.epsilon.
+            cost = subsampled_tuning_cost(tuning_cost, self.epsilon, self.subsample)
+        transfer = self.transfer
+        return {
+            "estimator": estimator,
+            "scorer": scorer,
+            "utility": utility,
+            "scoring": scoring,
+            "n_samples": n_samples,
+            "shape": shape,
+            "cost": cost,
+            "transferred": (
+                (lambda params: params) if transfer is None
+                else (lambda params: _check_transferred(transfer(dict(params), self.subsample),
+                                                        params))
+            ),
+            "report": _privacy_report(self, shape, tuning_cost, cost),
+        }
+
+    def _check_setting(self, plan, params):
+        """Before any data: a sampled setting (and its transfer) declares a pure budget within
+        the per-trial epsilon."""
+        checked = [params]
+        if self.subsample is not None:
+            checked.append(plan["transferred"](params))
+        for setting in checked:
+            epsilon_declared, delta_declared = declared_budget(
+                with_params(plan["estimator"], setting, source="sampled setting")
+            )
+            if epsilon_declared > self.epsilon * (1 + _SPEND_RTOL) or delta_declared > 0:
+                raise ValueError(
+                    f"The sampled setting {setting} declares (epsilon={epsilon_declared}, "
+                    f"delta={delta_declared}), but every fit must be pure epsilon-DP within the "
+                    f"per-trial budget epsilon={self.epsilon}. Narrow param_distributions (or "
+                    "transfer) or raise epsilon."
+                )
+
+    def _random_states(self):
+        """Independent sources for K, the hyperparameters, the subsample, the split and the
+        noise. With ``random_state=None``: :mod:`secrets` for K, the subsample and the noise,
+        and a generator seeded with 128 secret bits for the hyperparameters (a released
+        setting must not reveal its position in the sequence, which would bound K)."""
+        if self.random_state is None:
+            return {
+                "count": dp_check_random_state(None, secure=True),
+                "params": np.random.RandomState(
+                    np.random.MT19937(np.random.SeedSequence(secrets.randbits(128)))
+                ),
+                "subsample": None,
+                "split": None,
+                "noise": None,
+            }
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(np.iinfo(np.int32).max, size=5)
+        return {
+            "count": np.random.RandomState(seeds[0]),
+            "params": np.random.RandomState(seeds[1]),
+            "subsample": np.random.default_rng(seeds[2]),
+            "split": int(seeds[3]),
+            "noise": np.random.RandomState(seeds[4]),
+        }
+
+
+def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility, error_score):
+    """One trial: fit on the training rows; the raw (non-private) sum of held-out utilities.
+
+    Runs in a joblib worker. The clone gets a throw-away accountant on every step, read
+    afterwards to check the fit's spend; PrivacyLeakWarnings are recorded, not silenced: the
+    model may be released.
+
+    Returns
+    -------
+    outcome : dict
+        ``model`` (None if the fit or scoring failed), ``sum`` (raw, in ``[0, n_holdout]``),
+        ``spent`` (the fit's ``(epsilon, delta)``), ``leak`` (the first PrivacyLeakWarning or
+        None) and ``params``.
+    """
+    estimator = with_params(estimator, params, source="sampled setting")
+    spent = BudgetAccountant()
+    set_accountants(estimator, spent)
+    leak = None
+    try:
+        leak = fit_recording_leaks(
+            estimator, _safe_indexing(X, train), _safe_indexing(y, train),
+            **_check_method_params(X, params=fit_params, indices=train),
+        )
+        value = _holdout_sum(
+            estimator, _safe_indexing(X, holdout), _safe_indexing(y, holdout), scoring, utility,
+        )
+        if not np.isfinite(value):
+            raise ValueError("the held-out score is not finite")
+    except Exception:
+        if error_score == "raise":
+            raise
+        # Every held-out record is credited error_score in [0, 1]: sensitivity stays 1.
+        estimator, value = None, error_score * len(holdout)
+    # Plain values only: the outcome travels back from the worker by pickle, and diffprivlib's
+    # Budget (what total() returns) does not unpickle.
+    return {"model": estimator, "sum": float(value), "spent": tuple(map(float, spent.total())),
+            "leak": leak, "params": params}
+
+
+def _holdout_sum(estimator, X, y, scoring, utility):
+    """Sum over held-out records of their utility, each rescaled and clipped to ``[0, 1]``.
+
+    One record adds or removes one term in ``[0, 1]``: sensitivity 1 under add-or-remove.
+    """
+    if _num_samples(X) == 0:
+        return 0.0
+    if isinstance(scoring, str):
+        scores = _PER_RECORD_SCORES[scoring](y, estimator.predict(X))
+    else:  # a callable: applied to one record at a time
+        scores = np.array([
+            scoring(estimator, _safe_indexing(X, [i]), _safe_indexing(y, [i]))
+            for i in range(_num_samples(X))
+        ], dtype=float)
+    utilities = np.clip((scores - utility.low) / (utility.high - utility.low), 0.0, 1.0)
+    return float(np.sum(utilities))
+
+
+def _sample_trial_count(mean, shape, rng):
+    """Draw K by inversion of its CDF from one uniform of ``rng`` (SystemRandom or RandomState).
+
+    Poisson (``shape`` infinite): ``P[K=0] = e^-mean``, ``P[K=k+1] = P[K=k] mean / (k+1)``.
+    Truncated negative binomial with ``eta = shape`` and ``gamma`` from
+    :func:`~skdptune.accounting.truncated_negative_binomial_gamma` (the parametrisation of
+    dp-accounting's ``RepeatAndSelectDpEvent``): ``P[K=1] = (1-gamma) eta / (gamma^-eta - 1)``
+    (``(1-gamma) / log(1/gamma)`` for ``eta = 0``) and
+    ``P[K=k+1] = P[K=k] (1-gamma) (k+eta) / (k+1)``. The recursion runs on log-probabilities.
+    Floating point makes the law of K differ from the exact one by about 1e-15 in total
+    variation, which is not charged (as for diffprivlib's floating-point noise).
+    """
+    uniform = rng.random()
+    if math.isinf(shape):
+        k, log_probability = 0, -mean
+        log_ratio = lambda k: math.log(mean / (k + 1))  # noqa: E731
+    else:
+        gamma = truncated_negative_binomial_gamma(shape, mean)
+        k = 1
+        if shape == 0:
+            log_probability = math.log1p(-gamma) - math.log(-math.log(gamma))
+        else:
+            log_probability = (math.log1p(-gamma) + math.log(shape)
+                               - math.log(math.expm1(-shape * math.log(gamma))))
+        log_ratio = lambda k: math.log1p(-gamma) + math.log((k + shape) / (k + 1))  # noqa
+    cumulative = math.exp(log_probability)
+    # Stop in the far tail only (past the bulk, where the probabilities underflow).
+    while cumulative <= uniform and (log_probability > -800 or k < 2 * mean + 10):
+        log_probability += log_ratio(k)
+        k += 1
+        cumulative += math.exp(log_probability)
+    return k
+
+
+def _uniforms(n, rng):
+    """``n`` uniforms in ``[0, 1)``: from :mod:`secrets` when ``rng`` is None, else ``rng``."""
+    if rng is None:
+        words = np.frombuffer(secrets.token_bytes(8 * n), dtype=np.uint64)
+        return (words >> np.uint64(11)).astype(float) * 2.0 ** -53
+    return rng.random(n)
+
+
+def _check_transferred(transferred, params):
+    if not isinstance(transferred, dict):
+        raise ValueError(
+            f"transfer must return a dict of parameters, but transfer({params}, q) returned "
+            f"{transferred!r}."
+        )
+    return transferred
+
+
+def _privacy_report(search, shape, tuning_cost, cost):
+    """A plain dict that explains ``privacy_spent_`` line by line."""
+    report = {
+        "unit": PRIVACY_UNIT,
+        "adjacency": ADJACENCY,
+        "mechanism": "best of a random number of trials (Papernot & Steinke 2022), only the "
+                     "best trial released",
+        "trial_epsilon": float(search.epsilon),
+        "trial_composition": "training and held-out scoring see disjoint records: "
+                             "max(training epsilon <= trial_epsilon, scoring epsilon)",
+        "score_mechanism": "Laplace on the sum of per-record held-out utilities in [0, 1]",
+        "score_sensitivity": 1.0,
+        "distribution": search.distribution,
+        "mean": float(search.mean),
+        "shape": shape,
+        "accounting": "dp-accounting RdpAccountant: RepeatAndSelectDpEvent of a 2-bucket "
+                      "RandomizedResponseDpEvent (the worst case of a pure trial_epsilon-DP "
+                      "trial)",
+        "tuning_epsilon": tuning_cost[0],
+        "tuning_delta": tuning_cost[1],
+        "subsample": search.subsample,
+        "total_epsilon": cost[0],
+        "total_delta": cost[1],
+    }
+    if not math.isinf(shape):
+        report["gamma"] = truncated_negative_binomial_gamma(shape, float(search.mean))
+    if search.subsample is not None:
+        report["final_epsilon"] = float(search.epsilon)
+        report["total_composition"] = (
+            "Poisson subsample: log(q e^tuning_epsilon + (1-q) e^final_epsilon) "
+            "(skdptune.accounting.subsampled_tuning_cost)"
+        )
+    return report

@@ -1,0 +1,364 @@
+"""Tests of PrivateRandomizedSearchCV and its accounting (repeat-and-select, subsampling)."""
+
+import math
+import pickle
+import secrets
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB, LogisticRegression
+from dp_accounting import dp_event
+from dp_accounting.rdp import rdp_privacy_accountant as rdp
+from scipy import stats
+from sklearn.base import clone, is_classifier
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression as PlainLogisticRegression
+from sklearn.model_selection import cross_val_score
+
+from skdptune.accounting import (
+    calibrate_trial_epsilon,
+    randomized_response_noise,
+    repeat_and_select_epsilon,
+    subsampled_tuning_cost,
+    truncated_negative_binomial_gamma,
+    truncated_negative_binomial_mean,
+)
+from skdptune.randomized import PrivateRandomizedSearchCV, _sample_trial_count
+
+BOUNDS = ([-3.0] * 4, [3.0] * 4)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(400, 4, n_informative=3, n_redundant=0, random_state=0)
+    return np.clip(X, -3, 3), y
+
+
+def _nb_search(**kwargs):
+    params = dict(mean=4.0, random_state=0, accountant=BudgetAccountant())
+    params.update(kwargs)
+    estimator = params.pop("estimator", GaussianNB(bounds=BOUNDS, epsilon=1.0))
+    return PrivateRandomizedSearchCV(estimator, {"var_smoothing": [1e-9, 1e-3, 1e-1]}, **params)
+
+
+# --- the law of the number of trials ----------------------------------------------------------
+
+def _expected_pmf(mean, shape, ks):
+    """The declared law, computed with scipy (independently of the library's recursion)."""
+    if math.isinf(shape):
+        return stats.poisson(mean).pmf(ks)
+    # gamma from dp-accounting's own solver: the law its RepeatAndSelectDpEvent assumes.
+    gamma = rdp._gamma_truncated_negative_binomial(shape, mean)
+    if shape == 0:
+        return stats.logser(1 - gamma).pmf(ks)
+    nbinom = stats.nbinom(shape, gamma)
+    return np.where(ks >= 1, nbinom.pmf(ks) / nbinom.sf(0), 0.0)
+
+
+@pytest.mark.parametrize(
+    "mean, shape", [(10.0, math.inf), (5.0, 1.0), (5.0, 0.0), (5.0, 0.5), (4.0, 3.0)],
+    ids=["poisson", "geometric", "logarithmic", "tnb-0.5", "tnb-3"],
+)
+def test_trial_count_matches_declared_law(mean, shape):
+    rng = np.random.RandomState(12345)
+    n = 20000
+    draws = np.array([_sample_trial_count(mean, shape, rng) for _ in range(n)])
+    k_max = int(draws.max())
+    ks = np.arange(k_max + 1)
+    expected = _expected_pmf(mean, shape, ks) * n
+    # Tail bin: everything beyond the last k with at least 5 expected counts.
+    last = int(np.flatnonzero(expected >= 5).max())
+    observed = np.bincount(draws, minlength=k_max + 1)
+    observed = np.append(observed[:last], observed[last:].sum())
+    expected = np.append(expected[:last], n - expected[:last].sum())
+    keep = expected > 0
+    _, p_value = stats.chisquare(observed[keep], expected[keep])
+    # Chi-square goodness of fit at level 1e-3: with a fresh seed this fails wrongly with
+    # probability 1e-3 per law; the seed is fixed, so the test is deterministic.
+    assert p_value > 1e-3
+    assert abs(draws.mean() - mean) < 5 * math.sqrt(draws.var() / n)
+    if not math.isinf(shape):
+        assert draws.min() >= 1
+
+
+def test_trial_count_secure_source():
+    rng = secrets.SystemRandom()
+    draws = [_sample_trial_count(3.0, 0.0, rng) for _ in range(200)]
+    assert min(draws) >= 1
+
+
+@pytest.mark.parametrize("shape", [0.0, 0.5, 1.0, 2.0])
+@pytest.mark.parametrize("mean", [1.5, 10.0, 100.0])
+def test_gamma_is_covered_by_dp_accounting(shape, mean):
+    gamma = truncated_negative_binomial_gamma(shape, mean)
+    # Our gamma gives a mean at most the requested one, and is at least dp-accounting's
+    # (so its bound, which grows as gamma falls and as the mean rises, covers our sampler).
+    assert truncated_negative_binomial_mean(gamma, shape) <= mean * (1 + 1e-12)
+    assert gamma >= rdp._gamma_truncated_negative_binomial(shape, mean)
+    assert truncated_negative_binomial_mean(gamma, shape) == pytest.approx(mean, rel=1e-9)
+    assert rdp._truncated_negative_binomial_mean(gamma, shape) == pytest.approx(mean, rel=1e-9)
+
+
+# --- accounting ------------------------------------------------------------------------------
+
+def test_randomized_response_is_exactly_epsilon_dp():
+    for epsilon in [0.1, 1.0, 5.0]:
+        p = randomized_response_noise(epsilon)
+        assert math.log((1 - p / 2) / (p / 2)) == pytest.approx(epsilon)
+        # dp-accounting's RDP of the pair at order infinity is the pure epsilon.
+        assert rdp._randomized_response_rdp_replace_one(p, 2, math.inf) == pytest.approx(epsilon)
+
+
+def test_liu_talwar_three_epsilon_for_geometric():
+    # Geometric K of mean 10 around trial epsilon 1: Liu & Talwar's pure 3 * eps, at 1e-6.
+    assert repeat_and_select_epsilon(1.0, 1e-6, 10.0, 1.0) == pytest.approx(3.01, abs=0.005)
+
+
+@pytest.mark.parametrize("shape", [math.inf, 1.0, 0.0, 0.5])
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.0])
+def test_repeat_and_select_matches_dp_accounting(epsilon, shape):
+    accountant = rdp.RdpAccountant(neighboring_relation=rdp.NeighborRel.REPLACE_ONE)
+    p = 2 / (1 + math.exp(epsilon))
+    accountant.compose(
+        dp_event.RepeatAndSelectDpEvent(dp_event.RandomizedResponseDpEvent(p, 2), 10.0, shape)
+    )
+    ours = repeat_and_select_epsilon(epsilon, 1e-6, 10.0, shape)
+    assert ours == pytest.approx(accountant.get_epsilon(1e-6), rel=1e-12)
+    assert ours > epsilon
+
+
+@pytest.mark.parametrize("shape", [1.0, 0.0, 2.0])
+def test_repeat_and_select_below_theorem_2_by_hand(shape):
+    # Papernot & Steinke Theorem 2, evaluated here by hand on the binary randomized-response
+    # Rényi curve, with the simple RDP -> DP conversion eps + log(1/delta) / (order - 1).
+    # dp-accounting uses the same theorem and a tighter conversion, so it is at most this.
+    epsilon, mean, delta = 1.0, 10.0, 1e-6
+    a = math.exp(epsilon) / (1 + math.exp(epsilon))
+
+    def rr_rdp(order):
+        log_a, log_b = math.log(a), math.log(1 - a)
+        return np.logaddexp(order * log_a + (1 - order) * log_b,
+                            order * log_b + (1 - order) * log_a) / (order - 1)
+
+    gamma = rdp._gamma_truncated_negative_binomial(shape, mean)
+    orders = np.concatenate([np.linspace(1.1, 10, 90), np.arange(11, 64), [128, 256, 512, 1024]])
+    constant = (1 + shape) * min((1 - 1 / o) * rr_rdp(o) - math.log(gamma) / o for o in orders)
+    by_hand = min(
+        rr_rdp(o) + constant + math.log(mean) / (o - 1) + math.log(1 / delta) / (o - 1)
+        for o in orders
+    )
+    assert repeat_and_select_epsilon(epsilon, delta, mean, shape) <= by_hand + 1e-9
+
+
+def test_calibrate_trial_epsilon_inverts():
+    trial = calibrate_trial_epsilon(2.0, 1e-6, 10.0, 1.0)
+    assert repeat_and_select_epsilon(trial, 1e-6, 10.0, 1.0) <= 2.0
+    assert repeat_and_select_epsilon(trial * 1.001, 1e-6, 10.0, 1.0) > 2.0 - 1e-3
+    with pytest.raises(ValueError, match="epsilon=0.01 is too small"):
+        calibrate_trial_epsilon(0.01, 1e-6, 10.0, 1.0)
+
+
+# --- the subsampled variant ------------------------------------------------------------------
+
+def _hockey_stick(p, q, epsilon):
+    """sup_S P(S) - e^epsilon Q(S) for discrete laws."""
+    return float(np.sum(np.maximum(p - math.exp(epsilon) * q, 0.0)))
+
+
+def _tightest_delta(p, q, epsilon):
+    return max(_hockey_stick(p, q, epsilon), _hockey_stick(q, p, epsilon))
+
+
+def test_subsampled_bound_formula():
+    # Independent evaluation of the formula it implements.
+    for eps_t, delta_t, eps_f, q in [(3.0, 1e-6, 1.0, 0.2), (1.0, 1e-5, 2.0, 0.7),
+                                     (700.0, 1e-6, 1.0, 0.5)]:
+        epsilon, delta = subsampled_tuning_cost((eps_t, delta_t), eps_f, q)
+        assert epsilon == pytest.approx(np.logaddexp(np.log(q) + eps_t, np.log1p(-q) + eps_f))
+        c = q * np.exp(-eps_t) + (1 - q) * np.exp(-eps_f)
+        assert delta == pytest.approx(max(q * delta_t, q * np.exp(-eps_t) * delta_t / c))
+        assert epsilon <= max(eps_t, eps_f) and delta <= delta_t
+
+
+@pytest.mark.parametrize("tuning, final", [((3.0, 1e-6), 1.0), ((0.5, 1e-5), 2.0)])
+def test_subsampled_bound_limits(tuning, final):
+    near_one = subsampled_tuning_cost(tuning, final, 1 - 1e-12)
+    near_zero = subsampled_tuning_cost(tuning, final, 1e-12)
+    assert near_one == pytest.approx(tuning, rel=1e-9)
+    assert near_zero[0] == pytest.approx(final, rel=1e-9)
+    assert near_zero[1] == pytest.approx(0.0, abs=1e-15)
+    values = [subsampled_tuning_cost(tuning, final, q)[0] for q in np.linspace(0.01, 0.99, 50)]
+    # Monotone between the two parts' epsilons.
+    assert np.all(np.diff(values) * np.sign(tuning[0] - final) > 0)
+
+
+def test_subsampled_bound_holds_on_random_mechanisms():
+    # Validity check on random discrete laws: M1 is (eps_T, delta_T)-close to M0 (its tightest
+    # delta at eps_T, measured), M2 is pure eps_F-close; the mixture must be within the bound.
+    rng = np.random.RandomState(0)
+    for _ in range(300):
+        m0 = rng.dirichlet(np.ones(6))
+        m1 = rng.dirichlet(np.ones(6))
+        m2 = m0 * np.exp(rng.uniform(-1, 1, 6))
+        m2 /= m2.sum()
+        eps_t = rng.uniform(0, 2)
+        delta_t = _tightest_delta(m1, m0, eps_t)
+        eps_f = float(np.max(np.abs(np.log(m2 / m0))))
+        q = rng.uniform(0.01, 0.99)
+        epsilon, delta = subsampled_tuning_cost((eps_t, delta_t), eps_f, q)
+        assert _tightest_delta(q * m1 + (1 - q) * m2, m0, epsilon) <= delta + 1e-12
+
+
+# --- the estimator ---------------------------------------------------------------------------
+
+def test_fit_releases_only_the_best_trial_and_charges_once(data):
+    X, y = data
+    accountant = BudgetAccountant()
+    search = _nb_search(accountant=accountant, distribution="truncated_negative_binomial",
+                        shape=1.0).fit(X, y)
+    expected = repeat_and_select_epsilon(1.0, 1e-6, 4.0, 1.0)
+    assert tuple(search.privacy_spent_) == pytest.approx((expected, 1e-6))
+    assert accountant.spent_budget == [tuple(search.privacy_spent_)]
+    assert search.privacy_report_["total_epsilon"] == pytest.approx(expected)
+    assert search.privacy_report_["adjacency"] == "add-or-remove one record"
+    assert search.best_params_["var_smoothing"] in [1e-9, 1e-3, 1e-1]
+    assert search.best_index_ == 0
+    assert search.cv_results_["params"] == [search.best_params_]
+    assert 0.0 <= search.best_score_ <= 1.0
+    assert search.predict(X).shape == (len(X),)
+    assert search.predict_proba(X).shape == (len(X), 2)
+    assert list(search.classes_) == [0, 1]
+    assert 0 <= search.score(X, y) <= 1
+    assert search.n_features_in_ == 4
+    # Nothing about the other trials (scores, models, their number) is stored.
+    fitted = {name for name in vars(search) if name.endswith("_")}
+    assert fitted == {
+        "best_params_", "best_index_", "best_score_", "best_estimator_", "scorer_",
+        "cv_results_", "privacy_spent_", "privacy_report_", "n_features_in_",
+    }
+    assert not any(key.startswith(("split", "mean_", "rank_")) for key in search.cv_results_)
+    assert "n_trials" not in search.privacy_report_
+    pickle.loads(pickle.dumps(search)).predict(X)
+
+
+def test_seeded_fit_is_reproducible(data):
+    # The search's seed covers K, the settings, the split and the scoring noise; the
+    # estimator's own noise is seeded by its random_state.
+    X, y = data
+    estimator = GaussianNB(bounds=BOUNDS, random_state=0)
+    first, second = (
+        _nb_search(estimator=estimator).fit(X, y), _nb_search(estimator=estimator).fit(X, y)
+    )
+    assert first.best_params_ == second.best_params_
+    assert first.best_score_ == second.best_score_
+
+
+def test_secure_fit_runs(data):
+    X, y = data
+    search = _nb_search(random_state=None, mean=2.0, subsample=0.5).fit(X, y)
+    assert search.best_estimator_.accountant.total()[0] == pytest.approx(1.0)
+
+
+def test_subsample_fits_final_model_with_transfer(data):
+    X, y = data
+    seen = []
+
+    def transfer(params, q):
+        seen.append(q)
+        return {"C": params["C"] * q}
+
+    accountant = BudgetAccountant()
+    search = PrivateRandomizedSearchCV(
+        LogisticRegression(data_norm=6.0, epsilon=1.0), {"C": stats.loguniform(0.1, 10)},
+        mean=3.0, subsample=0.3, transfer=transfer, accountant=accountant, random_state=1,
+    ).fit(X, y)
+    tuning = repeat_and_select_epsilon(1.0, 1e-6, 3.0, math.inf)
+    assert tuple(search.privacy_spent_) == pytest.approx(
+        subsampled_tuning_cost((tuning, 1e-6), 1.0, 0.3)
+    )
+    assert accountant.spent_budget == [tuple(search.privacy_spent_)]
+    assert set(seen) == {0.3}
+    assert search.best_estimator_.C == pytest.approx(search.best_params_["C"] * 0.3)
+
+
+def test_clone_keeps_the_accountant(data):
+    accountant = BudgetAccountant()
+    search = _nb_search(accountant=accountant)
+    cloned = clone(search)
+    assert cloned.accountant is accountant
+    X, y = data
+    cloned.fit(X, y)
+    assert len(accountant.spent_budget) == 1
+
+
+def test_leak_is_an_error_and_is_charged(data):
+    X, y = data
+    accountant = BudgetAccountant()
+    search = PrivateRandomizedSearchCV(
+        GaussianNB(), {"var_smoothing": [1e-9]}, mean=2.0, accountant=accountant,
+        random_state=0,
+    )
+    with pytest.raises(ValueError, match="PrivacyLeakWarning"):
+        search.fit(X, y)
+    assert accountant.total()[0] == pytest.approx(repeat_and_select_epsilon(1, 1e-6, 2, math.inf))
+
+
+def test_non_private_estimator_refused_before_data(data):
+    X, y = data
+    accountant = BudgetAccountant()
+    search = PrivateRandomizedSearchCV(
+        PlainLogisticRegression(), {"C": [1.0]}, accountant=accountant
+    )
+    with pytest.raises(ValueError, match="must be differentially private"):
+        search.fit(X, y)
+    assert accountant.spent_budget == []
+
+
+def test_budget_is_checked_before_data(data):
+    X, y = data
+    accountant = BudgetAccountant(epsilon=1.0)
+    with pytest.raises(Exception, match="[Bb]udget"):
+        _nb_search(accountant=accountant).fit(X, y)
+    assert accountant.spent_budget == []
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"distribution": "uniform"}, "distribution"),
+        ({"mean": 0.5}, "mean"),
+        ({"distribution": "truncated_negative_binomial", "mean": 1.0}, "mean=1.0"),
+        ({"shape": -1.0}, "shape"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"delta": 0.0}, "delta"),
+        ({"subsample": 1.5}, "subsample"),
+        ({"subsample": 0.0}, "subsample"),
+        ({"transfer": "double"}, "transfer"),
+        ({"transfer": lambda params, q: params}, "transfer"),
+        ({"subsample": 0.5, "transfer": lambda params, q: None}, "transfer must return a dict"),
+        ({"validation_fraction": 1.0}, "validation_fraction"),
+        ({"error_score": 2.0}, "error_score"),
+        ({"scoring": "r2"}, "scoring"),
+        ({"scoring": "neg_mean_squared_error"}, "utility_range"),
+        ({"epsilon": 0.5}, "per-trial budget epsilon=0.5"),
+    ],
+)
+def test_bad_input_names_the_parameter(data, params, match):
+    X, y = data
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match=match):
+        _nb_search(accountant=accountant, **params).fit(X, y)
+    assert accountant.spent_budget == []
+
+
+def test_parallel_trials_and_cross_validation(data):
+    # Outcomes come back from loky workers by pickle; clone by cross_val_score keeps the
+    # accountant, charged once per fit.
+    X, y = data
+    accountant = BudgetAccountant()
+    search = _nb_search(accountant=accountant, n_jobs=2, random_state=None, mean=2.0)
+    assert is_classifier(search)
+    scores = cross_val_score(search, X, y, cv=2)
+    assert scores.shape == (2,)
+    assert len(accountant.spent_budget) == 2
