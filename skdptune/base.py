@@ -46,6 +46,20 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
+    def _charge(self, accountant, cost):
+        """Charge ``cost`` to ``accountant``, or withdraw every fitted attribute and re-raise.
+
+        The a-priori check makes a refusal rare (another user of the same accountant in
+        between, or a fit that spent more than it declared); when it happens nothing may be
+        released uncharged, so the fitted state is removed before the error propagates.
+        """
+        try:
+            accountant.spend(*cost)
+        except BaseException:
+            for name in [name for name in vars(self) if name.endswith("_")]:
+                delattr(self, name)
+            raise
+
     def _check_releases_model(self, attr):
         """Raise AttributeError when this search releases no model to delegate ``attr`` to."""
         return None

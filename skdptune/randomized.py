@@ -305,7 +305,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         feature_names = _get_feature_names(X)
         if feature_names is not None:
             self.feature_names_in_ = feature_names
-        accountant.spend(*plan["cost"])
+        self._charge(accountant, plan["cost"])
         return self
 
     def _run(self, X, y, fit_params, plan, settings, states):

@@ -337,7 +337,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         feature_names = _get_feature_names(X)
         if feature_names is not None:
             self.feature_names_in_ = feature_names
-        accountant.spend(*total)
+        self._charge(accountant, total)
         return self
 
     def _plan(self, X, y):

@@ -292,3 +292,24 @@ def test_same_random_state_gives_identical_results_for_one_and_two_jobs(binary_d
     assert one.selection_ == two.selection_  # index, score, trace, guarantee
     assert tuple(one.privacy_spent_) == tuple(two.privacy_spent_)
     np.testing.assert_array_equal(one.predict(X), two.predict(X))
+
+
+def test_refused_final_charge_withdraws_everything_released(binary_data):
+    # The accountant accepts the a-priori check but refuses the final charge (as when another
+    # user of the same accountant spends in between): the fit must release nothing uncharged.
+    from diffprivlib.utils import BudgetError
+
+    class RefusingAccountant(BudgetAccountant):
+        def spend(self, epsilon, delta):
+            raise BudgetError("refused")
+
+    X, y = binary_data
+    accountant = RefusingAccountant()
+    search = PrivateGridSearchCV(
+        GaussianNB(bounds=(0.0, 1.0)), {"var_smoothing": [1e-9, 1e-3]}, n_partitions=3,
+        accountant=accountant,
+    )
+    with pytest.raises(BudgetError, match="refused"):
+        search.fit(X, y)
+    assert [name for name in vars(search) if name.endswith("_")] == []
+    assert accountant.spent_budget == []
