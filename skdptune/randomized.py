@@ -445,7 +445,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         check_consistent_length(X, y)
         rate = (self.subsample or 1.0) * min(self.validation_fraction,
                                              1 - self.validation_fraction)
-        needed = math.ceil(1 / min(rate, 1 - (self.subsample or 0.0)))
+        needed = math.ceil(round(1 / min(rate, 1 - (self.subsample or 0.0)), 9))
         if n_samples < needed:
             raise ValueError(
                 f"{n_samples} samples are too few for validation_fraction="

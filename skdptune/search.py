@@ -377,7 +377,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
             check_consistent_length(X, y)
         _check_input_data(X, y, estimator)
         fraction = min(self.validation_fraction, 1 - self.validation_fraction)
-        needed = math.ceil(self.n_partitions / fraction)
+        # Rounded first: 1 - 0.9 is 0.0999..., which would ask for one record too many.
+        needed = math.ceil(round(self.n_partitions / fraction, 9))
         if n_samples < needed:
             raise ValueError(
                 f"n_partitions={self.n_partitions} is too many for {n_samples} samples: with "

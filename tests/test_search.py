@@ -434,3 +434,16 @@ def test_accountant_that_cannot_afford_the_fit(binary_data, partition_calls):
     with pytest.raises(BudgetError):
         search_of(accountant=acc, epsilon=1.0).fit(X, y)
     assert acc.spent_budget == [] and partition_calls == []
+
+
+def test_minimum_sample_count_is_exact_despite_float_rounding():
+    # k / min(v, 1 - v) = 2 / 0.1 = 20 records, though 1 - 0.9 is 0.0999... in floating point.
+    X = np.linspace(0, 1, 40).reshape(20, 2)
+    y = np.tile([0, 1], 10)
+    search = PrivateGridSearchCV(
+        GaussianNB(bounds=(0.0, 1.0)), {}, n_partitions=2, validation_fraction=0.9,
+        refit=False, accountant=BudgetAccountant(),
+    )
+    search.fit(X, y)
+    with pytest.raises(ValueError, match="needs at least 20 samples"):
+        search.fit(X[:19], y[:19])
