@@ -10,6 +10,7 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.utils import PrivacyLeakWarning
 from sklearn.base import clone
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
@@ -23,6 +24,22 @@ _BUDGET_PARAMETERS = ("epsilon", "delta")
 #: searches in threads, or joblib's threading backend). Every such block holds this lock, which
 #: serialises fits under the threading backend (process backends are unaffected).
 WARNINGS_LOCK = threading.RLock()
+
+
+class MeasuringAccountant(BudgetAccountant):
+    """A fresh, unlimited accountant that measures a fit's spend and survives ``clone``.
+
+    ``copy`` and ``deepcopy`` return the object itself. scikit-learn's ``clone`` deep-copies
+    non-estimator parameters, so a meta-estimator that clones its steps during ``fit``
+    (``ColumnTransformer``, ``FeatureUnion``) would otherwise send their spends to copies that
+    nobody reads, and the fit would be measured as spending less than it did.
+    """
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 def with_params(estimator, params, source="param_grid candidate"):

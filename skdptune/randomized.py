@@ -12,7 +12,6 @@ import secrets
 from numbers import Real
 
 import numpy as np
-from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.utils import check_random_state as dp_check_random_state
 from joblib import Parallel, delayed
@@ -43,6 +42,7 @@ from .accounting import (
 from .partition import partition_labels
 from .base import BasePrivateSearch
 from .dp_fit import (
+    MeasuringAccountant,
     check_fit_is_private,
     declared_budget,
     fit_recording_leaks,
@@ -380,7 +380,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             return model
         params = plan["transferred"](chosen)
         estimator = with_params(plan["estimator"], params, source="transferred setting")
-        spent = BudgetAccountant()
+        spent = MeasuringAccountant()
         set_accountants(estimator, spent)
         leak = fit_recording_leaks(
             estimator, _safe_indexing(X, final), _safe_indexing(y, final),
@@ -538,7 +538,7 @@ def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility
         None) and ``params``.
     """
     estimator = with_params(estimator, params, source="sampled setting")
-    spent = BudgetAccountant()
+    spent = MeasuringAccountant()
     set_accountants(estimator, spent)
     leak = None
     try:

@@ -36,6 +36,7 @@ from .accounting import ADJACENCY, PRIVACY_UNIT, PicklableBudget, add_costs, res
 from .base import BasePrivateSearch
 from .dp_fit import (
     WARNINGS_LOCK,
+    MeasuringAccountant,
     check_fit_is_private,
     declared_budget,
     fit_recording_leaks,
@@ -310,7 +311,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         del utilities, per_partition
         selection_cost = (selection.epsilon, selection.delta)
 
-        refit_accountant = BudgetAccountant()
+        refit_accountant = MeasuringAccountant()
         try:
             self._store_selection(selection, plan)
             refit_cost, refit_rule = (0.0, 0.0), "no refit"

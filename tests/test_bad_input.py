@@ -108,9 +108,10 @@ def test_mixed_dtype_frame_with_declared_categories_refits_privately():
     accountant = BudgetAccountant()
     fitted = search(column_pipeline([["x", "y", "z"]]), {"clf__C": [0.1, 1.0]},
                     accountant).fit(frame, y)
-    # ColumnTransformer clones its scaler, whose spend goes to a copy of the refit's
-    # accountant: the declared 0.5 + 1.0 is charged all the same.
+    # ColumnTransformer clones its scaler during fit; the refit's accountant survives the
+    # clone, so the scaler's 0.5 is measured with the classifier's 1.0.
     assert tuple(fitted.privacy_spent_) == pytest.approx((1.0 + 0.5 + 1.0, 1e-6))
+    assert fitted.privacy_report_["refit_rule"].startswith("measured")
     assert_charged(accountant, fitted.privacy_spent_)
     assert list(fitted.feature_names_in_) == ["a", "b", "c"]
     assert fitted.predict(frame).shape == (len(frame),)

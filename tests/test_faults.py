@@ -14,6 +14,7 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB
 from joblib.externals.loky.process_executor import TerminatedWorkerError
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
 
 from skdptune import PrivateGridSearchCV
@@ -197,6 +198,19 @@ def test_refit_failing_after_a_dp_step_spent_charges_that_spend(grid, expected_r
     with pytest.raises(ValueError, match="scripted failure"):
         make_search(pipeline, grid, accountant).fit(X, y)
     assert_charged(accountant, (1.0 + expected_refit, 1e-6))
+
+
+def test_refit_failing_inside_a_column_transformer_charges_the_cloned_steps_spend():
+    # ColumnTransformer clones its transformer during fit; the refit's accountant survives the
+    # clone (MeasuringAccountant), so the 0.3 the clone spent before the classifier failed is
+    # measured and charged with the selection.
+    X, y = make_data()
+    accountant = BudgetAccountant()
+    columns = ColumnTransformer([("scale", MockDPTransformer(), [0, 1])])
+    pipeline = Pipeline([("columns", columns), ("clf", MockDPClassifier(fail="refit"))])
+    with pytest.raises(ValueError, match="scripted failure"):
+        make_search(pipeline, {"clf__epsilon": [1.0]}, accountant).fit(X, y)
+    assert_charged(accountant, (1.0 + 0.3, 1e-6))
 
 
 def test_scorer_that_raises_gives_error_score_and_fit_succeeds(partition_results):
