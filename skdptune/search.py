@@ -120,7 +120,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
     random_state : None, int or numpy.random.RandomState, default=None
         None (the default) draws the selection noise from :mod:`secrets`: the only setting
         with a privacy guarantee. A seed makes partitions and noise reproducible, for tests and
-        examples, and the guarantee no longer holds (the noise is predictable).
+        examples, and the guarantee no longer holds (the noise is predictable). As in
+        ``GridSearchCV``, it does not seed the estimator's own noise: set the estimator's
+        ``random_state`` too for fully reproducible fits.
 
     Attributes
     ----------
