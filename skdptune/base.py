@@ -11,7 +11,8 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._sklearn_compat import HasMethods, Interval, StrOptions
+from ._sklearn_compat import HasMethods, Interval, StrOptions, _get_feature_names, _num_features
+from .accounting import PicklableBudget
 
 
 def _estimator_has(attr):
@@ -46,13 +47,20 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def _charge(self, accountant, cost):
-        """Charge ``cost`` to ``accountant``, or withdraw every fitted attribute and re-raise.
+    def _release(self, X, accountant, cost, report):
+        """Last step of ``fit``: the privacy attributes, the input's shape, and the charge.
 
-        The a-priori check makes a refusal rare (another user of the same accountant in
-        between, or a fit that spent more than it declared); when it happens nothing may be
-        released uncharged, so the fitted state is removed before the error propagates.
+        ``cost`` is charged to ``accountant`` once. The a-priori check makes a refusal rare
+        (another user of the same accountant in between, or a fit that spent more than it
+        declared); when it happens nothing may be released uncharged, so every fitted
+        attribute is removed before the error propagates.
         """
+        self.privacy_spent_ = PicklableBudget(*cost)
+        self.privacy_report_ = report
+        self.n_features_in_ = _num_features(X)
+        feature_names = _get_feature_names(X)
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
         try:
             accountant.spend(*cost)
         except BaseException:

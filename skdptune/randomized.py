@@ -25,15 +25,12 @@ from ._sklearn_compat import (
     StrOptions,
     _check_method_params,
     _fit_context,
-    _get_feature_names,
-    _num_features,
     _safe_indexing,
     _yield_masked_array_for_each_param,
 )
 from .accounting import (
     ADJACENCY,
     PRIVACY_UNIT,
-    PicklableBudget,
     repeat_and_select_epsilon,
     resolve_accountant,
     subsampled_tuning_cost,
@@ -299,13 +296,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             # The data were touched: the failure can depend on them. Charge the whole cost.
             accountant.spend(*plan["cost"])
             raise
-        self.privacy_spent_ = PicklableBudget(*plan["cost"])
-        self.privacy_report_ = plan["report"]
-        self.n_features_in_ = _num_features(X)
-        feature_names = _get_feature_names(X)
-        if feature_names is not None:
-            self.feature_names_in_ = feature_names
-        self._charge(accountant, plan["cost"])
+        self._release(X, accountant, plan["cost"], plan["report"])
         return self
 
     def _run(self, X, y, fit_params, plan, settings, states):

@@ -27,12 +27,10 @@ from ._sklearn_compat import (
     StrOptions,
     _check_method_params,
     _fit_context,
-    _get_feature_names,
-    _num_features,
     _safe_indexing,
     _yield_masked_array_for_each_param,
 )
-from .accounting import ADJACENCY, PRIVACY_UNIT, PicklableBudget, add_costs, resolve_accountant
+from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs, resolve_accountant
 from .base import BasePrivateSearch
 from .dp_fit import (
     WARNINGS_LOCK,
@@ -331,16 +329,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         # 6. Account: selection and refit compose sequentially (basic composition).
         total = add_costs(selection_cost, refit_cost)
-        self.privacy_spent_ = PicklableBudget(*total)
-        self.privacy_report_ = _privacy_report(
-            selection, self.n_partitions, refit_cost, refit_rule, total
-        )
         self.n_partitions_ = self.n_partitions
-        self.n_features_in_ = _num_features(X)
-        feature_names = _get_feature_names(X)
-        if feature_names is not None:
-            self.feature_names_in_ = feature_names
-        self._charge(accountant, total)
+        report = _privacy_report(selection, self.n_partitions, refit_cost, refit_rule, total)
+        self._release(X, accountant, total, report)
         return self
 
     def _plan(self, X, y):
