@@ -260,12 +260,12 @@ def _repeat_and_select_epsilon(trial_epsilon, delta, mean, shape):
     return float(accountant.get_epsilon(delta))
 
 
-def calibrate_trial_epsilon(epsilon, delta, mean, shape):
-    """Largest per-trial epsilon whose repeat-and-select costs at most ``epsilon`` at ``delta``.
+def calibrate_trial_epsilon(epsilon, delta, mean, shape, subsample=None):
+    """Largest per-trial epsilon whose whole random search costs at most ``epsilon``.
 
     For comparisons at equal total budget: ``PrivateRandomizedSearchCV(epsilon=...)`` takes
-    the per-trial epsilon, and this inverts :func:`repeat_and_select_epsilon` (non-decreasing
-    in the trial epsilon) by bisection, keeping the valid (lower) end.
+    the per-trial epsilon, and this inverts the total it reports (non-decreasing in the trial
+    epsilon) by bisection, keeping the valid (lower) end, to a relative ``1e-12``.
 
     Parameters
     ----------
@@ -273,11 +273,14 @@ def calibrate_trial_epsilon(epsilon, delta, mean, shape):
         Total epsilon, positive and finite.
     delta, mean, shape : float
         As for :func:`repeat_and_select_epsilon`.
+    subsample : float or None, default=None
+        As for ``PrivateRandomizedSearchCV``: the total is then
+        :func:`subsampled_tuning_cost` with the final fit at the per-trial epsilon.
 
     Returns
     -------
     trial_epsilon : float
-        With ``repeat_and_select_epsilon(trial_epsilon, delta, mean, shape) <= epsilon``.
+        With a total at most ``epsilon`` and within a relative ``1e-12`` of it.
 
     Raises
     ------
@@ -285,16 +288,22 @@ def calibrate_trial_epsilon(epsilon, delta, mean, shape):
         If even a tiny trial epsilon costs more than ``epsilon`` (the ``log(mean)`` overhead
         of the random count alone exceeds it).
     """
+    def total(trial_epsilon):
+        tuning = (repeat_and_select_epsilon(trial_epsilon, delta, mean, shape), delta)
+        if subsample is None:
+            return tuning[0]
+        return subsampled_tuning_cost(tuning, trial_epsilon, subsample)[0]
+
     low, high = epsilon * 1e-6, epsilon
-    if repeat_and_select_epsilon(low, delta, mean, shape) > epsilon:
+    if total(low) > epsilon:
         raise ValueError(
             f"epsilon={epsilon} is too small for a random number of trials with mean={mean} "
             f"at delta={delta}: the count alone costs more. Use a larger epsilon or delta, or "
             "a smaller mean."
         )
-    while high - low > _CALIBRATION_RTOL * epsilon:
+    while high - low > 1e-12 * epsilon:
         middle = (low + high) / 2
-        if repeat_and_select_epsilon(middle, delta, mean, shape) <= epsilon:
+        if total(middle) <= epsilon:
             low = middle
         else:
             high = middle

@@ -159,6 +159,16 @@ def test_calibrate_trial_epsilon_inverts():
         calibrate_trial_epsilon(0.01, 1e-6, 10.0, 1.0)
 
 
+def test_calibrate_trial_epsilon_with_subsample_matches_the_reported_total():
+    # The benchmark's equal footing: the fitted search must report the requested total.
+    trial = calibrate_trial_epsilon(2.0, 1e-6, 10.0, 1.0, subsample=0.3)
+    tuning = (repeat_and_select_epsilon(trial, 1e-6, 10.0, 1.0), 1e-6)
+    reported = subsampled_tuning_cost(tuning, trial, 0.3)[0]
+    assert 2.0 * (1 - 1e-9) <= reported <= 2.0
+    # Subsampling lowers the cost of a trial epsilon, so it affords a larger one.
+    assert trial > calibrate_trial_epsilon(2.0, 1e-6, 10.0, 1.0)
+
+
 # --- the subsampled variant ------------------------------------------------------------------
 
 def _hockey_stick(p, q, epsilon):
