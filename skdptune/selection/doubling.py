@@ -100,7 +100,11 @@ class ProposeTestDoubling(BaseSelector):
     reaches the best candidate within ``1`` to ``5`` times ``log2((u* - floor) / granularity)``
     iterations (the paper's Figure 4). With much noise (``k * eps0`` near 1) the noisy tests pass
     too easily, the doubling overshoots and ``u >= 1`` stops the loop after about 7 iterations,
-    so the selection is close to the first candidates that pass by chance.
+    so the selection is close to the first candidates that pass by chance. Because the
+    candidates are walked in grid order and the first to pass wins, that chance favours the
+    start of the grid: with 24 exchangeable candidates at ``k * eps0`` near 1, about 40% of
+    runs picked the first one (``benchmarks/paper_figures.py``). Put the candidates believed
+    best first, or shuffle the grid, when ``k * eps0`` is small.
 
     Examples
     --------
