@@ -102,9 +102,9 @@ class ProposeTestDoubling(BaseSelector):
     too easily, the doubling overshoots and ``u >= 1`` stops the loop after about 7 iterations,
     so the selection is close to the first candidates that pass by chance. Because the
     candidates are walked in grid order and the first to pass wins, that chance favours the
-    start of the grid: with 24 exchangeable candidates and ``k * eps0`` from 0.2 to 3.5, 40% to
-    53% of runs picked the first one (``benchmarks/paper_figures.py``). Put the candidates believed
-    best first, or shuffle the grid, when ``k * eps0`` is small.
+    start of the grid: with 24 exchangeable candidates and ``k * eps0`` from 0.2 to 3.5,
+    40% to 53% of runs picked the first one (``benchmarks/paper_figures.py``). Put the
+    candidates believed best first, or shuffle the grid, when ``k * eps0`` is small.
 
     Examples
     --------
