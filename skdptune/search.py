@@ -417,8 +417,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         if index is None:
             warnings.warn(
                 "The selector selected no candidate (no noisy test passed); falling back to the "
-                "first candidate of the grid. Consider a larger epsilon, fewer partitions' "
-                "noise (larger n_partitions * epsilon) or a lower selector floor.",
+                "first candidate of the grid. The noise shrinks as n_partitions * epsilon "
+                "grows: consider a larger epsilon, more partitions, or a lower selector floor.",
                 UserWarning,
             )
             index = 0
