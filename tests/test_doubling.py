@@ -73,6 +73,22 @@ def test_noise_is_calibrated_and_scripted_trace_matches_hand_worked_example(scri
     assert query.sensitivity / query.epsilon == pytest.approx(4 * 0.1 / 0.5)
 
 
+def test_seeded_run_matches_hand_worked_trace():
+    # Real diffprivlib noise, seeded, at a scale (4 * 1e-6 / eps0 = 6.8e-5 for eps0 = 1/17)
+    # far below the 0.05 gap between any utility and any threshold, so the trace is the
+    # hand-worked one (g = 1/8): it1 t=.125 c0 (.3) passes; it2 t=.375 c1 (.7); it3 t=.875
+    # none; it4 t=.625 c1; it5 t=1.125 none; it6 t=.875 none; it7 t=.75 none -> step 0.
+    result = ProposeTestDoubling(granularity=0.125, max_iter=17).select(
+        [0.3, 0.7, 0.55], sensitivity=1e-6, epsilon=1.0, delta=0.0, random_state=0
+    )
+    assert result.trace == (
+        Iteration(1, 0), Iteration(2, 1), Iteration(4, None), Iteration(2, 1),
+        Iteration(4, None), Iteration(2, None), Iteration(1, None),
+    )
+    assert (result.index, result.score, result.n_iterations) == (1, 0.625, 7)
+    assert result.epsilon_per_iteration == pytest.approx(1 / 17)
+
+
 @pytest.mark.parametrize("n_candidates", [2, 10, 100, 1000])
 def test_noiseless_limit_reaches_best_in_logarithmic_iterations(scripted_noise, n_candidates):
     # The paper's Lemma 1: without noise the loop ends within O(log((u* - u0) / g))
