@@ -567,8 +567,7 @@ def _holdout_sum(estimator, X, y, scoring, utility):
             scoring(estimator, _safe_indexing(X, [i]), _safe_indexing(y, [i]))
             for i in range(_num_samples(X))
         ], dtype=float)
-    utilities = np.clip((scores - utility.low) / (utility.high - utility.low), 0.0, 1.0)
-    return float(np.sum(utilities))
+    return float(np.sum(utility.to_utility(scores)))
 
 
 def _sample_trial_count(mean, shape, rng):

@@ -475,18 +475,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 "only."
             )
         self.best_estimator_ = best
-        declared = plan["declared_costs"][self.best_index_]
-        if declared[0] > measured_epsilon or declared[1] > measured_delta:
-            # Meta-estimators that clone their steps in fit (ColumnTransformer) send those
-            # steps' spends to deep copies of refit_accountant: never charge less than the
-            # selected candidate's declared budget.
-            cost, rule = _refit_charge(
-                (max(measured_epsilon, declared[0]), max(measured_delta, declared[1])), plan
-            )
-            if rule.startswith("measured"):
-                rule = "declared budget of the selected candidate (above the measured spend)"
-            return cost, rule
-        return _refit_charge((measured_epsilon, measured_delta), plan)
+        return _refit_charge(
+            (measured_epsilon, measured_delta), plan,
+            floor=plan["declared_costs"][self.best_index_],
+        )
 
 
 def _partition_utility(estimator, params, X, y, train, validation, fit_params, utility,
@@ -519,24 +511,29 @@ def _partition_utility(estimator, params, X, y, train, validation, fit_params, u
     return value if np.isfinite(value) else error_score
 
 
-def _refit_charge(measured, plan):
+def _refit_charge(measured, plan, floor=(0.0, 0.0)):
     """The refit cost to charge for a measured ``(epsilon, delta)`` spend, and its rule.
 
     Nothing spent is charged as nothing. Otherwise, if the grid varies a privacy parameter,
     which budget the refit spends depends on the (data-dependent) selection: charge the
-    largest over the grid.
+    largest over the grid. Else charge the measured spend, but never less than ``floor``: a
+    completed refit passes the selected candidate's declared budget, in case a step spent
+    where the measuring accountant could not see it.
     """
-    if measured[0] > 0 or measured[1] > 0:
-        if len(set(plan["declared_costs"])) > 1:
-            maximum = plan["max_refit_cost"]
-            return (
-                (max(measured[0], maximum[0]), max(measured[1], maximum[1])),
-                "maximum over the grid (the grid varies a privacy parameter)",
-            )
-    return (measured[0], measured[1]), "measured by a fresh BudgetAccountant"
-
-
-
+    if measured[0] <= 0 and measured[1] <= 0:
+        return (measured[0], measured[1]), "measured by a fresh MeasuringAccountant"
+    if len(set(plan["declared_costs"])) > 1:
+        maximum = plan["max_refit_cost"]
+        return (
+            (max(measured[0], maximum[0]), max(measured[1], maximum[1])),
+            "maximum over the grid (the grid varies a privacy parameter)",
+        )
+    if floor[0] > measured[0] or floor[1] > measured[1]:
+        return (
+            (max(measured[0], floor[0]), max(measured[1], floor[1])),
+            "declared budget of the selected candidate (above the measured spend)",
+        )
+    return (measured[0], measured[1]), "measured by a fresh MeasuringAccountant"
 
 
 def _check_scorer_applies(scorer, estimator, params):
@@ -617,9 +614,6 @@ def _accepts_sparse(estimator):
         get_tags(first).input_tags.sparse
         and not type(first).__module__.startswith("diffprivlib")
     )
-
-
-
 
 
 def _privacy_report(selection, n_partitions, refit_cost, refit_rule, total):

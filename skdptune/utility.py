@@ -42,15 +42,17 @@ class BoundedUtility:
         self.high = high
 
     def to_utility(self, score):
-        """Map a raw score to ``[0, 1]``; NaN stays NaN (the caller applies ``error_score``)."""
-        return float(np.clip((score - self.low) / (self.high - self.low), 0.0, 1.0))
+        """Map a raw score (or an array of them) to ``[0, 1]``; NaN stays NaN (the caller
+        applies ``error_score``)."""
+        return np.clip((np.asarray(score, dtype=float) - self.low) / (self.high - self.low),
+                       0.0, 1.0)
 
     def to_score(self, utility):
         """Map a utility back to the scorer's units (for reporting a DP estimate)."""
         return self.low + utility * (self.high - self.low)
 
     def __call__(self, estimator, X, y):
-        return self.to_utility(self.scorer(estimator, X, y))
+        return float(self.to_utility(self.scorer(estimator, X, y)))
 
 
 def make_utility(estimator, scoring, utility_range):
