@@ -19,7 +19,7 @@ from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClass
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
-import skdptune.search as search_module
+import skdptune.evaluate as evaluate_module
 from skdptune import PrivateGridSearchCV
 
 from datasets import model_bounds
@@ -82,7 +82,7 @@ def shared_partition_utilities():
     one-element list holding the seconds spent on those fits, which the run script adds to
     every grid search's wall time. Requires the searches to run with ``n_jobs=None``.
     """
-    original = search_module._partition_utility
+    original = evaluate_module._partition_utility
     cache, fit_seconds = {}, [0.0]
 
     def memoised(estimator, params, X, y, train, validation, *args):
@@ -93,11 +93,11 @@ def shared_partition_utilities():
             fit_seconds[0] += time.perf_counter() - start
         return cache[key]
 
-    search_module._partition_utility = memoised
+    evaluate_module._partition_utility = memoised
     try:
         yield fit_seconds
     finally:
-        search_module._partition_utility = original
+        evaluate_module._partition_utility = original
 
 
 # --- PrivateRandomizedSearchCV -------------------------------------------------------------

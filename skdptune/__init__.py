@@ -1,7 +1,8 @@
 """skdptune: tune scikit-learn models on private data with differential privacy."""
 
+from .dp_fit import reveal_fit_messages
 from .randomized import PrivateRandomizedSearchCV
 from .search import PrivateGridSearchCV
 
-__all__ = ["PrivateGridSearchCV", "PrivateRandomizedSearchCV"]
+__all__ = ["PrivateGridSearchCV", "PrivateRandomizedSearchCV", "reveal_fit_messages"]
 __version__ = "0.1.0"

@@ -4,8 +4,11 @@ Delegation of ``predict`` and friends to :attr:`best_estimator_`, the tags copie
 tuned estimator, and a ``clone`` that keeps the very same accountant object.
 """
 
+import os
+import weakref
 from numbers import Integral, Real
 
+from diffprivlib.accountant import BudgetAccountant
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
@@ -13,6 +16,38 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._sklearn_compat import HasMethods, Interval, StrOptions, _get_feature_names, _num_features
 from .accounting import PicklableBudget
+from .exceptions import AccountantCopyError
+
+_PARALLEL_ADVICE = (
+    "Run the outer loop with n_jobs=None (the search's own n_jobs parallelises its fits, also "
+    "on a dask cluster through joblib.parallel_backend('dask'))."
+)
+
+# Accountants that arrived by unpickling a search. Weak references where the accountant allows
+# them (diffprivlib's does), else strong ones.
+_COPIED_ACCOUNTANTS = weakref.WeakSet()
+_COPIED_STRONG = []
+
+
+def _mark_copied(accountant):
+    try:
+        _COPIED_ACCOUNTANTS.add(accountant)
+    except TypeError:
+        _COPIED_STRONG.append(accountant)
+
+
+def _unmark_copied(accountant):
+    try:
+        _COPIED_ACCOUNTANTS.discard(accountant)
+    except TypeError:
+        _COPIED_STRONG[:] = [copied for copied in _COPIED_STRONG if copied is not accountant]
+
+
+def _is_copied(accountant):
+    try:
+        return accountant in _COPIED_ACCOUNTANTS
+    except TypeError:
+        return any(accountant is copied for copied in _COPIED_STRONG)
 
 
 def _estimator_has(attr):
@@ -47,26 +82,82 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def _release(self, X, accountant, cost, report):
-        """Last step of ``fit``: the privacy attributes, the input's shape, and the charge.
+    def _user_accountant(self):
+        """The accountant to charge; refuses a copy made by pickling.
 
-        ``cost`` is charged to ``accountant`` once. The a-priori check makes a refusal rare
-        (another user of the same accountant in between, or a fit that spent more than it
-        declared); when it happens nothing may be released uncharged, so every fitted
-        attribute is removed before the error propagates.
+        A search pickled into another process (``cross_val_score(search, X, y, n_jobs=2)``)
+        or deep-copied carries a copy of its accountant (or, with ``accountant=None``,
+        would charge another process's default accountant): charging it would leave the
+        user's accountant short, silently.
         """
-        self.privacy_spent_ = PicklableBudget(*cost)
-        self.privacy_report_ = report
-        self.n_features_in_ = _num_features(X)
-        feature_names = _get_feature_names(X)
-        if feature_names is not None:
-            self.feature_names_in_ = feature_names
+        if self.accountant is None:
+            origin = getattr(self, "_pickled_in_pid", None)
+            if origin is not None and origin != os.getpid():
+                raise AccountantCopyError(
+                    f"This {type(self).__name__} was pickled into another process (e.g. by "
+                    "cross_val_score(search, ..., n_jobs=2) or GridSearchCV(search, n_jobs=2)) "
+                    "with accountant=None: it would charge that process's default accountant, "
+                    f"not yours. {_PARALLEL_ADVICE}"
+                )
+            return BudgetAccountant.load_default(None)
+        if _is_copied(self.accountant):
+            raise AccountantCopyError(
+                f"This {type(self).__name__}'s accountant is a copy made when the search was "
+                "pickled (sent to another process, e.g. by cross_val_score(search, ..., "
+                "n_jobs=2) or GridSearchCV(search, n_jobs=2)) or deep-copied: charging it would "
+                f"not charge yours. {_PARALLEL_ADVICE} If this copy is the accountant you mean "
+                "to charge, set it again: search.set_params(accountant=...)."
+            )
+        return self.accountant
+
+    def _charge(self, accountant, cost):
+        """Charge ``cost`` to ``accountant`` as one entry; on refusal withdraw everything.
+
+        The a-priori check makes a refusal rare (another user of the same accountant in
+        between, or a fit that spent more than it declared); when it happens nothing may stay
+        released uncharged, so every fitted attribute is removed before the error propagates.
+        """
         try:
             accountant.spend(*cost)
         except BaseException:
-            for name in [name for name in vars(self) if name.endswith("_")]:
-                delattr(self, name)
+            self._withdraw()
             raise
+
+    def _withdraw(self):
+        """Remove every fitted attribute."""
+        for name in [name for name in vars(self) if name.endswith("_")]:
+            delattr(self, name)
+
+    def _release(self, plan, cost, report):
+        """Last step of ``fit``: the privacy attributes and the input's shape (already
+        charged)."""
+        self.privacy_spent_ = PicklableBudget(*cost)
+        self.privacy_report_ = report
+        for name, value in plan["input_shape"].items():
+            if value is not None:
+                setattr(self, name, value)
+
+    def set_params(self, **params):
+        """Set parameters (as :meth:`sklearn.base.BaseEstimator.set_params`).
+
+        Setting ``accountant`` explicitly also affirms it as the accountant to charge, even
+        if it arrived as a copy (see :class:`~skdptune.exceptions.AccountantCopyError`).
+        """
+        super().set_params(**params)
+        if params.get("accountant") is not None:
+            _unmark_copied(params["accountant"])
+        return self
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state["_pickled_in_pid"] = os.getpid()
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        # Unpickling (or deepcopy) made a copy of the accountant: never charge it silently.
+        if self.accountant is not None:
+            _mark_copied(self.accountant)
 
     def _check_releases_model(self, attr):
         """Raise AttributeError when this search releases no model to delegate ``attr`` to."""
@@ -77,6 +168,8 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         # accountant: carry the very same accountant object over instead.
         cloned = super().__sklearn_clone__()
         cloned.accountant = self.accountant
+        if hasattr(self, "_pickled_in_pid"):
+            cloned._pickled_in_pid = self._pickled_in_pid
         return cloned
 
     def __sklearn_tags__(self):

@@ -1,29 +1,40 @@
-"""Fitting diffprivlib estimators so that their privacy spend is measured and leaks refused.
+"""Fitting on the private data: measured spends, captured warnings, scrubbed errors.
 
-Shared by every search: which steps take an ``accountant``, what budget a configuration
-declares, whether a configuration can be fitted privately at all, and a fit that records
-diffprivlib's ``PrivacyLeakWarning`` instead of letting it pass.
+Every fit that reads the private data (partition fits, randomized-search trials, the refit)
+runs inside :func:`private_fit_context`:
+
+- nested joblib parallelism is made sequential, so a step's spend or ``PrivacyLeakWarning``
+  cannot happen in another process, where it would go unseen (the search's own ``n_jobs`` is
+  where parallelism goes; the fit itself stays in one process and one thread);
+- every warning is recorded, never shown: whether a fit warns can depend on one record. A
+  released fit's ``PrivacyLeakWarning`` is an error; the rest are withheld, and
+  :func:`withheld_notice` says so at every fit, whether or not any was raised;
+- a failing released fit is re-raised as :class:`~skdptune.exceptions.PrivateFitError`, naming
+  the step and the exception type but not its message, which can quote the data.
+
+:func:`reveal_fit_messages` lifts the last two, for debugging on non-sensitive data.
 """
 
+import contextvars
 import threading
 import warnings
-from numbers import Real
+from contextlib import contextmanager
 
-import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.utils import PrivacyLeakWarning
-from sklearn.base import clone
-from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
-from sklearn.utils import get_tags
+from joblib import parallel_config
+from sklearn.base import BaseEstimator, clone
 
-# Parameter names whose values are privacy budgets spent by a diffprivlib estimator.
-_BUDGET_PARAMETERS = ("epsilon", "delta")
+from .exceptions import FitWarningsWithheld, PrivateFitError
 
-#: warnings.catch_warnings swaps process-wide state and is not thread-safe: a partition fit's
-#: "ignore PrivacyLeakWarning" in one thread could hide a leak from a refit in another (two
-#: searches in threads, or joblib's threading backend). Every such block holds this lock, which
-#: serialises fits under the threading backend (process backends are unaffected).
+#: warnings.catch_warnings swaps process-wide state and is not thread-safe: a fit's "record
+#: everything" in one thread would otherwise capture (or hide) another thread's refit leak.
+#: Every fit on private data holds this lock. Nested joblib calls inside the fit are made
+#: sequential, so a fit holding the lock never waits on another task (under joblib's dask
+#: backend a nested call would otherwise wait on dask while the next task blocks on the lock).
 WARNINGS_LOCK = threading.RLock()
+
+_REVEAL = contextvars.ContextVar("skdptune_reveal_fit_messages", default=False)
 
 
 class MeasuringAccountant(BudgetAccountant):
@@ -32,7 +43,9 @@ class MeasuringAccountant(BudgetAccountant):
     ``copy`` and ``deepcopy`` return the object itself. scikit-learn's ``clone`` deep-copies
     non-estimator parameters, so a meta-estimator that clones its steps during ``fit``
     (``ColumnTransformer``, ``FeatureUnion``) would otherwise send their spends to copies that
-    nobody reads, and the fit would be measured as spending less than it did.
+    nobody reads, and the fit would be measured as spending less than it did. Copies made by
+    pickling (another process) are not covered: fits run in one process
+    (:func:`private_fit_context`).
     """
 
     def __copy__(self):
@@ -42,10 +55,80 @@ class MeasuringAccountant(BudgetAccountant):
         return self
 
 
-def with_params(estimator, params, source="param_grid candidate"):
-    """A clone of ``estimator`` with ``params`` set; names the setting on a bad parameter."""
+@contextmanager
+def reveal_fit_messages():
+    """Show what fits on the private data would otherwise withhold. Non-sensitive data only.
+
+    Inside this context, a search re-raises a failed refit (or released trial) with its
+    original exception, and re-emits the warnings raised by partition fits, trials and the
+    refit. Both can quote records of the data, and whether they occur can depend on one
+    record, so they are not covered by the privacy guarantee: use this to debug a pipeline on
+    public or synthetic data of the same shape, never on the private data.
+
+    Examples
+    --------
+    >>> import skdptune
+    >>> with skdptune.reveal_fit_messages():
+    ...     pass  # search.fit(X_public, y_public)
+    """
+    token = _REVEAL.set(True)
     try:
-        return clone(estimator).set_params(**params)
+        yield
+    finally:
+        _REVEAL.reset(token)
+
+
+def revealing():
+    """Whether :func:`reveal_fit_messages` is active in this thread (read by the parent)."""
+    return _REVEAL.get()
+
+
+@contextmanager
+def private_fit_context():
+    """The context of every fit on private data; yields the list of recorded warnings."""
+    with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught, parallel_config(
+        backend="sequential"
+    ):
+        warnings.simplefilter("always")
+        yield caught
+
+
+def withheld_notice(stacklevel):
+    """Say that warnings of fits on private data are withheld, at every fit (data-independent)."""
+    if revealing():
+        return
+    warnings.warn(
+        "Warnings raised while fitting on the private data (partition fits, trials, refit) are "
+        "not shown: they, and even whether there were any, can depend on a single record. "
+        "This notice is issued at every fit. To see them, fit on non-sensitive data inside "
+        "skdptune.reveal_fit_messages().",
+        FitWarningsWithheld,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def reemit(recorded):
+    """Re-emit recorded ``(category, message)`` pairs (only under :func:`reveal_fit_messages`)."""
+    for category, message in recorded:
+        warnings.warn(message, category, stacklevel=3)
+
+
+def plain_warnings(caught):
+    """``(category, message)`` pairs of recorded warnings: picklable, for leaving a worker."""
+    return [(warning.category, str(warning.message)) for warning in caught]
+
+
+def with_params(estimator, params, source="param_grid candidate"):
+    """A clone of ``estimator`` with ``params`` set; names the setting on a bad parameter.
+
+    Estimator-valued parameters are cloned and the others deep-copied, as scikit-learn's
+    searches do: the grid's own objects are never fitted (on private data, and then shown in
+    ``cv_results_``).
+    """
+    try:
+        return clone(estimator).set_params(
+            **{name: clone(value, safe=False) for name, value in params.items()}
+        )
     except ValueError as error:
         raise ValueError(f"{source} {params} is invalid: {error}") from error
 
@@ -56,91 +139,91 @@ def set_accountants(estimator, accountant):
         key for key in estimator.get_params(deep=True)
         if key == "accountant" or key.endswith("__accountant")
     ]
-    estimator.set_params(**{key: accountant for key in keys})
+    if keys:
+        estimator.set_params(**{key: accountant for key in keys})
 
 
-def declared_budget(estimator):
-    """``(epsilon, delta)`` that a fit of ``estimator`` declares it will spend.
-
-    The sum over every (nested) ``epsilon``/``delta`` parameter: each diffprivlib step spends
-    its own budget and the steps compose sequentially. Used for a-priori budget checks, and as
-    a floor and a grid maximum when charging a fit.
-    """
-    totals = dict.fromkeys(_BUDGET_PARAMETERS, 0.0)
-    for key, value in estimator.get_params(deep=True).items():
-        name = key.rsplit("__", 1)[-1]
-        if name in totals and isinstance(value, Real) and np.isfinite(value):
-            totals[name] += float(value)
-    return totals["epsilon"], totals["delta"]
+def fit(estimator, X, y, fit_params):
+    """``estimator.fit`` with or without ``y``."""
+    if y is None:
+        return estimator.fit(X, **fit_params)
+    return estimator.fit(X, y, **fit_params)
 
 
-def check_fit_is_private(estimator, remedy):
-    """Refuse, before any data is touched, an estimator with a fitted step that cannot be DP.
-
-    Every leaf estimator (one with no estimator-valued parameters) must take a diffprivlib
-    ``accountant``, be stateless (scikit-learn's ``requires_fit=False`` tag), or be a
-    categorical encoder with declared categories (:func:`fits_nothing_from_data`).
+def fit_for_release(estimator, X, y, fit_params, accountant):
+    """Fit a model that will be released, measuring its spend on ``accountant``.
 
     Parameters
     ----------
     estimator : estimator
-        The configuration whose fitted model will be released.
-    remedy : str
-        What the caller can do instead (appended to the error message).
+        A configuration the refit gate accepted; fitted in place.
+    X, y, fit_params
+        The data and fit parameters.
+    accountant : MeasuringAccountant
+        Given to every step that takes an accountant; read it for the spend, also after a
+        failure.
+
+    Returns
+    -------
+    leak : str or None
+        The message of the first ``PrivacyLeakWarning``, or None. The caller refuses a leak.
+
+    Raises
+    ------
+    PrivateFitError
+        When the fit raises ``Exception``; names the step and the exception type but not the
+        message (raised outside the handler, so the original is not attached as context).
+        Under :func:`reveal_fit_messages` the original exception propagates instead.
     """
-    def nested_estimators(node):
-        return [
-            value for value in node.get_params(deep=True).values()
-            if hasattr(value, "get_params") and hasattr(value, "fit")
-            and not isinstance(value, type)
-        ]
+    set_accountants(estimator, accountant)
+    failure = None
+    caught = []
+    try:
+        with private_fit_context() as caught:
+            fit(estimator, X, y, fit_params)
+    except Exception as error:
+        if revealing():
+            raise
+        failure = describe_failure(error, estimator)
+    if failure is not None:
+        raise PrivateFitError(
+            f"{failure}. Its message is withheld because it can quote the private data; "
+            "reproduce the failure on non-sensitive data inside "
+            "skdptune.reveal_fit_messages() to see it."
+        )
+    leaks = [str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    if revealing():
+        reemit(plain_warnings(caught))
+    return leaks[0] if leaks else None
 
-    for node in [estimator] + nested_estimators(estimator):
-        is_leaf = not nested_estimators(node)
-        if not is_leaf or "accountant" in node.get_params(deep=False):
-            continue
-        if get_tags(node).requires_fit and not fits_nothing_from_data(node):
-            raise ValueError(
-                f"The released model must be differentially private, but "
-                f"{type(node).__name__} is fitted on the data without privacy (it takes no "
-                f"diffprivlib accountant). Use a diffprivlib estimator for this step{remedy}."
-            )
 
+def describe_failure(error, estimator):
+    """``"ValueError in step 'name' (Class)"``: the failing step and type, never the message.
 
-def fits_nothing_from_data(step):
-    """Whether a fitted step learns nothing from the data, so it needs no privacy.
-
-    Only categorical encoders whose categories are declared (public) and that do not merge
-    categories by their observed frequency qualify.
+    The step is the innermost estimator on the traceback, named by its parameter path in
+    ``estimator`` (matched by identity, else by class when one nested step has that class:
+    ``ColumnTransformer`` fits clones of its branches).
     """
-    if not isinstance(step, (OneHotEncoder, OrdinalEncoder)):
-        return False
-    params = step.get_params()
-    return (
-        not isinstance(params["categories"], str)
-        and params.get("min_frequency") is None
-        and params.get("max_categories") is None
-    )
-
-
-def fit_recording_leaks(estimator, X, y=None, **fit_params):
-    """Fit ``estimator``; return the message of its first ``PrivacyLeakWarning``, or None.
-
-    Leak warnings are recorded (not shown), every other warning is re-emitted. The caller
-    decides what a leak means: an error for a model that will be released.
-    """
-    with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        if y is None:
-            estimator.fit(X, **fit_params)
-        else:
-            estimator.fit(X, y, **fit_params)
-    leak = None
-    for warning in caught:
-        if issubclass(warning.category, PrivacyLeakWarning):
-            leak = leak if leak is not None else str(warning.message)
-        else:
-            warnings.warn_explicit(
-                warning.message, warning.category, warning.filename, warning.lineno
-            )
-    return leak
+    names = {id(estimator): "estimator"}
+    by_class = {}
+    for name, value in estimator.get_params(deep=True).items():
+        if isinstance(value, BaseEstimator):
+            names[id(value)] = name
+            by_class.setdefault(type(value), []).append(name)
+    failing = None
+    traceback = error.__traceback__
+    while traceback is not None:
+        candidate = traceback.tb_frame.f_locals.get("self")
+        if isinstance(candidate, BaseEstimator):
+            failing = candidate
+        traceback = traceback.tb_next
+    kind = type(error).__name__
+    if failing is None:
+        return f"The fit of {type(estimator).__name__} raised {kind}"
+    name = names.get(id(failing))
+    if name is None and len(by_class.get(type(failing), ())) == 1:
+        name = by_class[type(failing)][0]
+    if name == "estimator":
+        name = None
+    where = f"step {name!r} ({type(failing).__name__})" if name else type(failing).__name__
+    return f"The fit of {type(estimator).__name__} raised {kind} in {where}"

@@ -13,8 +13,10 @@ from numbers import Real
 
 import numpy as np
 from diffprivlib.mechanisms import Laplace
+from diffprivlib.utils import PrivacyLeakWarning
 from diffprivlib.utils import check_random_state as dp_check_random_state
 from joblib import Parallel, delayed
+from scipy.sparse import issparse
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ParameterSampler
 from sklearn.utils import check_random_state
@@ -32,7 +34,6 @@ from .accounting import (
     ADJACENCY,
     PRIVACY_UNIT,
     repeat_and_select_epsilon,
-    resolve_accountant,
     subsampled_tuning_cost,
     truncated_negative_binomial_gamma,
 )
@@ -40,13 +41,16 @@ from .partition import partition_labels
 from .base import BasePrivateSearch
 from .dp_fit import (
     MeasuringAccountant,
-    check_fit_is_private,
-    declared_budget,
-    fit_recording_leaks,
+    fit,
+    fit_for_release,
+    private_fit_context,
     set_accountants,
     with_params,
+    withheld_notice,
 )
+from .gate import check_release
 from .utility import make_utility
+from .validation import check_fit_params, input_shape, validate_candidate
 
 #: Laws of the number of trials, by name.
 DISTRIBUTIONS = ("poisson", "truncated_negative_binomial")
@@ -271,9 +275,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         self : PrivateRandomizedSearchCV
         """
         # 1. Validate and check the whole budget: no data has been looked at yet.
-        plan = self._plan(X, y)
-        accountant = resolve_accountant(self.accountant)
+        plan = self._plan(X, y, fit_params)
+        accountant = self._user_accountant()
         accountant.check(*plan["cost"])
+        withheld_notice(stacklevel=3)  # data-independent: at every fit
         states = self._random_states()
 
         # 2. K and the trials' hyperparameters, without data. K stays in this function: the
@@ -294,9 +299,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             self._run(X, y, fit_params, plan, settings, states)
         except BaseException:
             # The data were touched: the failure can depend on them. Charge the whole cost.
-            accountant.spend(*plan["cost"])
+            self._charge(accountant, plan["cost"])
             raise
-        self._release(X, accountant, plan["cost"], plan["report"])
+        self._charge(accountant, plan["cost"])
+        self._release(plan, plan["cost"], plan["report"])
         return self
 
     def _run(self, X, y, fit_params, plan, settings, states):
@@ -372,10 +378,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         params = plan["transferred"](chosen)
         estimator = with_params(plan["estimator"], params, source="transferred setting")
         spent = MeasuringAccountant()
-        set_accountants(estimator, spent)
-        leak = fit_recording_leaks(
+        leak = fit_for_release(
             estimator, _safe_indexing(X, final), _safe_indexing(y, final),
-            **_check_method_params(X, params=fit_params, indices=final),
+            _check_method_params(X, params=fit_params, indices=final), spent,
         )
         self._check_outcome({"model": estimator, "spent": spent.total(), "params": params,
                              "leak": leak})
@@ -401,11 +406,13 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 "epsilon is at most the search's."
             )
 
-    def _plan(self, X, y):
+    def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched; raises on any invalid input."""
         estimator = clone(self.estimator)
-        # Every trial's model may be released: the estimator must be DP.
-        check_fit_is_private(estimator, remedy="")
+        # Every trial's model may be released: the estimator must pass the refit gate (each
+        # sampled setting is checked again in _check_setting).
+        check_release(estimator, sparse_input=issparse(X), context="the estimator")
+        check_fit_params(estimator, fit_params)
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "
@@ -468,6 +475,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                                                         params))
             ),
             "report": _privacy_report(self, shape, tuning_cost, cost),
+            "sparse_input": issparse(X),
+            "input_shape": input_shape(X),
         }
 
     def _check_setting(self, plan, params):
@@ -477,8 +486,11 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         if self.subsample is not None:
             checked.append(plan["transferred"](params))
         for setting in checked:
-            epsilon_declared, delta_declared = declared_budget(
-                with_params(plan["estimator"], setting, source="sampled setting")
+            candidate = with_params(plan["estimator"], setting, source="sampled setting")
+            context = f"sampled setting {setting}"
+            validate_candidate(candidate, context)
+            epsilon_declared, delta_declared = check_release(
+                candidate, sparse_input=plan["sparse_input"], context=context
             )
             if epsilon_declared > self.epsilon * (1 + _SPEND_RTOL) or delta_declared > 0:
                 raise ValueError(
@@ -531,15 +543,15 @@ def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility
     estimator = with_params(estimator, params, source="sampled setting")
     spent = MeasuringAccountant()
     set_accountants(estimator, spent)
-    leak = None
+    caught = []
     try:
-        leak = fit_recording_leaks(
-            estimator, _safe_indexing(X, train), _safe_indexing(y, train),
-            **_check_method_params(X, params=fit_params, indices=train),
-        )
-        value = _holdout_sum(
-            estimator, _safe_indexing(X, holdout), _safe_indexing(y, holdout), scoring, utility,
-        )
+        with private_fit_context() as caught:
+            fit(estimator, _safe_indexing(X, train), _safe_indexing(y, train),
+                _check_method_params(X, params=fit_params, indices=train))
+            value = _holdout_sum(
+                estimator, _safe_indexing(X, holdout), _safe_indexing(y, holdout), scoring,
+                utility,
+            )
         if not np.isfinite(value):
             raise ValueError("the held-out score is not finite")
     except Exception:
@@ -547,6 +559,8 @@ def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility
             raise
         # Every held-out record is credited error_score in [0, 1]: sensitivity stays 1.
         estimator, value = None, error_score * len(holdout)
+    leaks = [str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    leak = leaks[0] if leaks else None
     # Plain values only: the outcome travels back from the worker by pickle, and diffprivlib's
     # Budget (what total() returns) does not unpickle.
     return {"model": estimator, "sum": float(value), "spent": tuple(map(float, spent.total())),

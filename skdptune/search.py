@@ -11,39 +11,40 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.utils import PrivacyLeakWarning
-from joblib import Parallel, delayed
 from scipy.sparse import issparse
-from sklearn.base import clone, is_classifier
+from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
-from sklearn.pipeline import Pipeline
-from sklearn.utils import assert_all_finite, check_random_state, get_tags
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from ._sklearn_compat import (
     HasMethods,
     Interval,
     StrOptions,
-    _check_method_params,
     _fit_context,
-    _safe_indexing,
     _yield_masked_array_for_each_param,
 )
-from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs, resolve_accountant
+from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs
 from .base import BasePrivateSearch
 from .dp_fit import (
-    WARNINGS_LOCK,
     MeasuringAccountant,
-    check_fit_is_private,
-    declared_budget,
-    fit_recording_leaks,
-    set_accountants,
+    fit_for_release,
+    revealing,
     with_params,
+    withheld_notice,
 )
+from .evaluate import partition_utilities
+from .gate import check_budget_types, check_release
 from .partition import partition_labels, split_indices
 from .selection import SELECTORS
 from .utility import make_utility
+from .validation import (
+    check_fit_params,
+    check_input_data,
+    check_scorer_applies,
+    input_shape,
+    validate_candidate,
+)
 
 
 class PrivateGridSearchCV(BasePrivateSearch):
@@ -246,7 +247,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
             Target; required for supervised estimators.
         **fit_params : dict
             Passed to the estimator's ``fit``; sample-aligned ones (``sample_weight``) are
-            sliced to each partition's training part, and passed whole to the refit.
+            sliced to each partition's training part, and passed whole to the refit. Every
+            name must be accepted by the estimator's ``fit``; ``groups`` is refused (the
+            guarantee is per record).
 
         Returns
         -------
@@ -255,25 +258,31 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Raises
         ------
         ValueError or TypeError
-            On invalid parameters or input (NaN or infinity the estimator does not accept,
-            sparse ``X`` it does not accept, a single class, a scorer needing a method the
-            estimator lacks), before the accountant is checked: nothing is charged.
+            On invalid parameters or input, before the accountant is checked: nothing is
+            charged. This covers every candidate the refit gate refuses
+            (:class:`~skdptune.exceptions.GateError`).
+        AccountantCopyError
+            When the accountant is a copy made by pickling (the search was sent to another
+            process); nothing is charged.
+        PrivateFitError
+            When the refit fails; its message is withheld (see
+            :func:`skdptune.reveal_fit_messages`).
 
         Notes
         -----
-        Faults (see the "Faults" page of the docs): the accountant ends charged with exactly
-        what was released. A failure before the selection ran (invalid input, a dying joblib
-        worker, ``KeyboardInterrupt``, an error with ``error_score="raise"``) charges nothing.
-        A fit or score failing on a partition gives that partition ``error_score``. Once the
-        selection ran, a later failure (the refit raises or is interrupted, leaks, or records
-        no spend) charges the selection plus what the refit's DP steps spent before failing,
-        and re-raises.
+        Charges (see the "Faults" page of the docs): the selection is charged, in its own
+        accountant entry, as soon as it has run and before anything is stored or refit; the
+        refit is charged its a-priori reservation (the grid's maximum declared budget) once it
+        has started, whether it succeeds or fails. A failure before the selection (invalid
+        input, a dying worker, ``KeyboardInterrupt``, ``error_score="raise"``) charges nothing.
+        If a charge is refused, every fitted attribute is removed before the error propagates.
         """
         # 1. Validate everything and check the budget: no data has been looked at yet.
-        plan = self._plan(X, y)
-        accountant = resolve_accountant(self.accountant)
+        plan = self._plan(X, y, fit_params)
+        accountant = self._user_accountant()
         accountant.check(*plan["a_priori_cost"])
-
+        reveal = revealing()
+        withheld_notice(stacklevel=3)  # data-independent: at every fit
         partition_seed, noise_state = self._random_states()
 
         # 2. Partition: independent labels per record (see skdptune.partition).
@@ -283,21 +292,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
         splits = split_indices(partition, is_validation, self.n_partitions)
 
         # 3. Evaluate every candidate on every partition. These utilities are raw, non-private
-        # values: they stay in this local variable and reach the user only through the selector.
-        per_partition = Parallel(
-            n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch, verbose=self.verbose
-        )(
-            delayed(_partition_utility)(
-                plan["estimator"], params, X, y, train, validation, fit_params,
-                plan["utility"], self.error_score,
-            )
-            for params in plan["candidates"]
-            for train, validation in splits
+        # values (sensitivity 1 / k each, all candidates at once): they stay in this local
+        # variable and reach the user only through the selector.
+        utilities = partition_utilities(
+            plan["estimator"], plan["candidates"], X, y, splits, fit_params, plan["utility"],
+            self.error_score, n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch,
+            verbose=self.verbose, reveal=reveal,
         )
-        # Each partition utility lies in [0, 1] and one record changes one partition, so the
-        # mean over the k partitions has sensitivity 1 / k for every candidate at once.
-        utilities = np.asarray(per_partition, dtype=float).reshape(-1, self.n_partitions)
-        utilities = utilities.mean(axis=1)
 
         # 4. Select: the selector's result is (epsilon, delta)-DP; everything below is
         # post-processing of it, plus the refit's own DP spend.
@@ -308,33 +309,28 @@ class PrivateGridSearchCV(BasePrivateSearch):
             delta=self.delta,
             random_state=noise_state,
         )
-        del utilities, per_partition
+        del utilities
         selection_cost = (selection.epsilon, selection.delta)
 
-        refit_accountant = MeasuringAccountant()
-        try:
-            self._store_selection(selection, plan)
-            refit_cost, refit_rule = (0.0, 0.0), "no refit"
-            self.refit_time_ = 0.0
-            if self.refit:
-                refit_cost, refit_rule = self._refit(X, y, fit_params, plan, refit_accountant)
-        except BaseException:
-            # Released by now: the selection (stored on self, and the error can depend on the
-            # selected candidate) and whatever the refit's DP steps spent before the failure
-            # (their outputs stay reachable from the traceback). Charge both, composed
-            # sequentially, and re-raise; see "Faults" in the docs.
-            partial_refit_cost, _ = _refit_charge(refit_accountant.total(), plan)
-            accountant.spend(*add_costs(selection_cost, partial_refit_cost))
-            raise
+        # 5. Account for the selection before anything is released or refit.
+        self._charge(accountant, selection_cost)
+        self._store_selection(selection, plan)
 
-        # 6. Account: selection and refit compose sequentially (basic composition).
+        # 6. Refit: charged its a-priori reservation once it starts.
+        refit_cost, refit_rule = (0.0, 0.0), "no refit"
+        self.refit_time_ = 0.0
+        if self.refit:
+            refit_cost, refit_rule = self._refit(X, y, fit_params, plan, accountant,
+                                                 selection_cost)
+
+        # 7. Report: selection and refit compose sequentially (basic composition).
         total = add_costs(selection_cost, refit_cost)
         self.n_partitions_ = self.n_partitions
         report = _privacy_report(selection, self.n_partitions, refit_cost, refit_rule, total)
-        self._release(X, accountant, total, report)
+        self._release(plan, total, report)
         return self
 
-    def _plan(self, X, y):
+    def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched; raises on any invalid input."""
         selector = self.selector
         if isinstance(selector, str):
@@ -351,15 +347,20 @@ class PrivateGridSearchCV(BasePrivateSearch):
             )
         estimator = clone(self.estimator)
         scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
+        check_fit_params(estimator, fit_params)
+        sparse_input = issparse(X)
         declared_costs = []
         for params in candidates:
             candidate = with_params(estimator, params)
-            declared_costs.append(declared_budget(candidate))
-            _check_scorer_applies(scorer, candidate, params)
-        if self.refit:
-            check_fit_is_private(
-                estimator, remedy=", or pass refit=False to run the private selection only"
-            )
+            context = f"param_grid candidate {params}"
+            validate_candidate(candidate, context)
+            check_budget_types(candidate, context)
+            check_scorer_applies(scorer, candidate, params)
+            if self.refit:
+                # The gate, on every candidate: the grid can swap steps.
+                declared_costs.append(
+                    check_release(candidate, sparse_input=sparse_input, context=context)
+                )
 
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(
@@ -369,7 +370,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         n_samples = _num_samples(X)
         if y is not None:
             check_consistent_length(X, y)
-        _check_input_data(X, y, estimator)
+        # With refit=True the gate has followed sparse input through every step.
+        check_input_data(X, y, estimator, check_sparse=not self.refit)
         fraction = min(self.validation_fraction, 1 - self.validation_fraction)
         # Rounded first: 1 - 0.9 is 0.0999..., which would ask for one record too many.
         needed = math.ceil(round(self.n_partitions / fraction, 9))
@@ -382,9 +384,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"{max(int(n_samples * fraction), 1)})."
             )
 
+        # What the refit can spend, whichever candidate the (data-dependent) selection picks.
         max_refit_cost = (
-            max(c[0] for c in declared_costs), max(c[1] for c in declared_costs)
-        ) if self.refit else (0.0, 0.0)
+            (max(c[0] for c in declared_costs), max(c[1] for c in declared_costs))
+            if self.refit else (0.0, 0.0)
+        )
         return {
             "selector": selector,
             "candidates": candidates,
@@ -395,6 +399,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "scorer": scorer,
             "utility": utility,
             "n_samples": n_samples,
+            "input_shape": input_shape(X),
         }
 
     def _random_states(self):
@@ -442,11 +447,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         results["selected"] = np.arange(len(candidates)) == index
         self.cv_results_ = results
 
-    def _refit(self, X, y, fit_params, plan, refit_accountant):
-        """Refit the selected candidate on all the data and measure its privacy spend.
+    def _refit(self, X, y, fit_params, plan, accountant, selection_cost):
+        """Refit the selected candidate on all the data, charge it, and release it.
 
-        ``refit_accountant`` is a fresh accountant given to every DP step; the caller reads it
-        to charge a partial spend when the refit fails.
+        The charge is the a-priori reservation, the largest budget any candidate of the grid
+        declares (which candidate is refit depends on the data, so charging its own budget
+        would reveal it), and never less than what the refit was measured to spend. It is
+        charged once the refit has started, whether it succeeds or fails: a failure can
+        depend on the data and on the selected candidate.
 
         Returns
         -------
@@ -456,164 +464,52 @@ class PrivateGridSearchCV(BasePrivateSearch):
             How the cost was obtained.
         """
         best = with_params(plan["estimator"], self.best_params_)
-        set_accountants(best, refit_accountant)
+        measuring = MeasuringAccountant()
+        reservation = plan["max_refit_cost"]
         start = time.perf_counter()
-        leak = fit_recording_leaks(best, X, y, **fit_params)
+        try:
+            leak = fit_for_release(best, X, y, fit_params, measuring)
+        except BaseException:
+            self._charge(accountant, _at_least(reservation, measuring.total()))
+            raise
         self.refit_time_ = time.perf_counter() - start
-        if leak is not None:
+        measured = tuple(map(float, measuring.total()))
+        cost = _at_least(reservation, measured)
+        failure = _refit_failure(leak, measured, plan["declared_costs"][self.best_index_])
+        self._charge(accountant, cost)
+        if failure is not None:
             raise ValueError(
-                f"The refit of {self.best_params_} is not private: it warned "
-                f"PrivacyLeakWarning({leak}). Declare the bounds the estimator "
-                "asks for (bounds=..., data_norm=...) from public knowledge, not from the data."
-            )
-        measured_epsilon, measured_delta = refit_accountant.total()
-        if measured_epsilon <= 0:
-            raise ValueError(
-                f"The refit of {type(best).__name__} with {self.best_params_} recorded no "
-                "privacy spend, so it is not differentially private. Use a diffprivlib "
-                "estimator (or a pipeline of them), or pass refit=False to run the selection "
-                "only."
+                f"The refit of {type(best).__name__} with {self.best_params_} {failure}; no "
+                f"model is released. Charged: the selection {selection_cost} and the refit "
+                f"{cost}."
             )
         self.best_estimator_ = best
-        return _refit_charge(
-            (measured_epsilon, measured_delta), plan,
-            floor=plan["declared_costs"][self.best_index_],
-        )
+        rule = "a-priori reservation: the largest budget a candidate of the grid declares"
+        return cost, rule
 
 
-def _partition_utility(estimator, params, X, y, train, validation, fit_params, utility,
-                       error_score):
-    """Fit one candidate on one partition's training rows; its bounded utility on the rest.
+def _at_least(reservation, measured):
+    """The refit charge: the reservation, raised to a measured spend that exceeds it."""
+    return (max(reservation[0], measured[0]), max(reservation[1], measured[1]))
 
-    Runs in a joblib worker. The clone gets a throw-away accountant on every step (partition
-    fits are not charged: the selection's guarantee does not depend on them being private) and
-    its PrivacyLeakWarnings are silenced for the same reason.
+
+def _refit_failure(leak, measured, declared):
+    """Why a completed refit may not be released, or None.
+
+    The gate admits only steps whose spend is known; a leak, no spend at all, or a spend above
+    the declared budget means that knowledge was wrong, and the model is withheld.
     """
-    estimator = with_params(estimator, params)
-    set_accountants(estimator, BudgetAccountant())
-    try:
-        with WARNINGS_LOCK, warnings.catch_warnings():
-            warnings.simplefilter("ignore", PrivacyLeakWarning)
-            train_params = _check_method_params(X, params=fit_params, indices=train)
-            X_train = _safe_indexing(X, train)
-            X_validation = _safe_indexing(X, validation)
-            if y is None:
-                estimator.fit(X_train, **train_params)
-                value = utility(estimator, X_validation, None)
-            else:
-                estimator.fit(X_train, _safe_indexing(y, train), **train_params)
-                value = utility(estimator, X_validation, _safe_indexing(y, validation))
-    except Exception:
-        if error_score == "raise":
-            raise
-        return error_score
-    # A NaN score (e.g. an empty validation part) is a failure like any other.
-    return value if np.isfinite(value) else error_score
-
-
-def _refit_charge(measured, plan, floor=(0.0, 0.0)):
-    """The refit cost to charge for a measured ``(epsilon, delta)`` spend, and its rule.
-
-    Nothing spent is charged as nothing. Otherwise, if the grid varies a privacy parameter,
-    which budget the refit spends depends on the (data-dependent) selection: charge the
-    largest over the grid. Else charge the measured spend, but never less than ``floor``: a
-    completed refit passes the selected candidate's declared budget, in case a step spent
-    where the measuring accountant could not see it.
-    """
-    if measured[0] <= 0 and measured[1] <= 0:
-        return (measured[0], measured[1]), "measured by a fresh MeasuringAccountant"
-    if len(set(plan["declared_costs"])) > 1:
-        maximum = plan["max_refit_cost"]
-        return (
-            (max(measured[0], maximum[0]), max(measured[1], maximum[1])),
-            "maximum over the grid (the grid varies a privacy parameter)",
-        )
-    if floor[0] > measured[0] or floor[1] > measured[1]:
-        return (
-            (max(measured[0], floor[0]), max(measured[1], floor[1])),
-            "declared budget of the selected candidate (above the measured spend)",
-        )
-    return (measured[0], measured[1]), "measured by a fresh MeasuringAccountant"
-
-
-def _check_scorer_applies(scorer, estimator, params):
-    """Refuse a scorer that needs a method (``predict_proba``...) the candidate lacks.
-
-    Otherwise every partition score would raise and silently become ``error_score``. Decided
-    from the unfitted candidate (``available_if`` answers before fit), so no data is touched.
-    """
-    # scikit-learn scorers name the prediction methods they can use (any one suffices).
-    methods = getattr(scorer, "_response_method", None)
-    if methods is None:
-        return
-    methods = (methods,) if isinstance(methods, str) else tuple(methods)
-    if not any(hasattr(estimator, method) for method in methods):
-        raise ValueError(
-            f"The scorer {scorer!r} needs {' or '.join(methods)}, which "
-            f"{type(estimator).__name__} with {params} does not provide. Use a scorer based on "
-            "predict (e.g. 'accuracy'), or an estimator (or parameters) that provide it."
-        )
-
-
-def _check_input_data(X, y, estimator):
-    """scikit-learn's input validation, before anything is charged.
-
-    Like the checks in every estimator's ``fit`` (and diffprivlib's), these look at the data
-    and reveal, by raising, one non-private fact: that the data are invalid for the estimator.
-    They raise before the accountant is checked, so nothing is charged (see docs/faults.md).
-    """
-    name = type(estimator).__name__
-    if issparse(X) and not _accepts_sparse(estimator):
-        raise TypeError(
-            f"X is a sparse matrix, but {name} does not accept sparse input (diffprivlib "
-            "models need dense arrays). Densify X (X.toarray()) or put a step that accepts "
-            "sparse input first."
-        )
-    checks = [(y, "y")]
-    if not get_tags(_first_step(estimator)).input_tags.allow_nan:
-        checks.insert(0, (X, "X"))
-    for values, input_name in checks:
-        if values is None:
-            continue
-        try:
-            assert_all_finite(values, input_name=input_name)
-        except ValueError as error:
-            raise ValueError(
-                f"{input_name} contains NaN or infinity ({error}), and {name} does not accept "
-                "them. Remove or impute those values before fit (an imputer inside the "
-                "pipeline must not learn its fill values from the private data)."
-            ) from None
-    # np.asarray first: np.ndim on an array-like that is not an array (a list, or scikit-learn's
-    # _NotAnArray) goes through __array_function__, which such objects may refuse.
-    if y is not None and is_classifier(estimator) and np.asarray(y).ndim == 1:
-        if np.unique(np.asarray(y)).size < 2:
-            raise ValueError(
-                f"y has a single class, and {name} is a classifier: one class leaves "
-                "nothing to tune. Pass y with at least two classes."
-            )
-
-
-def _first_step(estimator):
-    """The step that receives ``X`` first (a pipeline's tags do not all follow it)."""
-    while isinstance(estimator, Pipeline):
-        steps = [step for _, step in estimator.steps if step not in (None, "passthrough")]
-        if not steps:
-            break
-        estimator = steps[0]
-    return estimator
-
-
-def _accepts_sparse(estimator):
-    """Whether the first step declares sparse input support (scikit-learn's tag).
-
-    diffprivlib models inherit ``sparse=True`` from scikit-learn parents but reject sparse
-    input, so a diffprivlib first step counts as dense-only.
-    """
-    first = _first_step(estimator)
-    return (
-        get_tags(first).input_tags.sparse
-        and not type(first).__module__.startswith("diffprivlib")
-    )
+    if leak is not None:
+        return (f"is not private: it warned PrivacyLeakWarning({leak}). Declare the bounds the "
+                "estimator asks for (bounds=..., data_norm=...) from public knowledge, not from "
+                "the data")
+    if measured[0] <= 0:
+        return "recorded no privacy spend, so it is not differentially private"
+    tolerance = 1e-9 * max(1.0, declared[0])
+    if measured[0] > declared[0] + tolerance or measured[1] > declared[1] + tolerance:
+        return (f"spent {measured}, more than the {declared} its parameters declare: the gate's "
+                "knowledge of a step is wrong")
+    return None
 
 
 def _privacy_report(selection, n_partitions, refit_cost, refit_rule, total):

@@ -57,3 +57,29 @@ def recording_selector():
             )
 
     return RecordingSelector
+
+
+@pytest.fixture
+def allow_in_gate(monkeypatch):
+    """Admit test doubles of diffprivlib models to the refit gate for one test.
+
+    The doubles "spend" their ``epsilon`` on the accountant they are given, as diffprivlib
+    models do; the gate's allowlist (``skdptune.gate.ALLOWED``) is restored after the test.
+    """
+    from skdptune import gate
+
+    def allow(*classes):
+        for cls in classes:
+            monkeypatch.setitem(gate.ALLOWED, cls, gate.Rule("dp", "a test double"))
+
+    return allow
+
+
+def grid_charges(search):
+    """The accountant entries a fitted PrivateGridSearchCV made: the selection, then the refit
+    (charged separately, the selection before the refit starts)."""
+    report = search.privacy_report_
+    entries = [(report["selection_epsilon"], report["selection_delta"])]
+    if search.refit:
+        entries.append((report["refit_epsilon"], report["refit_delta"]))
+    return entries

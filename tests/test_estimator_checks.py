@@ -86,10 +86,10 @@ def test_inside_a_pipeline_and_cross_val_score(binary_data):
     pipeline.fit(X, y)
     assert pipeline.predict(X).shape == (len(X),)
     np.testing.assert_array_equal(pipeline.classes_, [0, 1])
-    assert len(acc.spent_budget) == 1
+    assert len(acc.spent_budget) == 2  # the selection, then the refit
     scores = cross_val_score(pipeline, X, y, cv=2)
     assert scores.shape == (2,) and np.all((scores >= 0) & (scores <= 1))
-    assert len(acc.spent_budget) == 3  # the clones made by cross_val_score charged acc
+    assert len(acc.spent_budget) == 6  # the clones made by cross_val_score charged acc
 
 
 def test_fitted_attributes(binary_data):

@@ -18,7 +18,8 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
 
 from skdptune import PrivateGridSearchCV
-from skdptune import search as search_module
+from skdptune import evaluate as evaluate_module
+from skdptune.exceptions import PrivateFitError
 
 N_SAMPLES = 200
 pytestmark = pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
@@ -108,18 +109,23 @@ def make_search(estimator, param_grid, accountant, **params):
     return PrivateGridSearchCV(estimator, param_grid, **defaults)
 
 
+@pytest.fixture(autouse=True)
+def mocks_pass_the_gate(allow_in_gate):
+    allow_in_gate(MockDPClassifier, MockDPTransformer)
+
+
 @pytest.fixture
 def partition_results(monkeypatch):
     """Record every ``(params, utility)`` that ``_partition_utility`` returns (n_jobs=1)."""
     records = []
-    original = search_module._partition_utility
+    original = evaluate_module._partition_utility
 
     def spy(estimator, params, *args, **kwargs):
-        value = original(estimator, params, *args, **kwargs)
+        value, recorded = original(estimator, params, *args, **kwargs)
         records.append((params, value))
-        return value
+        return value, recorded
 
-    monkeypatch.setattr(search_module, "_partition_utility", spy)
+    monkeypatch.setattr(evaluate_module, "_partition_utility", spy)
     return records
 
 
@@ -160,57 +166,53 @@ def test_candidate_failing_on_all_partitions_is_not_selected_and_fit_succeeds(
     assert_charged(accountant, search.privacy_spent_)
 
 
-def test_only_candidate_failing_everywhere_raises_and_charges_the_selection():
+def test_only_candidate_failing_everywhere_raises_and_charges_the_reservation():
     X, y = make_data()
     accountant = BudgetAccountant()
     search = make_search(MockDPClassifier(fail="always"), {"epsilon": [1.0]}, accountant)
-    with pytest.raises(ValueError, match="scripted failure"):
+    with pytest.raises(PrivateFitError, match="raised ValueError in MockDPClassifier") as error:
         search.fit(X, y)
-    # The refit's error depends on the selection: the selection (and nothing else) is charged.
-    assert_charged(accountant, (1.0, 1e-6))
+    assert "scripted failure" not in str(error.value)  # the message is withheld
+    # The selection, in its own entry, then the refit's reservation: it started.
+    assert accountant.spent_budget == [(1.0, 1e-6), (1.0, 0.0)]
 
 
-def test_failure_only_in_refit_charges_the_selection_only():
+def test_failure_only_in_refit_charges_the_selection_and_the_reservation():
     X, y = make_data()
     accountant = BudgetAccountant()
     search = make_search(MockDPClassifier(fail="refit"), {"epsilon": [0.5, 2.0]}, accountant)
-    with pytest.raises(ValueError, match="scripted failure"):
+    with pytest.raises(PrivateFitError, match="raised ValueError"):
         search.fit(X, y)
-    # Nothing of the refit was spent before it failed, so the grid's maximum is not charged.
-    assert_charged(accountant, (1.0, 1e-6))
+    # Whether the refit fails can depend on the data and the selected candidate: the charge is
+    # the a-priori reservation (the grid's largest budget), not what was spent before failing.
+    assert_charged(accountant, (1.0 + 2.0, 1e-6))
     assert hasattr(search, "selection_") and not hasattr(search, "best_estimator_")
 
 
 @pytest.mark.parametrize(
     "grid, expected_refit",
     [
-        # The transformer spent 0.3 before the classifier failed: charged as released.
-        ({"clf__epsilon": [1.0]}, 0.3),
-        # Same, but which steps run depends on the selected candidate: the grid's maximum
-        # declared refit cost (0.3 + 2.0) bounds any partial spend.
-        ({"clf__epsilon": [0.5, 2.0]}, 2.3),
+        ({"clf__epsilon": [1.0]}, 0.3 + 1.0),
+        ({"clf__epsilon": [0.5, 2.0]}, 0.3 + 2.0),
     ],
 )
-def test_refit_failing_after_a_dp_step_spent_charges_that_spend(grid, expected_refit):
+def test_refit_failing_after_a_dp_step_spent_charges_the_reservation(grid, expected_refit):
     X, y = make_data()
     accountant = BudgetAccountant()
     pipeline = Pipeline([("scale", MockDPTransformer()), ("clf", MockDPClassifier(fail="refit"))])
-    with pytest.raises(ValueError, match="scripted failure"):
+    with pytest.raises(PrivateFitError, match="raised ValueError in step 'clf'"):
         make_search(pipeline, grid, accountant).fit(X, y)
     assert_charged(accountant, (1.0 + expected_refit, 1e-6))
 
 
-def test_refit_failing_inside_a_column_transformer_charges_the_cloned_steps_spend():
-    # ColumnTransformer clones its transformer during fit; the refit's accountant survives the
-    # clone (MeasuringAccountant), so the 0.3 the clone spent before the classifier failed is
-    # measured and charged with the selection.
+def test_refit_failing_inside_a_column_transformer_is_named_and_charged():
     X, y = make_data()
     accountant = BudgetAccountant()
     columns = ColumnTransformer([("scale", MockDPTransformer(), [0, 1])])
     pipeline = Pipeline([("columns", columns), ("clf", MockDPClassifier(fail="refit"))])
-    with pytest.raises(ValueError, match="scripted failure"):
+    with pytest.raises(PrivateFitError, match="in step 'clf'"):
         make_search(pipeline, {"clf__epsilon": [1.0]}, accountant).fit(X, y)
-    assert_charged(accountant, (1.0 + 0.3, 1e-6))
+    assert_charged(accountant, (1.0 + 0.3 + 1.0, 1e-6))
 
 
 def test_scorer_that_raises_gives_error_score_and_fit_succeeds(partition_results):
@@ -256,7 +258,7 @@ def test_keyboard_interrupt_in_the_refit_charges_the_selection():
     )
     with pytest.raises(KeyboardInterrupt):
         search.fit(X, y)
-    assert_charged(accountant, (1.0, 1e-6))
+    assert_charged(accountant, (1.0 + 1.0, 1e-6))
 
 
 def test_dying_worker_is_not_swallowed_and_charges_nothing():

@@ -18,7 +18,7 @@ from sklearn.base import clone
 from sklearn.metrics import accuracy_score
 
 from skdptune import PrivateGridSearchCV
-from skdptune import search as search_module
+from skdptune import evaluate as evaluate_module
 from skdptune.partition import partition_labels, split_indices
 
 SEED = 7
@@ -76,13 +76,14 @@ def all_floats(root):
 def fitted_and_utilities(binary_data, monkeypatch):
     X, y = binary_data
     returned = []
-    original = search_module._partition_utility
+    original = evaluate_module._partition_utility
 
     def spy(*args, **kwargs):
-        returned.append(original(*args, **kwargs))
-        return returned[-1]
+        value, recorded = original(*args, **kwargs)
+        returned.append(value)
+        return value, recorded
 
-    monkeypatch.setattr(search_module, "_partition_utility", spy)
+    monkeypatch.setattr(evaluate_module, "_partition_utility", spy)
     search = PrivateGridSearchCV(
         ESTIMATOR, GRID, epsilon=1.0, n_partitions=N_PARTITIONS, accountant=BudgetAccountant(),
         random_state=SEED,

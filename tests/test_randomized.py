@@ -3,11 +3,13 @@
 import math
 import pickle
 import secrets
+import warnings
 
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, LogisticRegression
+from diffprivlib.utils import PrivacyLeakWarning
 from dp_accounting import dp_event
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 from scipy import stats
@@ -24,6 +26,7 @@ from skdptune.accounting import (
     truncated_negative_binomial_gamma,
     truncated_negative_binomial_mean,
 )
+from skdptune.exceptions import GateError
 from skdptune.randomized import PrivateRandomizedSearchCV, _sample_trial_count
 
 BOUNDS = ([-3.0] * 4, [3.0] * 4)
@@ -302,11 +305,33 @@ def test_clone_keeps_the_accountant(data):
     assert len(accountant.spent_budget) == 1
 
 
-def test_leak_is_an_error_and_is_charged(data):
+def test_undeclared_bounds_are_refused_before_data(data):
     X, y = data
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
         GaussianNB(), {"var_smoothing": [1e-9]}, mean=2.0, accountant=accountant,
+        random_state=0,
+    )
+    with pytest.raises(GateError, match="bounds=None would be read from the private data"):
+        search.fit(X, y)
+    assert accountant.spent_budget == []
+
+
+class LeakingNB(GaussianNB):
+    """A GaussianNB (with declared bounds) that warns PrivacyLeakWarning when fitted."""
+
+    def fit(self, X, y, sample_weight=None):
+        warnings.warn("scripted leak", PrivacyLeakWarning)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_leak_from_an_admitted_step_is_an_error_and_is_charged(data, allow_in_gate):
+    # Defence in depth: a step the gate admits but that leaks anyway.
+    allow_in_gate(LeakingNB)
+    X, y = data
+    accountant = BudgetAccountant()
+    search = PrivateRandomizedSearchCV(
+        LeakingNB(bounds=(-5, 5)), {"var_smoothing": [1e-9]}, mean=2.0, accountant=accountant,
         random_state=0,
     )
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
@@ -320,7 +345,7 @@ def test_non_private_estimator_refused_before_data(data):
     search = PrivateRandomizedSearchCV(
         PlainLogisticRegression(), {"C": [1.0]}, accountant=accountant
     )
-    with pytest.raises(ValueError, match="must be differentially private"):
+    with pytest.raises(GateError, match="refit gate refuses the estimator"):
         search.fit(X, y)
     assert accountant.spent_budget == []
 

@@ -17,6 +17,7 @@ from sklearn.datasets import load_iris
 from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
 
+from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
 
 # The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
@@ -31,7 +32,7 @@ def fit_search(estimator, grid, X, y, **params):
         estimator, grid, epsilon=SELECTION[0], delta=SELECTION[1], n_partitions=5,
         accountant=acc, random_state=0, **params,
     ).fit(X, y)
-    assert acc.spent_budget == [tuple(search.privacy_spent_)]
+    assert acc.spent_budget == grid_charges(search)
     return search
 
 

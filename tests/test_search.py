@@ -4,12 +4,14 @@ private refit, what the fitted object releases, and bad input."""
 import pickle
 import struct
 
+import warnings
+
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, KMeans, LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
-from diffprivlib.utils import BudgetError
+from diffprivlib.utils import BudgetError, PrivacyLeakWarning
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.model_selection import cross_val_score
@@ -17,7 +19,8 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
 
-import skdptune.search
+import skdptune.evaluate
+from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
 from skdptune.selection import ProposeTestDoubling
 from skdptune.selection.doubling import auto_max_iter
@@ -47,14 +50,14 @@ def partition_calls(monkeypatch):
     """Records every call of ``_partition_utility`` (the only place data are fitted before the
     refit): its params, train and validation rows, and the utility it returned."""
     calls = []
-    original = skdptune.search._partition_utility
+    original = skdptune.evaluate._partition_utility
 
     def spy(estimator, params, X, y, train, validation, *args):
-        value = original(estimator, params, X, y, train, validation, *args)
+        value, recorded = original(estimator, params, X, y, train, validation, *args)
         calls.append((params, tuple(train), tuple(validation), value))
-        return value
+        return value, recorded
 
-    monkeypatch.setattr(skdptune.search, "_partition_utility", spy)
+    monkeypatch.setattr(skdptune.evaluate, "_partition_utility", spy)
     return calls
 
 
@@ -98,17 +101,31 @@ def test_utilities_are_rescaled_and_clipped(binary_data, recording_selector):
     np.testing.assert_allclose(recording_selector.calls[0]["utilities"], [0.25, 1.0])
 
 
-def test_failed_partition_fit_contributes_error_score(binary_data, recording_selector):
+def test_failed_partition_score_contributes_error_score(binary_data, recording_selector):
     X, y = binary_data
-    search_of(
-        SkLogisticRegression(), {"C": [1.0, -1.0]}, refit=False, error_score=0.3,
-        selector=recording_selector(),
-    ).fit(X, y)
-    assert recording_selector.calls[0]["utilities"][1] == 0.3
-    with pytest.raises(ValueError, match="C"):
-        search_of(SkLogisticRegression(), {"C": [-1.0]}, refit=False, error_score="raise").fit(
-            X, y
-        )
+
+    def scorer(estimator, X, y):
+        if estimator.max_depth == 2:
+            raise RuntimeError("scripted scoring failure")
+        return 0.75
+
+    params = dict(scoring=scorer, utility_range=(0, 1), refit=False)
+    search_of(SkDecisionTree(), {"max_depth": [1, 2]}, error_score=0.3,
+              selector=recording_selector(), **params).fit(X, y)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.75, 0.3])
+    with pytest.raises(RuntimeError, match="scripted scoring failure"):
+        search_of(SkDecisionTree(), {"max_depth": [2]}, error_score="raise", **params).fit(X, y)
+
+
+def test_invalid_candidate_parameters_are_refused_before_data(binary_data, partition_calls):
+    # A parameter every fit would reject is refused up front, not scored error_score
+    # everywhere.
+    X, y = binary_data
+    acc = BudgetAccountant()
+    with pytest.raises(ValueError, match=r"param_grid candidate \{'C': -1.0\}.*'C' parameter"):
+        search_of(SkLogisticRegression(), {"C": [1.0, -1.0]}, refit=False,
+                  accountant=acc).fit(X, y)
+    assert acc.spent_budget == [] and partition_calls == []
 
 
 def test_sample_weight_is_sliced_to_each_partition(binary_data):
@@ -129,12 +146,12 @@ def test_pure_dp_selection_uses_basic_composition(binary_data):
     assert report["total_delta"] == 0.0
 
 
-def test_accountant_is_charged_once_with_privacy_spent(binary_data):
+def test_accountant_is_charged_the_selection_then_the_refit(binary_data):
     X, y = binary_data
     acc = BudgetAccountant()
     search = search_of(gnb(epsilon=0.7), {"var_smoothing": [1e-9, 1e-6]}, accountant=acc,
                        epsilon=0.4).fit(X, y)
-    assert acc.spent_budget == [tuple(search.privacy_spent_)]
+    assert acc.spent_budget == [(0.4, 1e-6), (0.7, 0.0)]
     assert tuple(search.privacy_spent_) == pytest.approx((0.4 + 0.7, 1e-6))
 
 
@@ -143,7 +160,7 @@ def test_default_accountant_is_charged(binary_data):
     acc = BudgetAccountant()
     with acc:  # makes it diffprivlib's default accountant
         search = search_of(accountant=None).fit(X, y)
-    assert acc.spent_budget == [tuple(search.privacy_spent_)]
+    assert acc.spent_budget == grid_charges(search)
 
 
 def test_non_dp_refit_raises_before_touching_data(binary_data, partition_calls):
@@ -172,16 +189,36 @@ def test_non_dp_estimator_works_with_refit_false(binary_data):
     assert search.best_params_ in [{"C": 0.1}, {"C": 1.0}]
 
 
-@pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
-def test_leaking_refit_raises_and_charges_the_selection(binary_data):
+def test_undeclared_bounds_are_refused_before_data(binary_data, partition_calls):
     X, y = binary_data
     acc = BudgetAccountant()
-    with pytest.raises(ValueError, match="PrivacyLeakWarning"):
-        # No bounds: GaussianNB computes them from the data.
+    with pytest.raises(ValueError, match="bounds=None would be read from the private data"):
+        # No bounds: GaussianNB would compute them from the data.
         search_of(GaussianNB(), {"epsilon": [1.0]}, accountant=acc, epsilon=0.5).fit(X, y)
-    # Released before the failure, so charged: the selection (the failure may depend on its
-    # outcome) and what the refit's GaussianNB spent (epsilon=1.0) before its leak was seen.
-    assert acc.spent_budget == [pytest.approx((0.5 + 1.0, 1e-6))]
+    assert acc.spent_budget == [] and partition_calls == []
+
+
+class LeakingNB(GaussianNB):
+    """A GaussianNB (with declared bounds) that warns PrivacyLeakWarning when fitted."""
+
+    def fit(self, X, y, sample_weight=None):
+        warnings.warn("scripted leak", PrivacyLeakWarning)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
+def test_leaking_refit_is_withheld_and_charged(binary_data, allow_in_gate):
+    # Defence in depth: a step the gate admits but that leaks anyway.
+    allow_in_gate(LeakingNB)
+    X, y = binary_data
+    acc = BudgetAccountant()
+    search = search_of(LeakingNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant=acc,
+                       epsilon=0.5)
+    with pytest.raises(ValueError, match="PrivacyLeakWarning"):
+        search.fit(X, y)
+    # The selection, then the refit's reservation: it ran.
+    assert acc.spent_budget == [(0.5, 1e-6), (1.0, 0.0)]
+    assert not hasattr(search, "best_estimator_")
 
 
 def test_privacy_varying_grid_charges_the_maximum(binary_data, recording_selector):
@@ -276,8 +313,8 @@ def test_clone_keeps_the_accountant(binary_data):
     assert clone(search).accountant is acc
     assert clone(make_pipeline(FunctionTransformer(), search))[-1].accountant is acc
     cross_val_score(search, X, y, cv=2)
-    assert len(acc.spent_budget) == 2
-    assert all(spent[0] > search.epsilon for spent in acc.spent_budget)
+    # Two fits, each charged its selection then its refit.
+    assert acc.spent_budget == [(1.0, 1e-6), (2.0, 0.0)] * 2
 
 
 def test_set_params_reaches_the_selector_instance(binary_data):

@@ -1,0 +1,35 @@
+"""Exceptions and warnings of skdptune."""
+
+
+class GateError(ValueError):
+    """A configuration that cannot be released privately, refused before any data are read.
+
+    Raised by the refit gate (:mod:`skdptune.gate`) with the step, the reason and the remedy.
+    """
+
+
+class PrivateFitError(RuntimeError):
+    """A fit on the private data failed; its original message is withheld.
+
+    Exception messages can quote the data (``Found unknown categories ['ssn=123-45-6789']``),
+    so the search re-raises a failed refit with the step and the exception type only. To see
+    the original, reproduce the failure on non-sensitive data inside
+    :func:`skdptune.reveal_fit_messages`.
+    """
+
+
+class AccountantCopyError(RuntimeError):
+    """The search's accountant is a copy, so charging it would not charge the user's.
+
+    A search pickled into another process (``cross_val_score(search, ..., n_jobs=2)``) or
+    deep-copied arrives with a copy of its accountant. Charging the copy would leave the user's
+    accountant short of what was spent, silently.
+    """
+
+
+class FitWarningsWithheld(UserWarning):
+    """Notice that warnings raised while fitting on the private data were not shown.
+
+    It is issued at every fit, whether or not any warning was raised: whether one was can
+    depend on a single record, so even its existence is not shown.
+    """

@@ -1,0 +1,398 @@
+"""The refit gate: which estimators may be fitted on the private data and released.
+
+A search releases a model fitted on all the private data (``PrivateGridSearchCV``'s refit, a
+trial of ``PrivateRandomizedSearchCV``). That model is differentially private only if every
+step that reads the data is, and the library can only know that for estimators whose privacy
+is understood. So the gate is an **allowlist**, :data:`ALLOWED`: one line per class (matched
+exactly: a subclass may override ``fit``), saying why the class is allowed, what it spends and
+what it needs declared. Everything else is refused with a message naming the step and the
+remedy. The gate runs on every candidate of the grid (a grid can swap steps) before the data
+are touched, and gives the budget each candidate declares, which is what the search reserves
+and charges.
+
+Kinds of entries:
+
+- ``"dp"``: a diffprivlib model. It spends ``epsilon`` (pure DP, ``delta = 0``) once per fit:
+  diffprivlib 0.6.6 calls ``accountant.spend(self.epsilon, 0)`` at the end of every model's
+  ``fit``. Its public bounds (``bounds``, ``data_norm``, ...) must be declared, or diffprivlib
+  would read them from the data (a ``PrivacyLeakWarning``).
+- ``"composition"``: ``Pipeline``, ``ColumnTransformer``, ``FeatureUnion``. They add nothing
+  of their own; every branch (and ``remainder``) must be allowed. Their steps see the same
+  records, so their budgets add up (sequential composition; columns are not records).
+- ``"public"``: steps that read nothing private when fitted: encoders whose categories are
+  declared, transformers that are stateless and row-wise (each output row depends on its own
+  input row and on public constants only), or that learn only the number of features (public:
+  the shape of ``X``). They spend nothing.
+
+Sparse input is followed through the steps: a diffprivlib model needs dense input, and a
+sparse matrix reaching one is refused from the parameters (``sparse_output`` of an encoder,
+``sparse_threshold`` of a ``ColumnTransformer``) before any data are read.
+"""
+
+from dataclasses import dataclass
+from numbers import Real
+from typing import Callable, Optional
+
+import numpy as np
+from diffprivlib import models as dp
+from sklearn.compose import ColumnTransformer, make_column_selector
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import FeatureUnion, Pipeline
+from sklearn.preprocessing import (
+    Binarizer,
+    FunctionTransformer,
+    Normalizer,
+    OneHotEncoder,
+    OrdinalEncoder,
+    PolynomialFeatures,
+)
+
+from .exceptions import GateError
+from .preprocessing import RowWiseFunctionTransformer
+
+#: How a step's output sparsity follows its input: always dense, as its input, always sparse.
+DENSE, SAME, SPARSE = "dense", "same", "sparse"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One line of the allowlist.
+
+    Attributes
+    ----------
+    kind : {"dp", "composition", "public"}
+        See the module docstring.
+    why : str
+        Why the class may be fitted on private data and released.
+    declared : tuple of str
+        Parameters that must not be None: the public bounds a diffprivlib model would otherwise
+        read from the data.
+    condition : callable or None
+        ``condition(step) -> str or None``: a reason to refuse this configuration of the class
+        (with its remedy), or None.
+    accepts_sparse : bool
+        Whether the step accepts a sparse ``X``.
+    output : {"dense", "same", "sparse"} or callable
+        Sparsity of the output: ``output(step)`` may return one of the three.
+    """
+
+    kind: str
+    why: str
+    declared: tuple = ()
+    condition: Optional[Callable] = None
+    accepts_sparse: bool = False
+    output: object = DENSE
+
+
+def _dp(*declared, condition=None):
+    return Rule(
+        "dp",
+        "a diffprivlib model: pure epsilon-DP given declared bounds; spends `epsilon` once per "
+        "fit",
+        declared=declared,
+        condition=condition,
+    )
+
+
+def _pca_bounds(step):
+    # diffprivlib's PCA centres with a DP mean over declared bounds unless centered=True.
+    if not step.centered and step.bounds is None:
+        return ("it needs `bounds` (public per-feature bounds for its DP mean) unless "
+                "centered=True; declare bounds=(lower, upper)")
+    return None
+
+
+def _declared_categories(step):
+    reasons = []
+    if isinstance(step.categories, str):
+        reasons.append(
+            f"categories={step.categories!r} learns the categories from the data (a category "
+            "held by one record would show); declare them: "
+            f"{type(step).__name__}(categories=[[...], ...]) from public knowledge"
+        )
+    for name in ("min_frequency", "max_categories"):
+        if getattr(step, name, None) is not None:
+            reasons.append(f"{name}={getattr(step, name)!r} merges categories by their counts in "
+                           f"the data; set {name}=None")
+    return "; ".join(reasons) or None
+
+
+def _fixed_vocabulary(step):
+    if step.vocabulary is None:
+        return (f"vocabulary=None learns the vocabulary from the data (and min_df/max_df/"
+                f"max_features count documents); declare vocabulary=[...] from public knowledge, "
+                "or use HashingVectorizer, which learns nothing")
+    if isinstance(step, TfidfVectorizer) and step.use_idf:
+        return ("use_idf=True learns document frequencies from the data; set use_idf=False, or "
+                "scale term counts with a DP step")
+    return None
+
+
+def _constant_imputer(step):
+    reasons = []
+    if step.strategy != "constant":
+        reasons.append(f"strategy={step.strategy!r} learns fill values from the data; use "
+                       "strategy='constant' with a public fill_value")
+    if step.add_indicator:
+        reasons.append("add_indicator=True learns which features have missing values; set "
+                       "add_indicator=False")
+    return "; ".join(reasons) or None
+
+
+def _identity_only(step):
+    if step.func is not None or step.inverse_func is not None:
+        return ("FunctionTransformer's func is not known to be row-wise (e.g. "
+                "`lambda Z: Z - Z.mean(0)` lets one record move every row). If func maps each "
+                "row to its output using that row and public constants only, declare it so with "
+                "skdptune.preprocessing.RowWiseFunctionTransformer(func)")
+    return None
+
+
+def _no_memory(step):
+    if step.memory is not None:
+        return ("memory caches fitted transformers, so a refit could reuse a fit without "
+                "spending its budget (and private models are written to disk); set memory=None")
+    return None
+
+
+def _public_columns(step):
+    for name, _, columns in step.transformers:
+        if callable(columns) and not isinstance(columns, make_column_selector):
+            return (f"the columns of branch {name!r} are chosen by a callable, which may read the "
+                    "data; give column names or indices, or a make_column_selector (which reads "
+                    "the schema only)")
+    return None
+
+
+def _sparse_if(attribute):
+    return lambda step: SPARSE if getattr(step, attribute) else DENSE
+
+
+_PUBLIC_ROW_WISE = "stateless and row-wise: fitting reads nothing private"
+
+#: The allowlist. Adding a class is one line here, with its reason.
+ALLOWED = {
+    # diffprivlib models, with the public bounds each needs (else it reads them from the data).
+    dp.GaussianNB: _dp("bounds"),
+    dp.LogisticRegression: _dp("data_norm"),
+    dp.LinearRegression: _dp("bounds_X", "bounds_y"),
+    dp.KMeans: _dp("bounds"),
+    dp.PCA: _dp("data_norm", condition=_pca_bounds),
+    dp.StandardScaler: _dp("bounds"),
+    dp.RandomForestClassifier: _dp("bounds", "classes"),
+    dp.DecisionTreeClassifier: _dp("bounds", "classes"),
+    # Pure compositions: every branch is checked; budgets add up.
+    Pipeline: Rule("composition", "runs its steps in sequence", condition=_no_memory,
+                   accepts_sparse=True),
+    ColumnTransformer: Rule("composition", "applies its branches to column subsets",
+                            condition=_public_columns, accepts_sparse=True),
+    FeatureUnion: Rule("composition", "concatenates its branches", accepts_sparse=True),
+    # Encoders with declared categories learn nothing from the data.
+    OneHotEncoder: Rule("public", "categories declared: fitting reads nothing private",
+                        condition=_declared_categories, output=_sparse_if("sparse_output")),
+    OrdinalEncoder: Rule("public", "categories declared: fitting reads nothing private",
+                         condition=_declared_categories),
+    # Stateless, row-wise transformers.
+    Normalizer: Rule("public", _PUBLIC_ROW_WISE, accepts_sparse=True, output=SAME),
+    Binarizer: Rule("public", _PUBLIC_ROW_WISE, accepts_sparse=True, output=SAME),
+    # Its output's sparsity is the user's func's business (e.g. a densifying `Z.toarray()`): the
+    # sparse check, a guard against failures rather than leaks, trusts it.
+    RowWiseFunctionTransformer: Rule(
+        "public", "declared row-wise by the user (see its docstring)", accepts_sparse=True),
+    FunctionTransformer: Rule("public", "the identity (func=None)", condition=_identity_only,
+                              accepts_sparse=True, output=SAME),
+    SimpleImputer: Rule("public", "a constant fill value: row-wise", condition=_constant_imputer,
+                        accepts_sparse=True, output=SAME),
+    PolynomialFeatures: Rule("public", "row-wise; fitting reads only the number of features "
+                             "(the public shape of X)", accepts_sparse=True, output=SAME),
+    HashingVectorizer: Rule("public", _PUBLIC_ROW_WISE, output=SPARSE),
+    CountVectorizer: Rule("public", "a declared vocabulary: row-wise",
+                          condition=_fixed_vocabulary, output=SPARSE),
+    TfidfVectorizer: Rule("public", "a declared vocabulary without idf: row-wise",
+                          condition=_fixed_vocabulary, output=SPARSE),
+}
+
+# Advice for classes users commonly reach for; anything else gets the generic remedy.
+_REMEDIES = {
+    "LogisticRegression": "diffprivlib.models.LogisticRegression(data_norm=...)",
+    "GaussianNB": "diffprivlib.models.GaussianNB(bounds=...)",
+    "LinearRegression": "diffprivlib.models.LinearRegression(bounds_X=..., bounds_y=...)",
+    "KMeans": "diffprivlib.models.KMeans(bounds=...)",
+    "PCA": "diffprivlib.models.PCA(data_norm=...)",
+    "StandardScaler": "diffprivlib.models.StandardScaler(bounds=...)",
+    "MinMaxScaler": "diffprivlib.models.StandardScaler(bounds=...), or a "
+                    "skdptune.preprocessing.RowWiseFunctionTransformer scaling by public bounds",
+    "RandomForestClassifier": "diffprivlib.models.RandomForestClassifier(bounds=..., "
+                              "classes=...)",
+    "DecisionTreeClassifier": "diffprivlib.models.DecisionTreeClassifier(bounds=..., "
+                              "classes=...)",
+}
+
+# Meta-estimators that are not pure compositions, and why each cannot be released.
+_META_REASONS = {
+    "GridSearchCV": "it releases raw cross-validation scores (cv_results_, best_score_); put "
+                    "its grid in this search's param_grid instead",
+    "RandomizedSearchCV": "it releases raw cross-validation scores; use "
+                          "skdptune.PrivateRandomizedSearchCV",
+    "CalibratedClassifierCV": "its calibration maps are fitted on private decision values "
+                              "without privacy",
+    "BaggingClassifier": "its out-of-bag scores are not private and it may fit in other "
+                         "processes, where spends go unseen",
+    "BaggingRegressor": "its out-of-bag scores are not private and it may fit in other "
+                        "processes, where spends go unseen",
+    "VotingClassifier": "its members are not checked and may fit in other processes",
+    "VotingRegressor": "its members are not checked and may fit in other processes",
+    "StackingClassifier": "its final estimator is fitted on cross-validated private "
+                          "predictions",
+    "StackingRegressor": "its final estimator is fitted on cross-validated private predictions",
+    "OneVsRestClassifier": "it fits one model per class present in the data, so what it "
+                           "spends depends on the data",
+    "OneVsOneClassifier": "it fits one model per pair of classes present in the data, so what "
+                          "it spends depends on the data",
+    "TransformedTargetRegressor": "its target transformer is fitted on private targets",
+}
+
+
+def check_release(estimator, *, sparse_input=False, context=""):
+    """Check that a fit of ``estimator`` is DP and return the budget it declares.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The configuration whose fit on the private data would be released (one candidate).
+    sparse_input : bool, default=False
+        Whether ``X`` is a sparse matrix.
+    context : str, default=""
+        Describes the configuration in messages (e.g. the candidate's parameters).
+
+    Returns
+    -------
+    budget : (float, float)
+        ``(epsilon, delta)`` the fit declares: the sum over its diffprivlib steps (sequential
+        composition). A fit may spend less (never more: a search treats more as a failure).
+
+    Raises
+    ------
+    GateError
+        Naming the step, what is wrong and the remedy.
+    """
+    epsilon, _ = _walk(estimator, "", sparse_input, context)
+    return epsilon, 0.0
+
+
+def check_budget_types(estimator, context=""):
+    """Check that every diffprivlib step's ``epsilon`` is a privacy budget, refit or not.
+
+    ``epsilon="1.0"`` would otherwise fail every partition fit (each silently scored
+    ``error_score``), whether or not the model is released.
+    """
+    steps = [("", estimator)] + list(estimator.get_params(deep=True).items())
+    for path, step in steps:
+        rule = ALLOWED.get(type(step))
+        if rule is not None and rule.kind == "dp":
+            _budget(step, path, context)
+
+
+def _walk(step, path, sparse_input, context):
+    """``(epsilon of the step and everything inside it, whether its output may be sparse)``."""
+    if step is None or (isinstance(step, str) and step == "passthrough"):
+        return 0.0, sparse_input
+    rule = ALLOWED.get(type(step))
+    if rule is None:
+        _refuse(step, path, context, _why_refused(step))
+    reason = rule.condition(step) if rule.condition is not None else None
+    if reason is not None:
+        _refuse(step, path, context, reason)
+    if sparse_input and not rule.accepts_sparse:
+        _refuse(step, path, context, _sparse_remedy(step))
+    if rule.kind == "composition":
+        return _walk_composition(step, path, sparse_input, context)
+    if rule.kind == "dp":
+        for name in rule.declared:
+            if getattr(step, name) is None:
+                _refuse(step, path, context,
+                        f"{name}=None would be read from the private data (diffprivlib warns "
+                        f"PrivacyLeakWarning); declare {name}=... from public knowledge")
+        return _budget(step, path, context), False
+    output = rule.output(step) if callable(rule.output) else rule.output
+    return 0.0, {DENSE: False, SAME: sparse_input, SPARSE: True}[output]
+
+
+def _walk_composition(step, path, sparse_input, context):
+    if isinstance(step, Pipeline):
+        total, sparse = 0.0, sparse_input
+        for name, child in step.steps:
+            epsilon, sparse = _walk(child, _child(path, name), sparse, context)
+            total += epsilon
+        return total, sparse
+    if isinstance(step, ColumnTransformer):
+        branches = [(name, child) for name, child, _ in step.transformers]
+        branches.append(("remainder", step.remainder))
+    else:  # FeatureUnion
+        branches = step.transformer_list
+    total, any_sparse = 0.0, False
+    for name, child in branches:
+        if isinstance(child, str) and child == "drop":
+            continue
+        epsilon, sparse = _walk(child, _child(path, name), sparse_input, context)
+        total += epsilon
+        any_sparse = any_sparse or sparse
+    if isinstance(step, ColumnTransformer):
+        # The output is sparse when some branch is and the density falls below the threshold:
+        # that density is data-dependent, so any positive threshold counts as "may be sparse".
+        return total, any_sparse and step.sparse_threshold > 0
+    return total, any_sparse
+
+
+def _child(path, name):
+    """Step paths as in ``param_grid`` keys: ``columntransformer__num``."""
+    return f"{path}__{name}" if path else name
+
+
+def _budget(step, path, context):
+    """The step's ``epsilon``, checked to be a privacy budget (a positive finite number)."""
+    epsilon = step.epsilon
+    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, Real) or not (
+        np.isfinite(epsilon) and epsilon > 0
+    ):
+        _refuse(step, path, context,
+                f"epsilon={epsilon!r} ({type(epsilon).__name__}) is not a privacy budget; give "
+                "a positive finite number, e.g. epsilon=1.0")
+    return float(epsilon)
+
+
+def _why_refused(step):
+    name = type(step).__name__
+    if type(step).__module__.startswith("diffprivlib") or any(
+        isinstance(step, allowed) for allowed in ALLOWED
+    ):
+        return (f"{name} is not on the gate's allowlist (a subclass may change what fit reads "
+                "and spends); use the class it derives from, or pass refit=False")
+    if name in _META_REASONS:
+        return f"{_META_REASONS[name]}. Use a diffprivlib model, or pass refit=False"
+    remedy = _REMEDIES.get(name, "a diffprivlib model for this step")
+    return (f"{name} is fitted on the private data without differential privacy. Use {remedy}, "
+            "or pass refit=False to run the private selection only")
+
+
+def _sparse_remedy(step):
+    return (f"it receives a sparse matrix, but {type(step).__name__} needs dense input (a "
+            "diffprivlib model would densify or fail after the selection was charged). Make the "
+            "input dense: OneHotEncoder(sparse_output=False), ColumnTransformer("
+            "sparse_threshold=0), or a dense X")
+
+
+def _refuse(step, path, context, reason):
+    where = f" ({context})" if context else ""
+    step_name = f"step {path!r}" if path else "the estimator"
+    raise GateError(
+        f"The refit gate refuses {step_name}{where}, {_short_repr(step)}: {reason}. See "
+        "skdptune.gate for what a released model may contain."
+    )
+
+
+def _short_repr(step):
+    text = repr(step).replace("\n", " ")
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,225 @@
+"""Checks decided before the data are read: parameters, fit parameters, the type of the input.
+
+Everything here raises before the accountant is checked, so a mistake costs nothing. The checks
+look at parameters, at the type and shape of ``X`` and ``y``, and (like every scikit-learn and
+diffprivlib ``fit``) at whether the input is valid at all (NaN, a single class): see "What an
+error reveals" in the docs' faults page.
+"""
+
+import inspect
+import warnings
+
+import numpy as np
+from scipy.sparse import issparse
+from sklearn.base import BaseEstimator, is_classifier
+from sklearn.exceptions import DataConversionWarning
+from sklearn.pipeline import Pipeline
+from sklearn.utils import assert_all_finite, check_array, get_tags
+from sklearn.utils.multiclass import check_classification_targets
+
+from ._sklearn_compat import _get_feature_names, _num_features, _routing_enabled
+
+_GROUPS_MESSAGE = (
+    "fit(..., groups=...) is not supported: the search draws each record's partition "
+    "independently at random (there is no splitter to take groups), and its guarantee is per "
+    "record. If one individual contributes several records (a group), the guarantee per "
+    "individual is weaker than privacy_spent_ (group privacy: about the group's size times "
+    "epsilon). Remove groups, or keep one record per individual."
+)
+
+
+def validate_candidate(candidate, context):
+    """Run scikit-learn's parameter validation on every (nested) step of a candidate.
+
+    ``_validate_params`` checks each step's ``_parameter_constraints`` without data; a fit
+    would otherwise raise the same error on every partition, turning the selection into noise.
+    """
+    steps = [candidate] + [
+        value for value in candidate.get_params(deep=True).values()
+        if isinstance(value, BaseEstimator)
+    ]
+    for step in steps:
+        if hasattr(type(step), "_parameter_constraints"):
+            try:
+                step._validate_params()
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"{context}: {error}") from None
+
+
+def check_fit_params(estimator, fit_params):
+    """Refuse ``groups`` and any fit parameter the estimator's ``fit`` does not take.
+
+    A parameter the estimator rejects would fail every partition fit (each silently scored
+    ``error_score``) and then the refit, after the selection was charged.
+    """
+    if "groups" in fit_params:
+        raise ValueError(_GROUPS_MESSAGE)
+    if _routing_enabled():
+        return  # the estimator's metadata router decides, as in scikit-learn's searches
+    for name in fit_params:
+        _check_accepts(estimator, name, name)
+
+
+def _check_accepts(estimator, name, full_name):
+    if isinstance(estimator, Pipeline):
+        step_name, _, rest = name.partition("__")
+        steps = dict(estimator.steps)
+        if not rest or step_name not in steps or steps[step_name] in (None, "passthrough"):
+            raise ValueError(
+                f"fit parameter {full_name!r} is not accepted: Pipeline fit parameters are "
+                f"named <step>__<parameter>, with <step> one of {list(steps)} (e.g. "
+                f"{estimator.steps[-1][0]}__sample_weight)."
+            )
+        return _check_accepts(steps[step_name], rest, full_name)
+    parameters = inspect.signature(estimator.fit).parameters
+    if name in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    ):
+        return None
+    accepted = [p for p in parameters if p not in ("X", "y")]
+    raise ValueError(
+        f"fit parameter {full_name!r} is not accepted by {type(estimator).__name__}.fit, which "
+        f"takes {accepted or 'no parameter besides X and y'}; remove it."
+    )
+
+
+def check_scorer_applies(scorer, estimator, params):
+    """Refuse a scorer that needs a method (``predict_proba``...) the candidate lacks.
+
+    Otherwise every partition score would raise and silently become ``error_score``. Decided
+    from the unfitted candidate (``available_if`` answers before fit), so no data is touched.
+    """
+    # scikit-learn scorers name the prediction methods they can use (any one suffices).
+    methods = getattr(scorer, "_response_method", None)
+    if methods is None:
+        return
+    methods = (methods,) if isinstance(methods, str) else tuple(methods)
+    if not any(hasattr(estimator, method) for method in methods):
+        raise ValueError(
+            f"The scorer {scorer!r} needs {' or '.join(methods)}, which "
+            f"{type(estimator).__name__} with {params} does not provide. Use a scorer based on "
+            "predict (e.g. 'accuracy'), or an estimator (or parameters) that provide it."
+        )
+
+
+def check_input_data(X, y, estimator, *, check_sparse=True):
+    """scikit-learn's input validation, before anything is charged.
+
+    Like the checks in every estimator's ``fit`` (and diffprivlib's), these look at the data
+    and reveal, by raising, one non-private fact: that the data are invalid for the estimator.
+    They raise before the accountant is checked, so nothing is charged (see the faults page).
+
+    ``check_sparse=False`` leaves sparse input to the refit gate, which follows it through
+    every step.
+    """
+    name = type(estimator).__name__
+    if check_sparse and issparse(X) and not accepts_sparse(estimator):
+        raise TypeError(
+            f"X is a sparse matrix, but {name} does not accept sparse input (diffprivlib "
+            "models need dense arrays). Densify X (X.toarray()) or put a step that accepts "
+            "sparse input first."
+        )
+    checks = [(y, "y")]
+    if not get_tags(first_step(estimator)).input_tags.allow_nan and _is_numeric(X):
+        checks.insert(0, (X, "X"))
+    for values, input_name in checks:
+        if values is None:
+            continue
+        try:
+            assert_all_finite(values, input_name=input_name)
+        except ValueError as error:
+            raise ValueError(
+                f"{input_name} contains NaN or infinity ({error}), and {name} does not accept "
+                "them. Remove or impute those values before fit (an imputer inside the "
+                "pipeline must not learn its fill values from the private data)."
+            ) from None
+    if type(first_step(estimator)).__module__.startswith("diffprivlib"):
+        _check_numeric(X)
+    if y is not None and is_classifier(estimator):
+        check_classification_targets(y)
+    if y is not None and np.ndim(np.asarray(y)) == 2 and np.shape(y)[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the "
+            "shape of y to (n_samples,), for example using ravel().",
+            DataConversionWarning, stacklevel=4,
+        )
+    # np.asarray first: np.ndim on an array-like that is not an array (a list, or scikit-learn's
+    # _NotAnArray) goes through __array_function__, which such objects may refuse.
+    if y is not None and is_classifier(estimator) and np.asarray(y).ndim == 1:
+        if np.unique(np.asarray(y)).size < 2:
+            raise ValueError(
+                f"y has a single class, and {name} is a classifier: one class leaves "
+                "nothing to tune. Pass y with at least two classes."
+            )
+
+
+def _check_numeric(X):
+    """scikit-learn's ``check_array`` for a diffprivlib first step, with messages that name
+    the input's type and shape but never quote its values (scikit-learn's can: "array=[...]",
+    "could not convert string to float: '...'")."""
+    try:
+        check_array(X, accept_sparse=True, dtype="numeric", ensure_all_finite=False)
+    except ValueError as error:
+        message = str(error)
+        shape = getattr(X, "shape", None) or np.shape(np.asarray(X, dtype=object))
+        if "Complex data not supported" in message:
+            raise ValueError("Complex data not supported.") from None
+        if message.startswith("Found array with"):
+            raise  # sample and feature counts only
+        if message.startswith("Expected 2D array"):
+            raise ValueError(
+                f"Expected 2D array, got an array of shape {shape} instead. Reshape your data "
+                "with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single "
+                "sample."
+            ) from None
+        raise ValueError(
+            f"X (shape {shape}) holds values that are not numbers, which the diffprivlib "
+            "first step needs. The original message is withheld because it quotes a value; "
+            "encode non-numeric columns first (e.g. OneHotEncoder with declared categories)."
+        ) from None
+
+
+def _is_numeric(X):
+    """Whether ``X`` holds numbers (NaN checks do not apply to text or object columns)."""
+    if issparse(X) or hasattr(X, "dtypes"):
+        return True  # DataFrames are checked column by column by assert_all_finite
+    try:
+        return np.asarray(X).dtype.kind in "biufc"
+    except (TypeError, ValueError):
+        return False
+
+
+def first_step(estimator):
+    """The step that receives ``X`` first (a pipeline's tags do not all follow it)."""
+    while isinstance(estimator, Pipeline):
+        steps = [step for _, step in estimator.steps if step not in (None, "passthrough")]
+        if not steps:
+            break
+        estimator = steps[0]
+    return estimator
+
+
+def accepts_sparse(estimator):
+    """Whether the first step declares sparse input support (scikit-learn's tag).
+
+    diffprivlib models inherit ``sparse=True`` from scikit-learn parents but reject sparse
+    input, so a diffprivlib first step counts as dense-only.
+    """
+    first = first_step(estimator)
+    return (
+        get_tags(first).input_tags.sparse
+        and not type(first).__module__.startswith("diffprivlib")
+    )
+
+
+def input_shape(X):
+    """``n_features_in_`` and ``feature_names_in_`` of ``X``, or None where ``X`` has none.
+
+    Text (a list of documents) has no number of features: scikit-learn's own searches then
+    have no ``n_features_in_`` either.
+    """
+    try:
+        n_features = _num_features(X)
+    except TypeError:
+        n_features = None
+    return {"n_features_in_": n_features, "feature_names_in_": _get_feature_names(X)}
