@@ -1,0 +1,524 @@
+"""The privacy figure is a guarantee in every path (the privacy-gate issue).
+
+One test per demonstrated hole, each failing on the code before the refit gate: spends lost in
+other processes, meta-estimators that release raw values, grids that swap in non-private steps,
+spends that vary with other parameters, fault paths, mistakes found after the selection was
+charged, accountant copies, and private values in messages. "Refused before the data" is
+checked with an accountant that records every call: nothing may be checked or charged.
+"""
+
+import copy
+import os
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB, LogisticRegression, StandardScaler
+from diffprivlib.utils import BudgetError, PrivacyLeakWarning
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import BaggingClassifier, VotingClassifier
+from sklearn.exceptions import NotFittedError
+from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.model_selection import GridSearchCV, cross_validate
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
+from sklearn.utils.validation import check_is_fitted
+
+import skdptune
+from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
+from skdptune.exceptions import (
+    AccountantCopyError,
+    FitWarningsWithheld,
+    GateError,
+    PrivateFitError,
+)
+from skdptune.preprocessing import RowWiseFunctionTransformer
+
+BOUNDS = (0.0, 1.0)
+DATA_NORM = 2.0
+pytestmark = pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
+
+
+class RecordingAccountant(BudgetAccountant):
+    """Records every ``check`` and ``spend``; optionally refuses spends after the first N."""
+
+    def __init__(self, refuse_after=None):
+        super().__init__()
+        self.calls = []
+        self.refuse_after = refuse_after
+
+    def check(self, epsilon, delta):
+        self.calls.append(("check", epsilon, delta))
+        return super().check(epsilon, delta)
+
+    def spend(self, epsilon, delta):
+        spends = [call for call in self.calls if call[0] == "spend"]
+        if self.refuse_after is not None and len(spends) >= self.refuse_after:
+            raise BudgetError("refused")
+        self.calls.append(("spend", epsilon, delta))
+        # diffprivlib's spend checks first: not a call of the search's.
+        self.calls, calls = [], self.calls
+        try:
+            return super().spend(epsilon, delta)
+        finally:
+            self.calls = calls
+
+
+def grid_search(estimator, grid, accountant, **params):
+    defaults = dict(epsilon=1.0, delta=1e-6, n_partitions=5, accountant=accountant,
+                    random_state=0)
+    defaults.update(params)
+    return PrivateGridSearchCV(estimator, grid, **defaults)
+
+
+def assert_refused_before_data(search, X, y, error, match, **fit_params):
+    with pytest.raises(error, match=match):
+        search.fit(X, y, **fit_params)
+    assert search.accountant.calls == []  # not even checked
+    assert [name for name in vars(search) if name.endswith("_")] == []
+
+
+def dp_logistic(**params):
+    return LogisticRegression(data_norm=DATA_NORM, random_state=0, **params)
+
+
+# --- 1. Spends and leaks in other processes ------------------------------------------------
+
+
+def bagged_pipeline():
+    return make_pipeline(
+        StandardScaler(bounds=BOUNDS, epsilon=0.5),
+        BaggingClassifier(dp_logistic(epsilon=0.5), n_estimators=8, n_jobs=2),
+    )
+
+
+def test_bagging_in_worker_processes_is_refused_not_under_charged(binary_data):
+    # Before: the true refit spend was 4.5 and privacy_spent_ reported 2.0.
+    X, y = binary_data
+    search = grid_search(bagged_pipeline(), {"baggingclassifier__n_estimators": [8]},
+                         RecordingAccountant())
+    assert_refused_before_data(search, X, y, GateError,
+                               "'baggingclassifier'.*may fit in other processes")
+
+
+def test_randomized_search_refuses_a_bagged_trial(binary_data):
+    # Before: a trial costing 4.2 was accepted as epsilon 1.
+    X, y = binary_data
+    search = PrivateRandomizedSearchCV(bagged_pipeline(), {"standardscaler__epsilon": [0.5]},
+                                       accountant=RecordingAccountant(), random_state=0)
+    assert_refused_before_data(search, X, y, GateError, "BaggingClassifier")
+
+
+def test_voting_over_leaking_members_is_refused(binary_data):
+    # Before: a PrivacyLeakWarning raised in a worker (bounds read from the data) went unseen.
+    X, y = binary_data
+    voting = VotingClassifier([("a", GaussianNB()), ("b", GaussianNB())], n_jobs=2)
+    search = grid_search(voting, {"voting": ["hard"]}, RecordingAccountant())
+    assert_refused_before_data(search, X, y, GateError, "VotingClassifier")
+
+
+class PidTransformer(TransformerMixin, BaseEstimator):
+    """Identity that records the process it was fitted in, and spends (a DP stand-in)."""
+
+    pids = []
+
+    def __init__(self, epsilon=0.25, accountant=None, leak=False):
+        self.epsilon = epsilon
+        self.accountant = accountant
+        self.leak = leak
+
+    def fit(self, X, y=None):
+        type(self).pids.append(os.getpid())
+        if self.leak:
+            warnings.warn("bounds read from the data", PrivacyLeakWarning)
+        BudgetAccountant.load_default(self.accountant).spend(self.epsilon, 0.0)
+        return self
+
+    def transform(self, X):
+        return X
+
+
+def parallel_columns(leak=False):
+    columns = ColumnTransformer(
+        [("a", PidTransformer(), [0, 1]), ("b", PidTransformer(leak=leak), [2, 3])], n_jobs=2
+    )
+    return Pipeline([("columns", columns), ("clf", dp_logistic(epsilon=1.0))])
+
+
+def test_nested_n_jobs_run_in_process_so_every_spend_is_measured(binary_data, allow_in_gate):
+    allow_in_gate(PidTransformer)
+    X, y = binary_data
+    PidTransformer.pids = []
+    accountant = BudgetAccountant()
+    search = grid_search(parallel_columns(), {"clf__C": [0.1, 1.0]}, accountant).fit(X, y)
+    # The ColumnTransformer asked for 2 jobs; every fit (partition fits included) ran here.
+    assert set(PidTransformer.pids) == {os.getpid()}
+    assert search.privacy_report_["refit_epsilon"] == pytest.approx(0.25 + 0.25 + 1.0)
+    assert accountant.spent_budget == [(1.0, 1e-6), pytest.approx((1.5, 0.0))]
+
+
+def test_leak_in_a_parallel_branch_is_seen(binary_data, allow_in_gate):
+    allow_in_gate(PidTransformer)
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = grid_search(parallel_columns(leak=True), {"clf__C": [1.0]}, accountant)
+    with pytest.raises(ValueError, match="PrivacyLeakWarning"):
+        search.fit(X, y)
+    assert not hasattr(search, "best_estimator_")
+    assert accountant.spent_budget == [(1.0, 1e-6), pytest.approx((1.5, 0.0))]
+
+
+# --- 2. Meta-estimators that release raw values or spend data-dependently -----------------
+
+
+@pytest.mark.parametrize(
+    "estimator, grid, match",
+    [
+        (GridSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]}), {"cv": [3]},
+         "GridSearchCV.*raw cross-validation scores"),
+        (CalibratedClassifierCV(dp_logistic(), method="isotonic"), {"cv": [3]},
+         "CalibratedClassifierCV.*calibration maps"),
+        (BaggingClassifier(dp_logistic(), oob_score=True), {"n_estimators": [4]},
+         "BaggingClassifier.*out-of-bag"),
+        (VotingClassifier([("nb", GaussianNB(bounds=BOUNDS))]), {"voting": ["hard"]},
+         "VotingClassifier"),
+        (OneVsRestClassifier(dp_logistic()), {"estimator__C": [1.0]},
+         "OneVsRestClassifier.*depends on the data"),
+        (make_pipeline(FunctionTransformer(lambda Z: Z - Z.mean(axis=0)), GaussianNB(
+            bounds=BOUNDS)), {"gaussiannb__epsilon": [1.0]},
+         "'functiontransformer'.*RowWiseFunctionTransformer"),
+    ],
+    ids=["GridSearchCV", "Calibrated", "Bagging-oob", "Voting", "OneVsRest", "Function"],
+)
+def test_meta_estimators_are_refused_with_a_reason(binary_data, estimator, grid, match):
+    X, y = binary_data
+    search = grid_search(estimator, grid, RecordingAccountant())
+    assert_refused_before_data(search, X, y, GateError, match)
+
+
+def test_declared_row_wise_function_is_admitted(binary_data):
+    X, y = binary_data
+    pipeline = make_pipeline(RowWiseFunctionTransformer(np.sqrt), GaussianNB(bounds=BOUNDS))
+    search = grid_search(pipeline, {"gaussiannb__epsilon": [0.5]}, BudgetAccountant()).fit(X, y)
+    assert tuple(search.privacy_spent_) == pytest.approx((1.5, 1e-6))
+
+
+# --- 3. Every candidate is gated; grid values are cloned -----------------------------------
+
+
+def test_a_candidate_that_swaps_in_a_non_private_step_is_refused(binary_data):
+    # Before: the scaler's spend hid a plain LogisticRegression swapped in by the grid.
+    X, y = binary_data
+    pipeline = make_pipeline(StandardScaler(bounds=BOUNDS), GaussianNB(bounds=BOUNDS))
+    grid = {"gaussiannb": [GaussianNB(bounds=BOUNDS), SkLogisticRegression()]}
+    search = grid_search(pipeline, grid, RecordingAccountant())
+    assert_refused_before_data(search, X, y, GateError,
+                               r"'gaussiannb'.*'gaussiannb': LogisticRegression\(\)")
+
+
+def test_estimators_given_as_grid_values_are_cloned_not_fitted(binary_data):
+    X, y = binary_data
+    mine = [GaussianNB(bounds=BOUNDS, epsilon=0.5), GaussianNB(bounds=BOUNDS, epsilon=0.7)]
+    search = grid_search(make_pipeline(GaussianNB(bounds=BOUNDS)), {"gaussiannb": mine},
+                         BudgetAccountant(), n_jobs=1).fit(X, y)
+    for estimator in mine + list(search.cv_results_["param_gaussiannb"]):
+        with pytest.raises(NotFittedError):
+            check_is_fitted(estimator)
+    assert search.best_estimator_[-1] is not search.best_params_["gaussiannb"]
+
+
+# --- 4. Spends that vary with other parameters: reserved and charged ex ante --------------
+
+
+class OverspendingNB(GaussianNB):
+    """A GaussianNB that spends ``n_copies`` times its epsilon (like a bag of models)."""
+
+    def __init__(self, *, n_copies=1, epsilon=1.0, bounds=None, priors=None,
+                 var_smoothing=1e-9, random_state=None, accountant=None):
+        super().__init__(epsilon=epsilon, bounds=bounds, priors=priors,
+                         var_smoothing=var_smoothing, random_state=random_state,
+                         accountant=accountant)
+        self.n_copies = n_copies
+
+    def fit(self, X, y, sample_weight=None):
+        super().fit(X, y)
+        for _ in range(self.n_copies - 1):
+            self.accountant.spend(self.epsilon, 0)
+        return self
+
+
+def test_spend_above_the_declared_budget_is_charged_and_withheld(binary_data, allow_in_gate):
+    allow_in_gate(OverspendingNB)
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = grid_search(OverspendingNB(bounds=BOUNDS, epsilon=0.5, n_copies=4),
+                         {"var_smoothing": [1e-9]}, accountant)
+    with pytest.raises(ValueError, match="more than the .* its parameters declare"):
+        search.fit(X, y)
+    # The measured 2.0, not the declared 0.5; no model released.
+    assert accountant.spent_budget == [(1.0, 1e-6), (2.0, 0.0)]
+    assert not hasattr(search, "best_estimator_")
+
+
+def test_the_reservation_is_the_grid_maximum_and_is_checked_before_data(binary_data):
+    X, y = binary_data
+    grid = {"epsilon": [0.2, 0.9, 0.4]}
+    accountant = RecordingAccountant()
+    search = grid_search(GaussianNB(bounds=BOUNDS), grid, accountant).fit(X, y)
+    assert accountant.calls[0] == ("check", 1.0 + 0.9, 1e-6)
+    # Whichever candidate was selected, the refit is charged the grid's maximum.
+    assert accountant.calls[1:] == [("spend", 1.0, 1e-6), ("spend", 0.9, 0.0)]
+    too_small = BudgetAccountant(epsilon=1.8)
+    with pytest.raises(BudgetError):
+        grid_search(GaussianNB(bounds=BOUNDS), grid, too_small).fit(X, y)
+    assert too_small.spent_budget == []
+
+
+# --- 5. Fault paths ------------------------------------------------------------------------
+
+
+def test_refused_refit_charge_after_a_failed_refit_withdraws_everything(binary_data):
+    # Before: selection_, best_params_ and best_score_ stayed, with nothing charged.
+    X, y = binary_data
+    accountant = RecordingAccountant(refuse_after=1)  # accepts the selection only
+    unknown = pd.DataFrame({"c": np.array(["a", "b", "ssn=123-45-6789"])[np.arange(len(X)) % 3]})
+    pipeline = make_pipeline(OneHotEncoder(categories=[["a", "b"]], sparse_output=False),
+                             GaussianNB(bounds=BOUNDS))
+    search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, accountant)
+    with pytest.raises(BudgetError, match="refused"):
+        search.fit(unknown, y)
+    assert [name for name in vars(search) if name.endswith("_")] == []
+    assert [call for call in accountant.calls if call[0] == "spend"] == [("spend", 1.0, 1e-6)]
+
+
+def test_refused_refit_charge_after_a_successful_refit_withdraws_everything(binary_data):
+    X, y = binary_data
+    accountant = RecordingAccountant(refuse_after=1)
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    with pytest.raises(BudgetError, match="refused"):
+        search.fit(X, y)
+    assert [name for name in vars(search) if name.endswith("_")] == []
+
+
+def test_groups_is_refused_before_data(binary_data):
+    # Before: groups reached the estimator, every partition fit failed silently, and the
+    # refit raised after the selection was charged.
+    X, y = binary_data
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, RecordingAccountant())
+    assert_refused_before_data(search, X, y, ValueError, "groups=.*guarantee is per record",
+                               groups=np.arange(len(X)) % 3)
+
+
+def test_fit_parameters_the_estimator_does_not_take_are_refused_before_data(binary_data):
+    X, y = binary_data
+    pipeline = make_pipeline(StandardScaler(bounds=BOUNDS), GaussianNB(bounds=BOUNDS))
+    search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, RecordingAccountant())
+    assert_refused_before_data(search, X, y, ValueError, "<step>__<parameter>",
+                               sample_weight=np.ones(len(X)))
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, RecordingAccountant())
+    assert_refused_before_data(search, X, y, ValueError, "'weights' is not accepted",
+                               weights=np.ones(len(X)))
+
+
+def documents(n_samples=300, seed=0):
+    rng = np.random.RandomState(seed)
+    words = np.array(["good", "bad", "fine", "awful", "great", "poor"])
+    y = rng.randint(0, 2, n_samples)
+    text = [" ".join(rng.choice(words[label::2], 4)) for label in y]
+    return text, y
+
+
+def test_learned_vocabulary_is_refused_before_data_and_text_works_with_refit_false():
+    # Before: a TfidfVectorizer pipeline failed in _release, after the selection, uncharged.
+    text, y = documents()
+    pipeline = make_pipeline(TfidfVectorizer(), SkLogisticRegression())
+    search = grid_search(pipeline, {"logisticregression__C": [1.0]}, RecordingAccountant())
+    assert_refused_before_data(search, text, y, GateError, "vocabulary=None learns")
+    accountant = BudgetAccountant()
+    fitted = grid_search(pipeline, {"logisticregression__C": [0.1, 1.0]}, accountant,
+                         refit=False).fit(text, y)
+    assert accountant.spent_budget == [tuple(fitted.privacy_spent_)]
+    assert not hasattr(fitted, "n_features_in_")
+
+
+def test_text_refits_privately_through_a_hashing_vectorizer():
+    text, y = documents()
+    pipeline = make_pipeline(
+        HashingVectorizer(n_features=16, alternate_sign=False, norm=None),
+        RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
+        GaussianNB(bounds=(0.0, 4.0)),
+    )
+    accountant = BudgetAccountant()
+    search = grid_search(pipeline, {"gaussiannb__var_smoothing": [1e-9, 1e-3]}, accountant)
+    search.fit(text, y)
+    assert accountant.spent_budget == [(1.0, 1e-6), (1.0, 0.0)]
+    assert search.predict(text[:5]).shape == (5,)
+
+
+# --- 6. Mistakes decided from the parameters, before the accountant is checked -------------
+
+
+@pytest.mark.parametrize(
+    "estimator, grid, match",
+    [
+        (LogisticRegression(), {"C": [1.0]}, "data_norm=None would be read"),
+        (GaussianNB(), {"var_smoothing": [1e-9]}, "bounds=None would be read"),
+        (make_pipeline(StandardScaler(), GaussianNB(bounds=BOUNDS)),
+         {"gaussiannb__epsilon": [1.0]}, "'standardscaler'.*bounds=None would be read"),
+        (GaussianNB(bounds=BOUNDS), {"epsilon": ["1.0"]}, "epsilon='1.0' \\(str\\)"),
+        (make_pipeline(OneHotEncoder(), GaussianNB(bounds=BOUNDS)),
+         {"gaussiannb__epsilon": [1.0]}, r"OneHotEncoder\(categories=\[\[...\], ...\]\)"),
+    ],
+    ids=["no-data_norm", "no-bounds", "scaler-no-bounds", "string-epsilon", "auto-categories"],
+)
+def test_mistakes_are_refused_before_the_accountant_is_checked(binary_data, estimator, grid,
+                                                              match):
+    # Before: each was reported by the refit, after 2.0 or 3.0 had been charged.
+    X, y = binary_data
+    search = grid_search(estimator, grid, RecordingAccountant())
+    assert_refused_before_data(search, X, y, (GateError, ValueError), match)
+
+
+def test_string_epsilon_is_refused_with_refit_false_too(binary_data):
+    X, y = binary_data
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": ["1.0"]}, RecordingAccountant(),
+                         refit=False)
+    assert_refused_before_data(search, X, y, GateError, "not a privacy budget")
+
+
+def test_sparse_one_hot_output_into_a_dense_only_model_is_refused_before_data():
+    # Before: with no data_norm, this ran for 10 minutes and grew to 12.9 GB.
+    rng = np.random.RandomState(0)
+    frame = pd.DataFrame({"a": rng.uniform(0, 1, 300), "c": rng.choice(["x", "y"], 300)})
+    y = rng.randint(0, 2, 300)
+    columns = ColumnTransformer([("num", "passthrough", ["a"]),
+                                 ("cat", OneHotEncoder(categories=[["x", "y"]]), ["c"])])
+    pipeline = make_pipeline(columns, dp_logistic())
+    search = grid_search(pipeline, {"logisticregression__C": [1.0]}, RecordingAccountant())
+    assert_refused_before_data(search, frame, y, GateError,
+                               "'logisticregression'.*sparse matrix.*sparse_threshold=0")
+    dense = make_pipeline(columns.set_params(sparse_threshold=0), dp_logistic())
+    grid_search(dense, {"logisticregression__C": [1.0]}, BudgetAccountant()).fit(frame, y)
+
+
+# --- 7. Accountant copies in other processes ------------------------------------------------
+
+
+def test_cross_validation_in_worker_processes_refuses_to_charge_copies(binary_data):
+    # Before: cross_val_score(search, n_jobs=2) left the user's accountant at 0.
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    with pytest.raises(AccountantCopyError, match="copy made when the search was pickled"):
+        cross_validate(search, X, y, cv=2, n_jobs=2, error_score="raise")
+    assert accountant.spent_budget == []
+    # In one process the clones keep the accountant: 2 fits, each selection then refit.
+    cross_validate(search, X, y, cv=2)
+    assert accountant.spent_budget == [(1.0, 1e-6), (1.0, 0.0)] * 2
+
+
+def test_grid_search_around_the_search_in_worker_processes_refuses(binary_data):
+    # Before: GridSearchCV(search, n_jobs=2) recorded 2.0 of 9.0.
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    outer = GridSearchCV(search, {"n_partitions": [3, 5]}, cv=2, n_jobs=2, error_score="raise")
+    with pytest.raises(AccountantCopyError):
+        outer.fit(X, y)
+    assert accountant.spent_budget == []
+
+
+def _fit_in_worker(search, X, y):
+    try:
+        search.fit(X, y)
+    except AccountantCopyError as error:
+        return str(error)
+    return "charged"
+
+
+def test_default_accountant_in_another_process_is_refused(binary_data):
+    X, y = binary_data
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, None)
+    (outcome,) = Parallel(n_jobs=2)(delayed(_fit_in_worker)(search, X, y) for _ in range(1))
+    assert "accountant=None" in outcome
+
+
+def test_deep_copies_are_refused_until_the_accountant_is_set_again(binary_data):
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    for copied in (copy.deepcopy(search), pickle.loads(pickle.dumps(search))):
+        with pytest.raises(AccountantCopyError):
+            copied.fit(X, y)
+        copied.set_params(accountant=accountant).fit(X, y)
+    assert len(accountant.spent_budget) == 4
+
+
+# --- 8. Private values in messages and warnings ---------------------------------------------
+
+
+def ssn_frame(n_samples):
+    values = np.array(["a", "b", "ssn=123-45-6789"])[np.arange(n_samples) % 3]
+    return pd.DataFrame({"c": values})
+
+
+def test_refit_errors_never_quote_the_data(binary_data):
+    X, y = binary_data
+    pipeline = make_pipeline(OneHotEncoder(categories=[["a", "b"]], sparse_output=False),
+                             GaussianNB(bounds=BOUNDS))
+    accountant = BudgetAccountant()
+    search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, accountant)
+    with pytest.raises(PrivateFitError) as error:
+        search.fit(ssn_frame(len(X)), y)
+    message = str(error.value)
+    assert "ssn" not in message and "123-45" not in message
+    assert "ValueError in step 'onehotencoder' (OneHotEncoder)" in message
+    assert error.value.__context__ is None and error.value.__cause__ is None
+    assert accountant.spent_budget == [(1.0, 1e-6), (1.0, 0.0)]
+    # The documented switch shows the original, for non-sensitive data.
+    with skdptune.reveal_fit_messages(), pytest.raises(ValueError, match="ssn=123-45-6789"):
+        grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, BudgetAccountant()).fit(
+            ssn_frame(len(X)), y)
+
+
+class WarningClassifier(GaussianNB):
+    """Warns with a record's value when that record is in its training data."""
+
+    def fit(self, X, y, sample_weight=None):
+        if np.any(np.asarray(X)[:, 0] > 0.999):
+            warnings.warn(f"record {np.asarray(X)[:, 0].max()!r} looks odd", UserWarning)
+        return super().fit(X, y)
+
+
+@pytest.mark.filterwarnings("default::skdptune.exceptions.FitWarningsWithheld")
+def test_warnings_of_fits_are_withheld_and_the_notice_is_data_independent(binary_data,
+                                                                          allow_in_gate):
+    allow_in_gate(WarningClassifier)
+    X, y = binary_data
+    outlier = X.copy()
+    outlier[0, 0] = 1.0  # makes every fit that trains on row 0 warn
+
+    def shown(data):
+        search = grid_search(WarningClassifier(bounds=BOUNDS), {"epsilon": [1.0]},
+                             BudgetAccountant(), selector="exponential")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            search.fit(data, y)
+        return [(w.category, str(w.message)) for w in caught]
+
+    quiet, noisy = shown(np.minimum(X, 0.99)), shown(outlier)
+    assert quiet == noisy  # the same, whether or not a fit warned
+    assert [category for category, _ in noisy] == [FitWarningsWithheld]
+    with skdptune.reveal_fit_messages(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grid_search(WarningClassifier(bounds=BOUNDS), {"epsilon": [1.0]},
+                    BudgetAccountant()).fit(outlier, y)
+    assert any("looks odd" in str(w.message) for w in caught)
