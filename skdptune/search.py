@@ -34,6 +34,7 @@ from .dp_fit import (
     withheld_notice,
 )
 from .evaluate import partition_utilities
+from .fidelity import check_user_rules, partition_ratio, rescaled_params
 from .gate import check_budget_types, check_release
 from .partition import partition_labels, split_indices
 from .selection import SELECTORS
@@ -89,6 +90,18 @@ class PrivateGridSearchCV(BasePrivateSearch):
         ``1 / k`` of the utilities but leaves less data per partition fit.
     validation_fraction : float, default=0.2
         Probability, in ``(0, 1)``, that a record is held out for scoring inside its partition.
+    partition_scaling : "auto", dict or None, default="auto"
+        How partition fits emulate the refit (see :mod:`skdptune.fidelity`). A partition fit
+        trains on ``ratio = n_partitions / (1 - validation_fraction)`` times fewer records than
+        the refit, so ``"auto"`` rescales each candidate's data-size-dependent parameters by
+        that ratio for the partition fits only, with the built-in rules of
+        :data:`skdptune.fidelity.RULES` (every diffprivlib model's ``epsilon``, ``C`` where it
+        multiplies a sum of losses, record counts such as ``min_samples_leaf``...). A dict
+        ``{parameter: rule}`` (parameters named as in ``param_grid``) adds rules or overrides
+        built-in ones: ``"proportional"``, ``"inverse"``, ``"inverse_count"``, ``"none"`` or
+        a callable ``rule(value, ratio)``. None fits partitions with the candidates as
+        written. The refit always uses the candidate as written, and the charge never
+        depends on this setting: partition fits are not charged.
     scoring : str, callable or None, default=None
         Anything :func:`~sklearn.metrics.get_scorer` takes. None means accuracy for
         classifiers and ``estimator.score`` otherwise.
@@ -189,6 +202,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         "n_partitions": [Interval(Integral, 2, None, closed="left")],
         "scoring": [str, callable, None],
         "refit": ["boolean"],
+        "partition_scaling": [StrOptions({"auto"}), dict, None],
     }
 
     def __init__(
@@ -201,6 +215,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         selector="doubling",
         n_partitions=10,
         validation_fraction=0.2,
+        partition_scaling="auto",
         scoring=None,
         utility_range=None,
         refit=True,
@@ -218,6 +233,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.selector = selector
         self.n_partitions = n_partitions
         self.validation_fraction = validation_fraction
+        self.partition_scaling = partition_scaling
         self.scoring = scoring
         self.utility_range = utility_range
         self.refit = refit
@@ -295,7 +311,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # values (sensitivity 1 / k each, all candidates at once): they stay in this local
         # variable and reach the user only through the selector.
         utilities = partition_utilities(
-            plan["estimator"], plan["candidates"], X, y, splits, fit_params, plan["utility"],
+            plan["estimator"], plan["partition_candidates"], X, y, splits, fit_params,
+            plan["utility"],
             self.error_score, n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch,
             verbose=self.verbose, reveal=reveal,
         )
@@ -349,9 +366,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
         scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
         check_fit_params(estimator, fit_params)
         sparse_input = issparse(X)
-        declared_costs = []
-        for params in candidates:
-            candidate = with_params(estimator, params)
+        ratio = partition_ratio(self.n_partitions, self.validation_fraction)
+        user_rules = self.partition_scaling if isinstance(self.partition_scaling, dict) else {}
+        built = [with_params(estimator, params) for params in candidates]
+        check_user_rules(user_rules, {key for b in built for key in b.get_params(deep=True)})
+        declared_costs, partition_candidates = [], []
+        for params, candidate in zip(candidates, built):
             context = f"param_grid candidate {params}"
             validate_candidate(candidate, context)
             check_budget_types(candidate, context)
@@ -361,6 +381,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 declared_costs.append(
                     check_release(candidate, sparse_input=sparse_input, context=context)
                 )
+            # Partition fits only (never charged): the refit uses ``params`` as written.
+            rescaled = {}
+            if self.partition_scaling is not None:
+                rescaled = rescaled_params(candidate, ratio, user_rules)
+            partition_candidates.append({**params, **rescaled})
 
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(
@@ -392,6 +417,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return {
             "selector": selector,
             "candidates": candidates,
+            "partition_candidates": partition_candidates,
             "estimator": estimator,
             "declared_costs": declared_costs,
             "max_refit_cost": max_refit_cost,

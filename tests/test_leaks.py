@@ -35,9 +35,12 @@ def independent_utilities(X, y):
         *partition_labels(len(X), N_PARTITIONS, 0.2, partition_seed), N_PARTITIONS
     )
     utilities = []
+    # Partition fits emulate the refit: epsilon times k / (1 - validation_fraction).
+    ratio = N_PARTITIONS / (1 - 0.2)
     for epsilon in GRID["epsilon"]:
         for train, validation in splits:
-            model = clone(ESTIMATOR).set_params(epsilon=epsilon, accountant=BudgetAccountant())
+            model = clone(ESTIMATOR).set_params(epsilon=epsilon * ratio,
+                                                accountant=BudgetAccountant())
             model.fit(X[train], y[train])
             utilities.append(accuracy_score(y[validation], model.predict(X[validation])))
     return np.array(utilities).reshape(len(GRID["epsilon"]), N_PARTITIONS)

@@ -91,13 +91,16 @@ def test_utilities_are_rescaled_and_clipped(binary_data, recording_selector):
         # -5 for epsilon=0.5, 10 for epsilon=2.0: outside the declared range (-2, 8).
         return 10 * estimator.epsilon - 10
 
-    search_of(scoring=scorer, utility_range=(-2, 8), selector=recording_selector()).fit(X, y)
+    # partition_scaling=None: the scorer reads epsilon, which partition fits would rescale.
+    search_of(scoring=scorer, utility_range=(-2, 8), selector=recording_selector(),
+              partition_scaling=None).fit(X, y)
     (call,) = recording_selector.calls
     np.testing.assert_array_equal(call["utilities"], [0.0, 1.0])
     assert call["sensitivity"] == pytest.approx(1 / 5)
 
     recording_selector.calls.clear()
-    search_of(scoring=scorer, utility_range=(-10, 10), selector=recording_selector()).fit(X, y)
+    search_of(scoring=scorer, utility_range=(-10, 10), selector=recording_selector(),
+              partition_scaling=None).fit(X, y)
     np.testing.assert_allclose(recording_selector.calls[0]["utilities"], [0.25, 1.0])
 
 

@@ -1,0 +1,215 @@
+"""Partition fits that emulate the refit (fidelity).
+
+A partition fit trains on about ``n * (1 - validation_fraction) / k`` records, the refit on all
+``n``: a ``ratio = k / (1 - validation_fraction)`` times smaller problem. Fitted with the
+refit's own parameters, a partition is a different problem: a diffprivlib model is about
+``ratio`` times noisier relative to its data (DP noise scales as ``1 / (n * epsilon)``), and a
+penalty weighed against a *sum* of per-record losses (scikit-learn's ``C``) regularises
+``ratio`` times harder. Candidates are then ranked by how they behave at the wrong scale.
+
+So partition fits rescale each candidate's data-size-dependent parameters by ``ratio``, with
+one rule per (class, parameter) in :data:`RULES`. This costs no privacy: partition fits are
+never charged, because the selection's guarantee rests only on the ``1 / k`` sensitivity of
+bounded utilities, whatever each partition's fit does with its own records. The ratio depends
+only on ``k`` and ``validation_fraction`` (not on ``n``, which neighbouring datasets do not
+share), so each partition's fit stays a function of its own records and public constants.
+The refit always uses the candidate as written, and what is charged never depends on the
+rescaling.
+"""
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+from diffprivlib import models as dp
+from sklearn import ensemble, kernel_ridge, linear_model, neighbors, svm, tree
+from sklearn.base import BaseEstimator
+
+#: The scalings a rule can apply (``value`` is the candidate's, ``ratio`` > 1).
+SCALINGS = {
+    "proportional": lambda value, ratio: value * ratio,
+    "inverse": lambda value, ratio: value / ratio,
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How one parameter of a class follows the training-set size, and why.
+
+    Attributes
+    ----------
+    scaling : {"proportional", "inverse", "inverse_count"}
+        ``proportional``: ``value * ratio``; ``inverse``: ``value / ratio``;
+        ``inverse_count``: an integer count of records becomes ``max(minimum, round(value /
+        ratio))`` (a float is a fraction of the records, which needs no rescaling).
+    why : str
+        The justification, from the estimator's objective or noise scale.
+    minimum : int, default=1
+        Smallest valid count, for ``inverse_count``.
+    """
+
+    scaling: str
+    why: str
+    minimum: int = 1
+
+    def apply(self, value, ratio):
+        """The partition fit's value of the parameter; non-numbers are left as they are."""
+        if isinstance(value, bool) or not isinstance(value, Real):
+            return value
+        if self.scaling == "inverse_count":
+            if not isinstance(value, Integral):
+                return value  # a fraction of the records: scale-free
+            return max(self.minimum, int(round(value / ratio)))
+        return SCALINGS[self.scaling](value, ratio)
+
+
+_DP_NOISE = Rule("proportional", "DP noise scales as 1 / (n * epsilon): epsilon * ratio on "
+                                 "n / ratio records matches the refit's noise-to-signal ratio")
+_SUM_LOSS_C = Rule("proportional", "C multiplies the sum of per-record losses against a fixed "
+                                   "penalty: C * ratio keeps the refit's regularisation per "
+                                   "record")
+_SUM_LOSS_ALPHA = Rule("inverse", "alpha is a penalty against the sum (not the mean) of "
+                                  "squared errors: alpha / ratio keeps it per record")
+_LEAF_COUNT = Rule("inverse_count", "a count of records per leaf: the same share of n / ratio "
+                                    "records")
+_SPLIT_COUNT = Rule("inverse_count", "a count of records needed to split: the same share of "
+                                     "n / ratio records", minimum=2)
+_NEIGHBOURS = Rule("inverse_count", "k neighbours among n records cover the same region as "
+                                    "k / ratio among n / ratio")
+
+_TREES = {"min_samples_leaf": _LEAF_COUNT, "min_samples_split": _SPLIT_COUNT}
+
+#: Built-in rules: class -> {parameter: Rule}. Found through the class's MRO, so a subclass
+#: (diffprivlib's LogisticRegression of scikit-learn's) inherits its parent's rules. Checked and
+#: deliberately absent: Lasso, ElasticNet, SGD*, MLP* (their penalties are weighed against the
+#: mean loss), GaussianNB's var_smoothing (relative to the largest variance), max_depth and
+#: n_estimators (not sizes of the training set).
+RULES = {
+    dp.GaussianNB: {"epsilon": _DP_NOISE},
+    dp.LogisticRegression: {"epsilon": _DP_NOISE},
+    dp.LinearRegression: {"epsilon": _DP_NOISE},
+    dp.KMeans: {"epsilon": _DP_NOISE},
+    dp.PCA: {"epsilon": _DP_NOISE},
+    dp.StandardScaler: {"epsilon": _DP_NOISE},
+    dp.RandomForestClassifier: {"epsilon": _DP_NOISE},
+    dp.DecisionTreeClassifier: {"epsilon": _DP_NOISE},
+    linear_model.LogisticRegression: {"C": _SUM_LOSS_C},
+    svm.SVC: {"C": _SUM_LOSS_C},
+    svm.SVR: {"C": _SUM_LOSS_C},
+    svm.NuSVR: {"C": _SUM_LOSS_C},
+    svm.LinearSVC: {"C": _SUM_LOSS_C},
+    svm.LinearSVR: {"C": _SUM_LOSS_C},
+    linear_model.Ridge: {"alpha": _SUM_LOSS_ALPHA},
+    linear_model.RidgeClassifier: {"alpha": _SUM_LOSS_ALPHA},
+    kernel_ridge.KernelRidge: {"alpha": _SUM_LOSS_ALPHA},
+    tree.DecisionTreeClassifier: _TREES,
+    tree.DecisionTreeRegressor: _TREES,
+    ensemble.RandomForestClassifier: _TREES,
+    ensemble.RandomForestRegressor: _TREES,
+    ensemble.ExtraTreesClassifier: _TREES,
+    ensemble.ExtraTreesRegressor: _TREES,
+    ensemble.GradientBoostingClassifier: _TREES,
+    ensemble.GradientBoostingRegressor: _TREES,
+    ensemble.HistGradientBoostingClassifier: {
+        "min_samples_leaf": _LEAF_COUNT,
+        "l2_regularization": Rule("inverse", "l2_regularization is added to a leaf's sum of "
+                                             "hessians: divided by ratio for n / ratio records"),
+    },
+    ensemble.HistGradientBoostingRegressor: {
+        "min_samples_leaf": _LEAF_COUNT,
+        "l2_regularization": Rule("inverse", "l2_regularization is added to a leaf's sum of "
+                                             "hessians: divided by ratio for n / ratio records"),
+    },
+    neighbors.KNeighborsClassifier: {"n_neighbors": _NEIGHBOURS},
+    neighbors.KNeighborsRegressor: {"n_neighbors": _NEIGHBOURS},
+}
+
+
+def partition_ratio(n_partitions, validation_fraction):
+    """Refit training size over a partition's expected training size.
+
+    ``n / (n * (1 - validation_fraction) / n_partitions)``: public constants only.
+    """
+    return n_partitions / (1.0 - validation_fraction)
+
+
+def rules_for(step):
+    """The built-in rules of ``step``'s class, inherited along its MRO."""
+    found = {}
+    for cls in reversed(type(step).__mro__):
+        found.update(RULES.get(cls, {}))
+    return found
+
+
+def user_rule(rule):
+    """A :class:`Rule` from a user's ``partition_scaling`` entry (a name or a callable)."""
+    if callable(rule):
+        return _CallableRule(rule)
+    if rule == "none":
+        return None
+    return Rule(rule, "declared by the user")
+
+
+@dataclass(frozen=True)
+class _CallableRule:
+    function: object
+
+    def apply(self, value, ratio):
+        return self.function(value, ratio)
+
+
+def rescaled_params(candidate, ratio, user_rules):
+    """``{parameter path: value}`` of a partition fit of ``candidate``, beyond its own.
+
+    Parameters
+    ----------
+    candidate : estimator
+        One unfitted candidate, parameters as written.
+    ratio : float
+        :func:`partition_ratio`.
+    user_rules : dict or None
+        ``{parameter path: rule}`` that add to (and override) the built-in rules; a rule is
+        ``"proportional"``, ``"inverse"``, ``"inverse_count"``, ``"none"`` or a callable
+        ``rule(value, ratio) -> value``. None uses the built-in rules only.
+
+    Returns
+    -------
+    changes : dict
+        Only the parameters whose value changes.
+    """
+    params = candidate.get_params(deep=True)
+    owners = {"": candidate}
+    owners.update((path, value) for path, value in params.items()
+                  if isinstance(value, BaseEstimator))
+    user_rules = user_rules or {}
+    changes = {}
+    for path, value in params.items():
+        owner_path, _, name = path.rpartition("__")
+        if path in user_rules:
+            rule = user_rule(user_rules[path])
+        else:
+            rule = rules_for(owners[owner_path]).get(name)
+        if rule is None:
+            continue
+        scaled = rule.apply(value, ratio)
+        if scaled is not value and scaled != value:
+            changes[path] = scaled
+    return changes
+
+
+def check_user_rules(user_rules, parameters):
+    """Refuse, before the data, a rule for a parameter no candidate has.
+
+    ``parameters`` is the set of parameter paths of all the candidates.
+    """
+    for path, rule in user_rules.items():
+        if not callable(rule) and rule not in ("proportional", "inverse", "inverse_count",
+                                               "none"):
+            raise ValueError(
+                f"partition_scaling[{path!r}]={rule!r} is not a rule; use 'proportional', "
+                "'inverse', 'inverse_count', 'none' or a callable rule(value, ratio)."
+            )
+        if path not in parameters:
+            raise ValueError(
+                f"partition_scaling names {path!r}, which is not a parameter of the estimator "
+                f"(parameters are named as in param_grid, e.g. {min(parameters, default='C')!r})."
+            )

@@ -1,0 +1,122 @@
+"""Partition fits that emulate the refit (skdptune.fidelity).
+
+The rules rescale data-size-dependent parameters for partition fits only: what the refit uses
+and what is charged never depend on them.
+"""
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
+from diffprivlib.models import StandardScaler as DPStandardScaler
+from sklearn.compose import ColumnTransformer
+from sklearn.linear_model import Lasso, Ridge
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.tree import DecisionTreeClassifier
+
+from skdptune import PrivateGridSearchCV
+from skdptune.fidelity import RULES, partition_ratio, rescaled_params
+
+BOUNDS = (0.0, 1.0)
+RATIO = 12.5  # k = 10, validation_fraction = 0.2
+
+
+def test_ratio_is_refit_size_over_partition_size_and_ignores_n():
+    assert partition_ratio(10, 0.2) == pytest.approx(RATIO)
+    n = 1000
+    assert partition_ratio(10, 0.2) == pytest.approx(n / (n * (1 - 0.2) / 10))
+
+
+def test_every_rule_has_a_justification():
+    for cls, rules in RULES.items():
+        for name, rule in rules.items():
+            assert len(rule.why) > 30, (cls, name)
+            assert rule.scaling in ("proportional", "inverse", "inverse_count")
+
+
+@pytest.mark.parametrize(
+    "candidate, expected",
+    [
+        (LogisticRegression(epsilon=0.5, C=2.0, data_norm=3.0), {"epsilon": 0.5 * RATIO,
+                                                                "C": 2.0 * RATIO}),
+        (SkLogisticRegression(C=0.1), {"C": 0.1 * RATIO}),
+        (Ridge(alpha=5.0), {"alpha": 5.0 / RATIO}),
+        (Lasso(alpha=5.0), {}),  # penalty against the mean loss: scale-free
+        (DecisionTreeClassifier(min_samples_leaf=50, min_samples_split=100),
+         {"min_samples_leaf": 4, "min_samples_split": 8}),
+        (DecisionTreeClassifier(min_samples_leaf=0.01, min_samples_split=3),
+         {"min_samples_split": 2}),  # fractions are scale-free; counts floor at their minimum
+        (RandomForestClassifier(epsilon=2.0, bounds=BOUNDS, classes=[0, 1], max_depth=4),
+         {"epsilon": 2.0 * RATIO}),
+        (make_pipeline(DPStandardScaler(bounds=BOUNDS, epsilon=0.2),
+                       GaussianNB(bounds=BOUNDS, epsilon=0.3)),
+         {"standardscaler__epsilon": 0.2 * RATIO, "gaussiannb__epsilon": 0.3 * RATIO}),
+        (ColumnTransformer([("num", DPStandardScaler(bounds=BOUNDS, epsilon=0.2), [0])]),
+         {"num__epsilon": 0.2 * RATIO}),
+    ],
+    ids=["dp-LR", "sk-LR", "Ridge", "Lasso", "tree-counts", "tree-fractions", "dp-forest",
+         "pipeline", "columns"],
+)
+def test_built_in_rules(candidate, expected):
+    changes = rescaled_params(candidate, RATIO, None)
+    assert changes.keys() == expected.keys()
+    for name, value in expected.items():
+        assert changes[name] == pytest.approx(value)
+
+
+def test_user_rules_add_override_and_disable():
+    candidate = make_pipeline(Ridge(alpha=5.0), )
+    assert rescaled_params(candidate, RATIO, {"ridge__alpha": "none"}) == {}
+    assert rescaled_params(candidate, RATIO, {"ridge__alpha": "proportional"}) == {
+        "ridge__alpha": 5.0 * RATIO}
+    custom = rescaled_params(candidate, RATIO, {"ridge__alpha": lambda v, r: v + r})
+    assert custom == {"ridge__alpha": 5.0 + RATIO}
+    tree = DecisionTreeClassifier(max_leaf_nodes=100)
+    assert rescaled_params(tree, RATIO, {"max_leaf_nodes": "inverse_count"}) == {
+        "max_leaf_nodes": 8}
+
+
+class Recorder(GaussianNB):
+    """GaussianNB that records the epsilon and C-like parameter of every fit, by size."""
+
+    fits = []
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).fits.append((len(X), self.epsilon))
+        return super().fit(X, y)
+
+
+@pytest.mark.parametrize("scaling", ["auto", None])
+def test_rescaling_never_reaches_the_refit_or_the_charge(binary_data, allow_in_gate, scaling):
+    allow_in_gate(Recorder)
+    X, y = binary_data
+    Recorder.fits = []
+    accountant = BudgetAccountant()
+    search = PrivateGridSearchCV(
+        Recorder(bounds=BOUNDS, random_state=0), {"epsilon": [0.5, 0.7]}, epsilon=1.0,
+        n_partitions=5, partition_scaling=scaling, accountant=accountant, random_state=0,
+    ).fit(X, y)
+    *partition_fits, refit = Recorder.fits
+    ratio = 5 / (1 - 0.2) if scaling == "auto" else 1.0
+    expected = sorted([0.5 * ratio] * 5 + [0.7 * ratio] * 5)
+    assert sorted(epsilon for _, epsilon in partition_fits) == pytest.approx(expected)
+    assert refit == (len(X), search.best_params_["epsilon"])  # as written
+    assert search.best_estimator_.epsilon == search.best_params_["epsilon"]
+    # Charged: the selection and the grid's largest declared budget, whatever the scaling.
+    assert accountant.spent_budget == [(1.0, 1e-6), (0.7, 0.0)]
+    assert tuple(search.privacy_spent_) == pytest.approx((1.7, 1e-6))
+
+
+def test_unknown_user_rule_is_refused_before_data(binary_data):
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = PrivateGridSearchCV(
+        GaussianNB(bounds=BOUNDS), {"epsilon": [0.5]}, partition_scaling={"epsilom": "none"},
+        accountant=accountant,
+    )
+    with pytest.raises(ValueError, match="'epsilom', which is not a parameter"):
+        search.fit(X, y)
+    with pytest.raises(ValueError, match="is not a rule"):
+        search.set_params(partition_scaling={"epsilon": "double"}).fit(X, y)
+    assert accountant.spent_budget == []
