@@ -278,7 +278,31 @@ def check_release(estimator, *, sparse_input=False, context=""):
         Naming the step, what is wrong and the remedy.
     """
     epsilon, _ = _walk(estimator, "", sparse_input, context)
+    if epsilon == 0:
+        _refuse(estimator, "", context,
+                "none of its steps is differentially private, so a fit would spend nothing and "
+                "release a model without a guarantee. Add a diffprivlib model, or pass "
+                "refit=False")
     return epsilon, 0.0
+
+
+def split_budget(candidate, epsilon):
+    """``{parameter path: epsilon}`` giving ``candidate``'s diffprivlib steps ``epsilon`` in all.
+
+    Each step's budget is scaled by the same factor, so the candidate's own proportions
+    between its steps are kept and their sum (sequential composition) is ``epsilon``. Call it
+    on a candidate the gate accepted.
+    """
+    steps = [(path, step) for path, step in _steps(candidate)
+             if ALLOWED.get(type(step)) is not None and ALLOWED[type(step)].kind == "dp"]
+    declared = sum(float(step.epsilon) for _, step in steps)
+    return {_child(path, "epsilon"): float(step.epsilon) * epsilon / declared
+            for path, step in steps}
+
+
+def _steps(estimator):
+    """``(path, step)`` of the estimator and every nested estimator, paths as in param_grid."""
+    return [("", estimator)] + list(estimator.get_params(deep=True).items())
 
 
 def check_budget_types(estimator, context=""):
@@ -287,8 +311,7 @@ def check_budget_types(estimator, context=""):
     ``epsilon="1.0"`` would otherwise fail every partition fit (each silently scored
     ``error_score``), whether or not the model is released.
     """
-    steps = [("", estimator)] + list(estimator.get_params(deep=True).items())
-    for path, step in steps:
+    for path, step in _steps(estimator):
         rule = ALLOWED.get(type(step))
         if rule is not None and rule.kind == "dp":
             _budget(step, path, context)

@@ -35,9 +35,10 @@ from .dp_fit import (
 )
 from .evaluate import partition_utilities
 from .fidelity import check_user_rules, partition_ratio, rescaled_params
-from .gate import check_budget_types, check_release
+from .gate import check_budget_types, check_release, split_budget
 from .partition import partition_labels, split_indices
 from .selection import SELECTORS
+from .selection.score import estimate_utility
 from .utility import make_utility
 from .validation import (
     check_fit_params,
@@ -71,9 +72,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
         ``refit=False``) any scikit-learn estimator.
     param_grid : dict or list of dicts
         As for :class:`~sklearn.model_selection.GridSearchCV`.
-    epsilon : float, default=1.0
+    epsilon : float or None, default=None
         Epsilon of the selection (the tuning overhead), per record under add-or-remove
-        adjacency; positive and finite. The refit estimator's own budget adds to it.
+        adjacency; positive and finite. The refit estimator's own budget adds to it. None
+        means 1.0, unless ``total_epsilon`` is given (then it must be None).
     delta : float, default=1e-6
         Delta of the selection, in ``[0, 1)``. ``0`` composes the selector's iterations with
         basic composition; a positive value lets dp-accounting's PLD composition give each
@@ -85,6 +87,21 @@ class PrivateGridSearchCV(BasePrivateSearch):
         then reachable as ``selector__granularity``). One-shot selectors are pure
         ``epsilon``-DP and report a selection delta of 0 (the a-priori check still reserves
         ``delta``).
+    total_epsilon : float or None, default=None
+        The whole fit's epsilon, selection and refit together: the one-budget form. The
+        selection gets ``selection_share`` of it and the refit the rest, which is given to
+        every candidate's diffprivlib steps (each candidate's steps are scaled by a common
+        factor, keeping their proportions, so that they sum to the refit's share). Then
+        :attr:`privacy_spent_` is ``(total_epsilon, delta)`` whichever candidate is selected.
+        With ``refit=False`` the selection gets all of it.
+    selection_share : float, default=0.25
+        Share of ``total_epsilon`` spent on the selection, in ``(0, 1)``; ignored without
+        ``total_epsilon``.
+    score_share : float, default=0.1
+        Share of the selection's epsilon spent on a Laplace estimate of the selected
+        candidate's utility (sensitivity ``1 / n_partitions``), released as
+        :attr:`best_score_`; in ``[0, 1)``. The selector gets the rest. 0 releases no
+        estimate.
     n_partitions : int, default=10
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit.
@@ -196,7 +213,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
     _parameter_constraints = {
         **BasePrivateSearch._parameter_constraints,
         "param_grid": [dict, list],
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "total_epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "selection_share": [Interval(Real, 0, 1, closed="neither")],
+        "score_share": [Interval(Real, 0, 1, closed="left")],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "selector": [StrOptions(set(SELECTORS)), HasMethods(["select", "validate_parameters"])],
         "n_partitions": [Interval(Integral, 2, None, closed="left")],
@@ -210,8 +230,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
         estimator,
         param_grid,
         *,
-        epsilon=1.0,
+        epsilon=None,
         delta=1e-6,
+        total_epsilon=None,
+        selection_share=0.25,
+        score_share=0.1,
         selector="doubling",
         n_partitions=10,
         validation_fraction=0.2,
@@ -230,6 +253,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.param_grid = param_grid
         self.epsilon = epsilon
         self.delta = delta
+        self.total_epsilon = total_epsilon
+        self.selection_share = selection_share
+        self.score_share = score_share
         self.selector = selector
         self.n_partitions = n_partitions
         self.validation_fraction = validation_fraction
@@ -317,21 +343,33 @@ class PrivateGridSearchCV(BasePrivateSearch):
             verbose=self.verbose, reveal=reveal,
         )
 
-        # 4. Select: the selector's result is (epsilon, delta)-DP; everything below is
-        # post-processing of it, plus the refit's own DP spend.
+        # 4. Select: the selector gets (1 - score_share) of the selection budget, a Laplace
+        # estimate of the selected candidate's utility the rest; they compose sequentially.
+        # Everything below is post-processing of them, plus the refit's own DP spend.
+        sensitivity = 1.0 / self.n_partitions
+        selection_epsilon = plan["selection_epsilon"]
+        selector_epsilon = (1 - self.score_share) * selection_epsilon
+        # Exact in floating point for score_share <= 0.5 (Sterbenz): the two add up to the
+        # selection epsilon, bit for bit.
+        score_epsilon = selection_epsilon - selector_epsilon
         selection = plan["selector"].select(
             utilities,
-            sensitivity=1.0 / self.n_partitions,
-            epsilon=self.epsilon,
+            sensitivity=sensitivity,
+            epsilon=selector_epsilon,
             delta=self.delta,
             random_state=noise_state,
         )
+        index = self._selected_index(selection)
+        score = None
+        if score_epsilon > 0:
+            score = estimate_utility(utilities, index, sensitivity=sensitivity,
+                                     epsilon=score_epsilon, random_state=noise_state)
         del utilities
-        selection_cost = (selection.epsilon, selection.delta)
+        selection_cost = add_costs((selection.epsilon, selection.delta), (score_epsilon, 0.0))
 
         # 5. Account for the selection before anything is released or refit.
         self._charge(accountant, selection_cost)
-        self._store_selection(selection, plan)
+        self._store_selection(selection, index, score, plan)
 
         # 6. Refit: charged its a-priori reservation once it starts.
         refit_cost, refit_rule = (0.0, 0.0), "no refit"
@@ -343,7 +381,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # 7. Report: selection and refit compose sequentially (basic composition).
         total = add_costs(selection_cost, refit_cost)
         self.n_partitions_ = self.n_partitions
-        report = _privacy_report(selection, self.n_partitions, refit_cost, refit_rule, total)
+        report = _privacy_report(selection, score_epsilon, self.n_partitions, refit_cost,
+                                 refit_rule, total)
         self._release(plan, total, report)
         return self
 
@@ -365,27 +404,34 @@ class PrivateGridSearchCV(BasePrivateSearch):
         estimator = clone(self.estimator)
         scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
         check_fit_params(estimator, fit_params)
+        selection_epsilon, refit_budget = self._budgets()
         sparse_input = issparse(X)
         ratio = partition_ratio(self.n_partitions, self.validation_fraction)
         user_rules = self.partition_scaling if isinstance(self.partition_scaling, dict) else {}
         built = [with_params(estimator, params) for params in candidates]
         check_user_rules(user_rules, {key for b in built for key in b.get_params(deep=True)})
-        declared_costs, partition_candidates = [], []
+        declared_costs, refit_candidates, partition_candidates = [], [], []
         for params, candidate in zip(candidates, built):
             context = f"param_grid candidate {params}"
             validate_candidate(candidate, context)
             check_budget_types(candidate, context)
             check_scorer_applies(scorer, candidate, params)
+            refit_params = dict(params)
             if self.refit:
                 # The gate, on every candidate: the grid can swap steps.
-                declared_costs.append(
-                    check_release(candidate, sparse_input=sparse_input, context=context)
-                )
-            # Partition fits only (never charged): the refit uses ``params`` as written.
+                declared = check_release(candidate, sparse_input=sparse_input, context=context)
+                if refit_budget is not None:  # the one-budget form: the refit's share
+                    budget = split_budget(candidate, refit_budget)
+                    candidate.set_params(**budget)
+                    refit_params.update(budget)
+                    declared = (refit_budget, 0.0)
+                declared_costs.append(declared)
+            refit_candidates.append(refit_params)
+            # Partition fits only (never charged): the refit uses ``refit_params`` as written.
             rescaled = {}
             if self.partition_scaling is not None:
                 rescaled = rescaled_params(candidate, ratio, user_rules)
-            partition_candidates.append({**params, **rescaled})
+            partition_candidates.append({**refit_params, **rescaled})
 
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(
@@ -421,12 +467,29 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "estimator": estimator,
             "declared_costs": declared_costs,
             "max_refit_cost": max_refit_cost,
-            "a_priori_cost": add_costs((self.epsilon, self.delta), max_refit_cost),
+            "selection_epsilon": selection_epsilon,
+            "refit_candidates": refit_candidates,
+            "a_priori_cost": add_costs((selection_epsilon, self.delta), max_refit_cost),
             "scorer": scorer,
             "utility": utility,
             "n_samples": n_samples,
             "input_shape": input_shape(X),
         }
+
+    def _budgets(self):
+        """``(selection epsilon, refit budget or None)`` from ``epsilon`` or ``total_epsilon``."""
+        if self.total_epsilon is None:
+            return (1.0 if self.epsilon is None else self.epsilon), None
+        if self.epsilon is not None:
+            raise ValueError(
+                f"epsilon={self.epsilon} and total_epsilon={self.total_epsilon} were both given; "
+                "give epsilon (the selection's, the refit spending what its estimator declares) "
+                "or total_epsilon (split by selection_share), not both."
+            )
+        if not self.refit:
+            return self.total_epsilon, None
+        selection_epsilon = self.selection_share * self.total_epsilon
+        return selection_epsilon, self.total_epsilon - selection_epsilon
 
     def _random_states(self):
         """Seeds for the partition labels and for the selection noise.
@@ -441,26 +504,31 @@ class PrivateGridSearchCV(BasePrivateSearch):
         partition_seed = rng.randint(np.iinfo(np.int32).max)
         return partition_seed, np.random.RandomState(rng.randint(np.iinfo(np.int32).max))
 
-    def _store_selection(self, selection, plan):
-        """Fitted attributes computed from the DP selection only."""
+    @staticmethod
+    def _selected_index(selection):
+        """The selected index, or the first candidate (with a warning) when none passed."""
+        if selection.index is not None:
+            return selection.index
+        warnings.warn(
+            "The selector selected no candidate (no noisy test passed); falling back to the "
+            "first candidate of the grid. The noise shrinks as n_partitions * epsilon grows: "
+            "consider a larger epsilon, more partitions, or a lower selector floor (see "
+            "skdptune.forecast).",
+            UserWarning,
+            stacklevel=4,
+        )
+        return 0
+
+    def _store_selection(self, selection, index, score, plan):
+        """Fitted attributes computed from the DP selection and score estimate only."""
         candidates = plan["candidates"]
-        index = selection.index
-        if index is None:
-            warnings.warn(
-                "The selector selected no candidate (no noisy test passed); falling back to the "
-                "first candidate of the grid. The noise shrinks as n_partitions * epsilon "
-                "grows: consider a larger epsilon, more partitions, or a lower selector floor.",
-                UserWarning,
-            )
-            index = 0
         self.selection_ = selection
         self.best_index_ = index
         self.best_params_ = candidates[index]
-        if selection.index is None or not np.isfinite(selection.score):
-            self.best_score_ = float("nan")
-        else:
-            # Post-processing of the DP score: utilities never exceed 1.
-            self.best_score_ = plan["utility"].to_score(min(selection.score, 1.0))
+        if score is None and selection.index is not None and np.isfinite(selection.score):
+            score = min(selection.score, 1.0)  # the doubling's own estimate (post-processing)
+        # In [0, 1] utility units, mapped back to the scorer's: never outside utility_range.
+        self.best_score_ = float("nan") if score is None else plan["utility"].to_score(score)
         self.scorer_ = plan["scorer"]
 
         n_passes = np.zeros(len(candidates), dtype=int)
@@ -489,7 +557,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         rule : str
             How the cost was obtained.
         """
-        best = with_params(plan["estimator"], self.best_params_)
+        best = with_params(plan["estimator"], plan["refit_candidates"][self.best_index_])
         measuring = MeasuringAccountant()
         reservation = plan["max_refit_cost"]
         start = time.perf_counter()
@@ -538,19 +606,25 @@ def _refit_failure(leak, measured, declared):
     return None
 
 
-def _privacy_report(selection, n_partitions, refit_cost, refit_rule, total):
+def _privacy_report(selection, score_epsilon, n_partitions, refit_cost, refit_rule, total):
+    # selection_epsilon is charged as one accountant entry: the selector and the score
+    # estimate compose sequentially (basic composition).
     """A plain dict that explains ``privacy_spent_`` line by line."""
     return {
         "unit": PRIVACY_UNIT,
         "adjacency": ADJACENCY,
         "n_partitions": n_partitions,
         "sensitivity": 1.0 / n_partitions,
-        "selection_epsilon": selection.epsilon,
-        "selection_delta": selection.delta,
-        "selection_composition": selection.composition,
+        "selector_epsilon": selection.epsilon,
+        "selector_delta": selection.delta,
+        "selector_composition": selection.composition,
         "epsilon_per_iteration": selection.epsilon_per_iteration,
         "max_iter": selection.max_iter,
         "n_iterations": selection.n_iterations,
+        "score_epsilon": score_epsilon,
+        "score_mechanism": "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
+        "selection_epsilon": selection.epsilon + score_epsilon,
+        "selection_delta": selection.delta,
         "refit_epsilon": refit_cost[0],
         "refit_delta": refit_cost[1],
         "refit_rule": refit_rule,

@@ -144,8 +144,11 @@ def test_sample_weight_is_sliced_to_each_partition(binary_data):
 def test_pure_dp_selection_uses_basic_composition(binary_data):
     X, y = binary_data
     report = search_of(epsilon=0.9, delta=0.0).fit(X, y).privacy_report_
-    assert report["selection_composition"] == "basic"
-    assert report["epsilon_per_iteration"] == pytest.approx(0.9 / report["max_iter"])
+    assert report["selector_composition"] == "basic"
+    # The selector gets 90 %: the rest pays for best_score_'s Laplace estimate.
+    assert report["selector_epsilon"] == pytest.approx(0.9 * 0.9)
+    assert report["epsilon_per_iteration"] == pytest.approx(0.9 * 0.9 / report["max_iter"])
+    assert report["score_epsilon"] == pytest.approx(0.9 * 0.1)
     assert report["total_delta"] == 0.0
 
 
@@ -262,7 +265,8 @@ def test_privacy_report_adds_up(binary_data):
     assert 1 <= report["n_iterations"] <= report["max_iter"]
     assert "add-or-remove" in report["adjacency"]
     assert "record" in report["unit"]
-    assert report["selection_composition"] == "pld"
+    assert report["selector_composition"] == "pld"
+    assert report["selector_epsilon"] + report["score_epsilon"] == 0.6
 
 
 def _floats(obj, seen=None):
@@ -329,17 +333,19 @@ def test_set_params_reaches_the_selector_instance(binary_data):
     assert search.privacy_report_["max_iter"] == auto_max_iter(0.05, 0.2)
     # The user's selector instance is not fitted or replaced.
     assert search.selector.get_params() == {"granularity": 0.05, "floor": 0.2,
-                                            "max_iter": "auto"}
+                                            "max_iter": "auto", "order": "grid",
+                                            "noise_split": "ding_wu"}
 
 
 def test_fallback_when_nothing_passes(binary_data, recording_selector):
     X, y = binary_data
-    search = search_of(selector=recording_selector(index=None, delegate=False))
+    search = search_of(selector=recording_selector(index=None, delegate=False),
+                       score_share=0.0)
     with pytest.warns(UserWarning, match="no candidate"):
         search.fit(X, y)
     assert search.best_index_ == 0
     assert search.best_params_ == {"epsilon": 0.5}
-    assert np.isnan(search.best_score_)
+    assert np.isnan(search.best_score_)  # no estimate bought, and the selector had none
     np.testing.assert_array_equal(search.cv_results_["selected"], [True, False])
     assert hasattr(search, "best_estimator_")
 
@@ -349,7 +355,7 @@ def test_best_score_is_mapped_back_through_utility_range(binary_data, recording_
     for score, expected in [(0.25, -5.0), (1.3, 10.0)]:  # an overshoot above 1 is capped
         search = search_of(
             selector=recording_selector(index=1, score=score, delegate=False),
-            scoring="accuracy", utility_range=(-10, 10),
+            scoring="accuracy", utility_range=(-10, 10), score_share=0.0,
         ).fit(X, y)
         assert search.best_index_ == 1
         assert search.best_score_ == pytest.approx(expected)
@@ -357,7 +363,7 @@ def test_best_score_is_mapped_back_through_utility_range(binary_data, recording_
 
 def test_cv_results_hold_only_released_information(binary_data):
     X, y = binary_data
-    search = search_of(param_grid={"epsilon": [0.5, 1.0, 2.0]}).fit(X, y)
+    search = search_of(param_grid={"epsilon": [0.5, 1.0, 2.0]}, score_share=0.0).fit(X, y)
     results = search.cv_results_
     assert set(results) == {"params", "param_epsilon", "n_passes", "selected"}
     assert results["params"] == [{"epsilon": e} for e in (0.5, 1.0, 2.0)]

@@ -278,10 +278,11 @@ def test_usable_inside_private_grid_search(selector):
     assert search.best_params_ in [
         {"epsilon": e, "var_smoothing": v} for e in (0.5, 1.0) for v in (1e-9, 1e-3)
     ]
-    # One-shot selectors release no utility estimate.
-    assert math.isnan(search.best_score_)
+    # A tenth of the selection budget buys a Laplace estimate of the selected utility.
+    assert 0.0 <= search.best_score_ <= 1.0
     report = search.privacy_report_
-    assert report["selection_composition"] == "single"
+    assert report["selector_composition"] == "single"
+    assert (report["selector_epsilon"], report["score_epsilon"]) == pytest.approx((0.9, 0.1))
     assert (report["selection_epsilon"], report["selection_delta"]) == (1.0, 0.0)
     assert (report["max_iter"], report["n_iterations"]) == (1, 1)
     # Selection (1.0, 0) plus the refit, charged at the grid's largest epsilon.

@@ -59,6 +59,18 @@ def auto_max_iter(granularity, floor):
     return min(2 * n_levels + 1, 5 * math.ceil(math.log2(max(n_levels, 2))) + 10)
 
 
+#: Share of each iteration's eps0 given to the threshold noise, by ``noise_split``.
+#: Ding & Wu: half. Lyu, Su & Li: eps1 / eps2 = 1 / (2c)^(2/3) with c = 1 positive answer.
+NOISE_SPLITS = {"ding_wu": 0.5, "lyu_su_li": 1.0 / (1.0 + 2.0 ** (2.0 / 3.0))}
+
+
+def _permutation(rng, n):
+    """A uniformly random order of ``n`` candidates from ``rng`` (numpy or SystemRandom)."""
+    if hasattr(rng, "permutation"):
+        return rng.permutation(n)
+    return rng.sample(range(n), n)
+
+
 def _n_levels(granularity, floor):
     return max(1, math.ceil((1 - floor) / granularity - _LEVEL_TOLERANCE))
 
@@ -86,13 +98,28 @@ class ProposeTestDoubling(BaseSelector):
         Cap on the iterations, fixed before seeing data; the privacy guarantee composes this
         many iterations whatever the realised count. ``"auto"`` uses :func:`auto_max_iter`.
         An integer may not exceed the worst case ``2 * ceil((1 - floor) / granularity) + 1``.
+    order : {"grid", "random"}, default="grid"
+        The order in which each iteration walks the candidates. ``"grid"`` is Algorithm 1's
+        (the grid's order, so under much noise the start of the grid is favoured);
+        ``"random"`` draws a fresh uniformly random order for every iteration, independently
+        of the data, which removes that bias and leaves the guarantee unchanged.
+    noise_split : {"ding_wu", "lyu_su_li"}, default="ding_wu"
+        How each iteration's ``eps0`` is split between the threshold and the queries.
+        ``"ding_wu"`` (Algorithm 1): half each, threshold ``Lap(2 * Delta / eps0)`` and queries
+        ``Lap(4 * Delta / eps0)``. ``"lyu_su_li"``: the split ``eps1 : eps2 = 1 : 2^(2/3)``
+        that Lyu, Su & Li ("Understanding the Sparse Vector Technique for Differential
+        Privacy", VLDB 2017, Section 4.2) show minimises the variance of the comparison for one
+        positive answer: threshold ``Lap(Delta / eps1)``, queries ``Lap(2 * Delta / eps2)``,
+        ``eps1 + eps2 = eps0``; the same ``eps0``-DP guarantee with less noise.
 
     Notes
     -----
-    Privacy: each iteration is an AboveThreshold run with threshold noise
-    ``Lap(2 * Delta / eps0)`` and query noise ``Lap(4 * Delta / eps0)``; for queries of
-    sensitivity ``Delta`` it is ``eps0``-DP whether or not they are monotone (Dwork & Roth,
-    Theorem 3.23). The ``max_iter`` runs compose adaptively: ``eps0 = epsilon / max_iter`` when
+    Privacy: each iteration is an AboveThreshold run (one positive answer) with threshold noise
+    ``Lap(Delta / eps1)`` and query noise ``Lap(2 * Delta / eps2)``, ``eps1 + eps2 = eps0``;
+    for queries of sensitivity ``Delta`` it is ``eps0``-DP whether or not they are monotone
+    (Lyu, Su & Li 2017, Theorem 2; with ``eps1 = eps2 = eps0 / 2`` it is Dwork & Roth's
+    Theorem 3.23 as Ding & Wu use it). The order of the walk is public (the grid's, or drawn
+    independently of the data). The ``max_iter`` runs compose adaptively: ``eps0 = epsilon / max_iter`` when
     ``delta == 0``, else the largest ``eps0`` whose PLD composition (dp-accounting) is
     ``(epsilon, delta)``-DP.
 
@@ -119,12 +146,17 @@ class ProposeTestDoubling(BaseSelector):
         "granularity": [Interval(Real, 0, 1, closed="right")],
         "floor": [Interval(Real, 0, 1, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "order": [StrOptions({"grid", "random"})],
+        "noise_split": [StrOptions(set(NOISE_SPLITS))],
     }
 
-    def __init__(self, granularity=0.01, floor=0.0, max_iter="auto"):
+    def __init__(self, granularity=0.01, floor=0.0, max_iter="auto", order="grid",
+                 noise_split="ding_wu"):
         self.granularity = granularity
         self.floor = floor
         self.max_iter = max_iter
+        self.order = order
+        self.noise_split = noise_split
 
     def validate_parameters(self):
         """Check the parameters, including ``max_iter`` against the worst case."""
@@ -163,10 +195,14 @@ class ProposeTestDoubling(BaseSelector):
         max_iter = self.resolved_max_iter()
         eps0 = calibrate_epsilon_per_step(float(epsilon), float(delta), max_iter)
         rng = check_random_state(random_state, secure=True)
-        # AboveThreshold noise (Dwork & Roth, Algorithm 1): threshold 2*Delta/eps0, queries
-        # 4*Delta/eps0; each iteration below is one eps0-DP run.
-        threshold_noise = Laplace(epsilon=eps0, sensitivity=2 * sensitivity, random_state=rng)
-        query_noise = Laplace(epsilon=eps0, sensitivity=4 * sensitivity, random_state=rng)
+        # AboveThreshold with one positive answer (Lyu, Su & Li, Algorithm 1 with c = 1):
+        # threshold Lap(Delta / eps1), queries Lap(2 * Delta / eps2), eps1 + eps2 = eps0; each
+        # iteration below is one eps0-DP run.
+        threshold_share = NOISE_SPLITS[self.noise_split]
+        threshold_noise = Laplace(epsilon=threshold_share * eps0, sensitivity=sensitivity,
+                                  random_state=rng)
+        query_noise = Laplace(epsilon=(1 - threshold_share) * eps0,
+                              sensitivity=2 * sensitivity, random_state=rng)
 
         n_levels = _n_levels(self.granularity, self.floor)
         level, step, index, trace = 0, 1, None, []
@@ -175,9 +211,12 @@ class ProposeTestDoubling(BaseSelector):
             proposed = self.floor + (level + step) * self.granularity
             noisy_threshold = threshold_noise.randomise(proposed)
             passed = None
-            for candidate, utility in enumerate(utilities):
-                if query_noise.randomise(float(utility)) >= noisy_threshold:
-                    passed = candidate
+            # The walk's order is public: the grid's, or drawn independently of the data.
+            order = (_permutation(rng, len(utilities)) if self.order == "random"
+                     else range(len(utilities)))
+            for candidate in order:
+                if query_noise.randomise(float(utilities[candidate])) >= noisy_threshold:
+                    passed = int(candidate)
                     break
             trace.append(Iteration(step=step, passed=passed))
             if passed is None:

@@ -1,0 +1,39 @@
+"""A DP estimate of the selected candidate's utility, for ``best_score_``."""
+
+from diffprivlib.mechanisms import Laplace
+from diffprivlib.utils import check_random_state
+
+from ._base import check_selection_inputs
+
+
+def estimate_utility(utilities, index, *, sensitivity, epsilon, random_state=None):
+    """Laplace estimate of ``utilities[index]``, clipped to ``[0, 1]``.
+
+    Parameters
+    ----------
+    utilities : array-like of shape (n_candidates,)
+        Utilities in ``[0, 1]``.
+    index : int
+        The candidate to estimate, chosen before (a DP output, or public).
+    sensitivity : float
+        Largest change of any utility when one record is added or removed.
+    epsilon : float
+        Budget of the estimate.
+    random_state : None, int or numpy.random.RandomState, default=None
+        None draws from :mod:`secrets`; a seed gives no guarantee.
+
+    Returns
+    -------
+    estimate : float
+        In ``[0, 1]``.
+
+    Notes
+    -----
+    Privacy: the Laplace mechanism, ``Lap(sensitivity / epsilon)`` on one utility of
+    sensitivity ``sensitivity``: ``epsilon``-DP. ``index`` comes from a DP selection, so the
+    two compose sequentially (basic composition); the clip is post-processing.
+    """
+    utilities = check_selection_inputs(utilities, sensitivity, epsilon, 0.0)
+    rng = check_random_state(random_state, secure=True)
+    noise = Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=rng)
+    return min(max(noise.randomise(float(utilities[index])), 0.0), 1.0)
