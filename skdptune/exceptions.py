@@ -33,3 +33,11 @@ class FitWarningsWithheld(UserWarning):
     It is issued at every fit, whether or not any warning was raised: whether one was can
     depend on a single record, so even its existence is not shown.
     """
+
+
+class NoisySelectionWarning(UserWarning):
+    """The selection's noise will swamp any plausible gap between candidates.
+
+    Issued before the data are touched, from public quantities (see
+    :meth:`skdptune.PrivateGridSearchCV.forecast`).
+    """

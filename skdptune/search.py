@@ -34,7 +34,9 @@ from .dp_fit import (
     withheld_notice,
 )
 from .evaluate import partition_utilities
+from .exceptions import NoisySelectionWarning
 from .fidelity import check_user_rules, partition_ratio, rescaled_params
+from .forecast import forecast_selection
 from .gate import check_budget_types, check_release, split_budget
 from .partition import partition_labels, split_indices
 from .selection import SELECTORS
@@ -325,6 +327,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         accountant.check(*plan["a_priori_cost"])
         reveal = revealing()
         withheld_notice(stacklevel=3)  # data-independent: at every fit
+        self._warn_if_swamped(plan)
         partition_seed, noise_state = self._random_states()
 
         # 2. Partition: independent labels per record (see skdptune.partition).
@@ -475,6 +478,71 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "n_samples": n_samples,
             "input_shape": input_shape(X),
         }
+
+    def forecast(self, confidence=0.9):
+        """What this search's selection can resolve, before any data are touched.
+
+        Uses only public quantities: the number of candidates, ``n_partitions``, the
+        selector and its share of the budget (``epsilon`` or ``total_epsilon``, less
+        ``score_share``).
+
+        Parameters
+        ----------
+        confidence : float, default=0.9
+            Probability of selecting the best candidate that the forecast's gaps refer to.
+
+        Returns
+        -------
+        skdptune.forecast.Forecast
+            ``pairwise_gap``: the utility lead over one close rival that the best candidate
+            needs to be selected with probability ``confidence``; ``uniform_gap``: the lead
+            over every other candidate, all tied. In ``[0, 1]`` utility units (accuracy for
+            ``scoring="accuracy"``).
+
+        Examples
+        --------
+        >>> from diffprivlib.models import GaussianNB
+        >>> from skdptune import PrivateGridSearchCV
+        >>> search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)),
+        ...                              {"var_smoothing": [1e-9, 1e-6, 1e-3]},
+        ...                              selector="permute_and_flip", n_partitions=200)
+        >>> round(search.forecast().pairwise_gap, 3)
+        0.018
+        """
+        self._validate_params()
+        selection_epsilon, _ = self._budgets()
+        selector = (SELECTORS[self.selector]() if isinstance(self.selector, str)
+                    else self.selector)
+        return forecast_selection(
+            max(len(ParameterGrid(self.param_grid)), 2), n_partitions=self.n_partitions,
+            epsilon=(1 - self.score_share) * selection_epsilon, delta=self.delta,
+            selector=selector, confidence=confidence,
+        )
+
+    def _warn_if_swamped(self, plan):
+        """Warn, before the data, when the selection noise swamps any plausible gap."""
+        if len(plan["candidates"]) < 2:
+            return
+        try:
+            forecast = forecast_selection(
+                2, n_partitions=self.n_partitions,
+                epsilon=(1 - self.score_share) * plan["selection_epsilon"], delta=self.delta,
+                selector=plan["selector"],
+            )
+        except TypeError:
+            return  # a custom selector: no forecast
+        if forecast.swamped:
+            warnings.warn(
+                f"The selection noise swamps any plausible difference between candidates: "
+                f"with n_partitions={self.n_partitions} and a selection epsilon of "
+                f"{plan['selection_epsilon']:g}, {forecast.selector} picks the better of two "
+                f"candidates with 90% probability only when they differ by "
+                f"{forecast.pairwise_gap:.2g} or more in utility ([0, 1]). Use more "
+                "partitions, a larger selection budget, or another selector; see "
+                "search.forecast() and skdptune.forecast.",
+                NoisySelectionWarning,
+                stacklevel=4,
+            )
 
     def _budgets(self):
         """``(selection epsilon, refit budget or None)`` from ``epsilon`` or ``total_epsilon``."""
