@@ -73,3 +73,41 @@ def _generator(random_state):
         # object gives the same labels.
         return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
     return np.random.default_rng(random_state)
+
+
+def auto_n_partitions(n_samples, *, n_features, n_candidates, epsilon, selector,
+                      validation_fraction):
+    """The number of partitions ``n_partitions="auto"`` uses, from public quantities only.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of records (treated as public, as everywhere in the library).
+    n_features : int or None
+        Number of features, None for text.
+    n_candidates : int
+        Size of the grid.
+    epsilon : float
+        The selector's epsilon.
+    selector : selector instance
+        The selector.
+    validation_fraction : float
+        Share of each partition held out for scoring.
+
+    Returns
+    -------
+    n_partitions : int
+        Between 2 and what the data allow (every partition expecting one training and one
+        validation record).
+    """
+    per_partition = max(_MIN_TRAINING_RECORDS, _RECORDS_PER_FEATURE * (n_features or 0))
+    k = int(n_samples * (1 - validation_fraction) // per_partition)
+    largest = int(n_samples * min(validation_fraction, 1 - validation_fraction))
+    return max(2, min(k, _MAX_PARTITIONS, largest))
+
+
+# Provisional constants of the auto rule (records per partition fit, and a cap on the number of
+# partition fits' fixed costs), pending the measurement study.
+_MIN_TRAINING_RECORDS = 200
+_RECORDS_PER_FEATURE = 2
+_MAX_PARTITIONS = 1000

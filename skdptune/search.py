@@ -38,7 +38,7 @@ from .exceptions import NoisySelectionWarning
 from .fidelity import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection
 from .gate import check_budget_types, check_release, split_budget
-from .partition import partition_labels, split_indices
+from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS
 from .selection.score import estimate_utility
 from .utility import make_utility
@@ -221,7 +221,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         "score_share": [Interval(Real, 0, 1, closed="left")],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "selector": [StrOptions(set(SELECTORS)), HasMethods(["select", "validate_parameters"])],
-        "n_partitions": [Interval(Integral, 2, None, closed="left")],
+        "n_partitions": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "scoring": [str, callable, None],
         "refit": ["boolean"],
         "partition_scaling": [StrOptions({"auto"}), dict, None],
@@ -332,9 +332,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         # 2. Partition: independent labels per record (see skdptune.partition).
         partition, is_validation = partition_labels(
-            plan["n_samples"], self.n_partitions, self.validation_fraction, partition_seed
+            plan["n_samples"], plan["n_partitions"], self.validation_fraction, partition_seed
         )
-        splits = split_indices(partition, is_validation, self.n_partitions)
+        splits = split_indices(partition, is_validation, plan["n_partitions"])
 
         # 3. Evaluate every candidate on every partition. These utilities are raw, non-private
         # values (sensitivity 1 / k each, all candidates at once): they stay in this local
@@ -349,7 +349,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # 4. Select: the selector gets (1 - score_share) of the selection budget, a Laplace
         # estimate of the selected candidate's utility the rest; they compose sequentially.
         # Everything below is post-processing of them, plus the refit's own DP spend.
-        sensitivity = 1.0 / self.n_partitions
+        sensitivity = 1.0 / plan["n_partitions"]
         selection_epsilon = plan["selection_epsilon"]
         selector_epsilon = (1 - self.score_share) * selection_epsilon
         # Exact in floating point for score_share <= 0.5 (Sterbenz): the two add up to the
@@ -383,8 +383,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         # 7. Report: selection and refit compose sequentially (basic composition).
         total = add_costs(selection_cost, refit_cost)
-        self.n_partitions_ = self.n_partitions
-        report = _privacy_report(selection, score_epsilon, self.n_partitions, refit_cost,
+        self.n_partitions_ = plan["n_partitions"]
+        report = _privacy_report(selection, score_epsilon, plan["n_partitions"], refit_cost,
                                  refit_rule, total)
         self._release(plan, total, report)
         return self
@@ -409,7 +409,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
         check_fit_params(estimator, fit_params)
         selection_epsilon, refit_budget = self._budgets()
         sparse_input = issparse(X)
-        ratio = partition_ratio(self.n_partitions, self.validation_fraction)
+        n_samples = _num_samples(X)  # treated as public, as in diffprivlib
+        n_partitions = self._n_partitions(n_samples, input_shape(X)["n_features_in_"],
+                                          len(candidates), selection_epsilon, selector)
+        ratio = partition_ratio(n_partitions, self.validation_fraction)
         user_rules = self.partition_scaling if isinstance(self.partition_scaling, dict) else {}
         built = [with_params(estimator, params) for params in candidates]
         check_user_rules(user_rules, {key for b in built for key in b.get_params(deep=True)})
@@ -441,17 +444,16 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"{type(estimator).__name__} is supervised: it requires y to be passed, but the "
                 "target y is None."
             )
-        n_samples = _num_samples(X)
         if y is not None:
             check_consistent_length(X, y)
         # With refit=True the gate has followed sparse input through every step.
         check_input_data(X, y, estimator, check_sparse=not self.refit)
         fraction = min(self.validation_fraction, 1 - self.validation_fraction)
         # Rounded first: 1 - 0.9 is 0.0999..., which would ask for one record too many.
-        needed = math.ceil(round(self.n_partitions / fraction, 9))
+        needed = math.ceil(round(n_partitions / fraction, 9))
         if n_samples < needed:
             raise ValueError(
-                f"n_partitions={self.n_partitions} is too many for {n_samples} samples: with "
+                f"n_partitions={n_partitions} is too many for {n_samples} samples: with "
                 f"validation_fraction={self.validation_fraction} each partition should expect "
                 f"at least one training and one validation record, which needs at least "
                 f"{needed} samples. Use fewer partitions (at most "
@@ -465,6 +467,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         )
         return {
             "selector": selector,
+            "n_partitions": n_partitions,
             "candidates": candidates,
             "partition_candidates": partition_candidates,
             "estimator": estimator,
@@ -479,7 +482,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "input_shape": input_shape(X),
         }
 
-    def forecast(self, confidence=0.9):
+    def forecast(self, n_samples=None, n_features=None, confidence=0.9):
         """What this search's selection can resolve, before any data are touched.
 
         Uses only public quantities: the number of candidates, ``n_partitions``, the
@@ -488,6 +491,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         Parameters
         ----------
+        n_samples, n_features : int or None, default=None
+            The shape of the data the search will fit; needed with
+            ``n_partitions="auto"`` only.
         confidence : float, default=0.9
             Probability of selecting the best candidate that the forecast's gaps refer to.
 
@@ -513,10 +519,28 @@ class PrivateGridSearchCV(BasePrivateSearch):
         selection_epsilon, _ = self._budgets()
         selector = (SELECTORS[self.selector]() if isinstance(self.selector, str)
                     else self.selector)
+        n_candidates = len(ParameterGrid(self.param_grid))
+        if self.n_partitions == "auto" and n_samples is None:
+            raise ValueError(
+                "n_partitions='auto' is chosen from the data's shape: pass forecast(n_samples="
+                "..., n_features=...) with the shape of the data you will fit."
+            )
         return forecast_selection(
-            max(len(ParameterGrid(self.param_grid)), 2), n_partitions=self.n_partitions,
+            max(n_candidates, 2),
+            n_partitions=self._n_partitions(n_samples, n_features, n_candidates,
+                                            selection_epsilon, selector),
             epsilon=(1 - self.score_share) * selection_epsilon, delta=self.delta,
             selector=selector, confidence=confidence,
+        )
+
+    def _n_partitions(self, n_samples, n_features, n_candidates, selection_epsilon, selector):
+        """``n_partitions``, with ``"auto"`` resolved from public quantities only."""
+        if self.n_partitions != "auto":
+            return self.n_partitions
+        return auto_n_partitions(
+            n_samples, n_features=n_features, n_candidates=n_candidates,
+            epsilon=(1 - self.score_share) * selection_epsilon, selector=selector,
+            validation_fraction=self.validation_fraction,
         )
 
     def _warn_if_swamped(self, plan):
@@ -525,7 +549,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             return
         try:
             forecast = forecast_selection(
-                2, n_partitions=self.n_partitions,
+                2, n_partitions=plan["n_partitions"],
                 epsilon=(1 - self.score_share) * plan["selection_epsilon"], delta=self.delta,
                 selector=plan["selector"],
             )
@@ -534,7 +558,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         if forecast.swamped:
             warnings.warn(
                 f"The selection noise swamps any plausible difference between candidates: "
-                f"with n_partitions={self.n_partitions} and a selection epsilon of "
+                f"with n_partitions={plan['n_partitions']} and a selection epsilon of "
                 f"{plan['selection_epsilon']:g}, {forecast.selector} picks the better of two "
                 f"candidates with 90% probability only when they differ by "
                 f"{forecast.pairwise_gap:.2g} or more in utility ([0, 1]). Use more "

@@ -120,3 +120,16 @@ def test_unknown_user_rule_is_refused_before_data(binary_data):
     with pytest.raises(ValueError, match="is not a rule"):
         search.set_params(partition_scaling={"epsilon": "double"}).fit(X, y)
     assert accountant.spent_budget == []
+
+
+def test_auto_partitions_come_from_the_shape_only(binary_data):
+    X, y = binary_data
+    search = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]},
+                                 n_partitions="auto", accountant=BudgetAccountant(),
+                                 random_state=0).fit(X, y)
+    assert 2 <= search.n_partitions_ <= len(X)
+    assert search.privacy_report_["n_partitions"] == search.n_partitions_
+    with pytest.raises(ValueError, match="n_samples"):
+        search.forecast()
+    assert search.forecast(n_samples=len(X), n_features=X.shape[1]).n_partitions == (
+        search.n_partitions_)
