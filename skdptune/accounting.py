@@ -9,9 +9,10 @@ Unit of privacy: one record (a row of ``X`` with its ``y``). Adjacency: add-or-r
 import math
 from functools import lru_cache
 
+import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.utils import Budget
-from dp_accounting.pld import common, privacy_loss_distribution
+from scipy.special import gammaln
 
 #: Stated in every privacy report: what one "individual" is and which datasets are neighbours.
 PRIVACY_UNIT = "one record (a row of X together with its label y)"
@@ -20,6 +21,9 @@ ADJACENCY = "add-or-remove one record"
 # Bisection tolerance on eps0, relative to the basic-composition value epsilon / n_steps.
 _CALIBRATION_RTOL = 1e-6
 
+# Relative margin below the target delta when solving the exact composition (floating point).
+_DELTA_SLACK = 1e-9
+
 
 def composed_epsilon(epsilon_per_step, n_steps, delta):
     """Epsilon of ``n_steps`` adaptively composed pure ``epsilon_per_step``-DP mechanisms.
@@ -27,37 +31,83 @@ def composed_epsilon(epsilon_per_step, n_steps, delta):
     Parameters
     ----------
     epsilon_per_step : float
-        Pure-DP epsilon of each step (``delta = 0`` per step).
+        Pure-DP epsilon of each step (``delta = 0`` per step), positive and finite.
     n_steps : int
         Number of steps composed (a cap fixed before seeing data, not a realised count).
     delta : float
-        Target delta of the composition. ``0`` uses basic composition.
+        Target delta of the composition, in ``[0, 1)``. ``0`` uses basic composition.
 
     Returns
     -------
     epsilon : float
-        An upper bound on the composed epsilon at ``delta``.
+        The smallest epsilon at which the composition is ``(epsilon, delta)``-DP (up to
+        floating-point rounding), never more than basic composition.
 
     Notes
     -----
     ``delta == 0``: basic composition, ``n_steps * epsilon_per_step`` (tight for pure DP).
-    ``delta > 0``: dp-accounting's privacy loss distribution (PLD) of a pure-DP mechanism,
-    self-composed ``n_steps`` times. The PLD is discretised pessimistically, so the value is an
-    upper bound. Basic composition is also valid at any ``delta``, so the minimum of the two is
-    returned.
+
+    ``delta > 0``: the exact optimal composition theorem of Kairouz, Oh & Viswanath (2015,
+    "The composition theorem for differential privacy", Theorem 3.3). Write ``T = n_steps``,
+    ``e0 = epsilon_per_step`` and ``q = e^e0 / (1 + e^e0)``. Why it is exact (KOV's proof):
+    the pair of output laws of any pure ``e0``-DP mechanism on neighbouring datasets is a
+    post-processing of the pair of randomized response (RR), ``(q, 1-q)`` against
+    ``(1-q, q)``, so RR dominates every such mechanism; the ``T``-fold adaptive composition of
+    such mechanisms is then dominated by the product of ``T`` RR pairs, and ``T`` RR steps
+    attain it. So the composed privacy profile is exactly that of ``T`` independent RR steps,
+    whose privacy loss is ``(T - 2l) e0`` when ``l`` of them flip
+    (``l ~ Binomial(T, 1 - q)``)::
+
+        delta_T(eps) = sum_l C(T, l) q^(T-l) (1-q)^l max(0, 1 - exp(eps - (T - 2l) e0)).
+
+    At ``eps_i = (T - 2i) e0`` this is KOV's ``delta_i = sum_{l<i} C(T, l) (e^{(T-l) e0} -
+    e^{(T-2i+l) e0}) / (1 + e^e0)^T``; between two such points the set of positive terms is
+    fixed, ``delta_T`` is ``A - e^eps B``, and ``delta_T(eps) = delta`` is solved in closed
+    form (:func:`_exact_composed_epsilon`), aiming a relative ``1e-9`` below ``delta`` so
+    that floating-point rounding cannot make the answer too small. Everything is computed in
+    log space, so large epsilons and thousands of steps neither overflow nor underflow. The
+    result does not depend on the adjacency relation: it holds for whichever (symmetric)
+    relation each step is ``e0``-DP under, here add-or-remove one record.
     """
     basic = n_steps * epsilon_per_step
     if delta == 0:
         return basic
-    return min(basic, _pld_epsilon(float(epsilon_per_step), int(n_steps), float(delta)))
+    return min(basic, _exact_composed_epsilon(float(epsilon_per_step), int(n_steps),
+                                              float(delta)))
 
 
-@lru_cache(maxsize=256)
-def _pld_epsilon(epsilon_per_step, n_steps, delta):
-    pld = privacy_loss_distribution.from_privacy_parameters(
-        common.DifferentialPrivacyParameters(epsilon_per_step, 0.0)
-    ).self_compose(n_steps)
-    return pld.get_epsilon_for_delta(delta)
+def _exact_composed_epsilon(epsilon_per_step, n_steps, delta):
+    """Smallest ``eps >= 0`` with ``delta_T(eps) <= delta``; see :func:`composed_epsilon`.
+
+    With ``T`` steps, ``e0`` per step and ``a_l = C(T, l) q^(T-l) (1-q)^l`` (the chance of
+    ``l`` flips), KOV's ``delta_i`` at ``eps_i = (T - 2i) e0`` satisfies
+    ``delta_{i+1} - delta_i = (1 - e^{-2 e0}) B_{i+1}`` with
+    ``B_{i+1} = sum_{l<=i} a_l e^{-2 (i-l) e0}``: sums of positive terms only, so every
+    ``delta_i`` is computed without cancellation, in log space, in ``O(T)``. On
+    ``[eps_{i+1}, eps_i]`` the flips ``l <= i`` give the positive terms of ``delta_T``, and
+    ``delta_T(eps_i + x) = delta_i + (1 - e^x) B_{i+1}`` for ``x`` in ``[-2 e0, 0]``.
+    """
+    e0, half = epsilon_per_step, n_steps // 2
+    flips = np.arange(half + 1)  # l = 0..floor(T/2): the terms that matter for eps >= 0
+    # log a_l, with log q = -log(1 + e^-e0) and log(1 - q) = log q - e0 (no overflow).
+    log_q = -math.log1p(math.exp(-e0))
+    log_a = (math.lgamma(n_steps + 1) - gammaln(flips + 1) - gammaln(n_steps - flips + 1)
+             + n_steps * log_q - flips * e0)
+    # log B_{i+1} = log sum_{l<=i} a_l e^{2 l e0} - 2 i e0, for i = 0..floor(T/2).
+    log_b = np.logaddexp.accumulate(log_a + 2 * e0 * flips) - 2 * e0 * flips
+    # log delta_i for i = 0..floor(T/2): delta_0 = 0, then cumulative sums of the increments.
+    log_increments = math.log(-math.expm1(-2 * e0)) + log_b[:-1]
+    log_deltas = np.concatenate(([-np.inf], np.logaddexp.accumulate(log_increments)))
+    # Aim a relative _DELTA_SLACK below delta: the sums above carry rounding errors of about
+    # T * 1e-16 relative, and the answer must stay an upper bound.
+    target = delta * (1 - _DELTA_SLACK)
+    # delta_i rises with i while eps_i falls: the largest i with delta_i <= target.
+    i = int(np.searchsorted(log_deltas, math.log(target), side="right")) - 1
+    excess = target - math.exp(log_deltas[i])
+    ratio = math.exp(math.log(excess) - log_b[i]) if excess > 0 else 0.0
+    # ratio >= 1 - e^{-e0} only past eps = 0 (T odd, delta above the total variation).
+    x = math.log1p(-ratio) if ratio < 1 else -math.inf
+    return max(0.0, (n_steps - 2 * i) * e0 + x)
 
 
 @lru_cache(maxsize=256)
@@ -77,7 +127,20 @@ def calibrate_epsilon_per_step(epsilon, delta, n_steps):
     -------
     epsilon_per_step : float
         Never below ``epsilon / n_steps`` (basic composition is valid for every delta) and
-        such that ``composed_epsilon(epsilon_per_step, n_steps, delta) <= epsilon``.
+        such that ``composed_epsilon(epsilon_per_step, n_steps, delta) <= epsilon``: the exact
+        optimal composition of Kairouz, Oh & Viswanath (2015, Theorem 3.3), so no larger
+        per-step epsilon is ``(epsilon, delta)``-DP for every choice of pure-DP steps.
+        Within a relative ``1e-6`` of ``epsilon / n_steps`` of the largest such value.
+
+    Notes
+    -----
+    Bisection on :func:`composed_epsilon`, which is non-decreasing in the per-step epsilon.
+    Cached per argument tuple; an uncached call takes about 0.5 ms for 45 steps, 0.7 ms for
+    201 and 5 ms for 3,000 (2 shared cores). The discretised privacy loss distributions of
+    dp-accounting that this replaces took 0.1 to 1.3 s and gave less: at ``epsilon=0.1,
+    delta=1e-9`` and 201 steps, ``eps0`` is 0.0014186 instead of 0.0013000, 9.1 % more per
+    step (2.85 times basic composition); at ``epsilon=1, delta=1e-6`` and 45 steps, 0.3 %
+    more. ``tests/test_accounting.py`` measures both.
     """
     basic = epsilon / n_steps
     if delta == 0 or n_steps == 1:
