@@ -180,7 +180,7 @@ def test_epsilon_per_iteration_matches_dp_accounting(delta):
     assert composed(eps0 / 1.01) <= 1.0
     assert composed_epsilon(eps0, max_iter, delta) <= composed(eps0) * (1 + 1e-8)
     assert eps0 > 1.0 / max_iter  # tight composition beats basic composition here
-    assert result.composition == "pld"
+    assert result.composition == "optimal"
 
 
 def test_calibration_never_falls_below_basic_composition():

@@ -259,7 +259,7 @@ def test_privacy_report_adds_up(binary_data):
     assert 1 <= report["n_iterations"] <= report["max_iter"]
     assert "add-or-remove" in report["adjacency"]
     assert "record" in report["unit"]
-    assert report["selection_composition"] == "pld"
+    assert report["selection_composition"] == "optimal"
 
 
 def _floats(obj, seen=None):
