@@ -33,7 +33,8 @@ from ._sklearn_compat import (
 from .accounting import (
     ADJACENCY,
     PRIVACY_UNIT,
-    repeat_and_select_epsilon,
+    REPEAT_AND_SELECT_BOUNDS,
+    repeat_and_select_bounds,
     subsampled_tuning_cost,
     truncated_negative_binomial_gamma,
 )
@@ -452,9 +453,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             )
 
         shape = math.inf if self.distribution == "poisson" else float(self.shape)
-        # Papernot & Steinke: the best of K pure epsilon-DP trials (see the class Notes).
-        tuning_cost = (repeat_and_select_epsilon(self.epsilon, self.delta, self.mean, shape),
-                       float(self.delta))
+        # Papernot & Steinke: the best of K pure epsilon-DP trials (see the class Notes). Every
+        # bound is valid on its own; the smallest (repeat_and_select_epsilon) is charged.
+        tuning_bounds = repeat_and_select_bounds(self.epsilon, self.delta, self.mean, shape)
+        tuning_cost = (min(tuning_bounds.values()), float(self.delta))
         cost = tuning_cost
         if self.subsample is not None:
             # Koskela & Kulkarni: mixture of the tuning (record in the subsample) and the
@@ -474,7 +476,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 else (lambda params: _check_transferred(transfer(dict(params), self.subsample),
                                                         params))
             ),
-            "report": _privacy_report(self, shape, tuning_cost, cost),
+            "report": _privacy_report(self, shape, tuning_bounds, tuning_cost, cost),
             "sparse_input": issparse(X),
             "input_shape": input_shape(X),
         }
@@ -635,8 +637,14 @@ def _check_transferred(transferred, params):
     return transferred
 
 
-def _privacy_report(search, shape, tuning_cost, cost):
-    """A plain dict that explains ``privacy_spent_`` line by line."""
+def _privacy_report(search, shape, tuning_bounds, tuning_cost, cost):
+    """A plain dict that explains ``privacy_spent_`` line by line.
+
+    ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
+    (:func:`~skdptune.accounting.repeat_and_select_bounds`); ``tuning_bound`` names the
+    smallest, which is the one charged, and ``accounting`` says what it is.
+    """
+    tuning_bound = min(tuning_bounds, key=tuning_bounds.get)
     report = {
         "unit": PRIVACY_UNIT,
         "adjacency": ADJACENCY,
@@ -650,9 +658,9 @@ def _privacy_report(search, shape, tuning_cost, cost):
         "distribution": search.distribution,
         "mean": float(search.mean),
         "shape": shape,
-        "accounting": "dp-accounting RdpAccountant: RepeatAndSelectDpEvent of a 2-bucket "
-                      "RandomizedResponseDpEvent (the worst case of a pure trial_epsilon-DP "
-                      "trial)",
+        "tuning_bound": tuning_bound,
+        "accounting": REPEAT_AND_SELECT_BOUNDS[tuning_bound],
+        "tuning_bounds": dict(tuning_bounds),
         "tuning_epsilon": tuning_cost[0],
         "tuning_delta": tuning_cost[1],
         "subsample": search.subsample,
