@@ -91,6 +91,10 @@ def test_trial_count_secure_source():
     rng = secrets.SystemRandom()
     draws = [_sample_trial_count(3.0, 0.0, rng) for _ in range(200)]
     assert min(draws) >= 1
+    # Poisson(3) from secrets: the mean of 200 draws (standard deviation 0.12) is in [2, 4]
+    # except with probability below 1e-15.
+    draws = [_sample_trial_count(3.0, math.inf, rng) for _ in range(200)]
+    assert min(draws) >= 0 and 2 <= np.mean(draws) <= 4
 
 
 @pytest.mark.parametrize("shape", [0.0, 0.5, 1.0, 2.0])
@@ -399,9 +403,15 @@ def test_seeded_fit_is_reproducible(data):
 
 
 def test_secure_fit_runs(data):
+    # Secure sources for K, the settings, the subsample, the split and the noise. A geometric
+    # K is at least 1, so the fit always has a trial to release (a Poisson K of mean 2 would
+    # be 0, and fit would raise by design, with probability e^-2 = 13.5 %); the secure Poisson
+    # draw is tested in test_trial_count_secure_source.
     X, y = data
-    search = _nb_search(random_state=None, mean=2.0, subsample=0.5).fit(X, y)
+    search = _nb_search(random_state=None, mean=2.0, subsample=0.5,
+                        distribution="truncated_negative_binomial", shape=1.0).fit(X, y)
     assert search.best_estimator_.accountant.total()[0] == pytest.approx(1.0)
+    assert search.best_params_["var_smoothing"] in [1e-9, 1e-3, 1e-1]
 
 
 def test_subsample_fits_final_model_with_transfer(data):
