@@ -33,7 +33,8 @@ from ._sklearn_compat import (
 from .accounting import (
     ADJACENCY,
     PRIVACY_UNIT,
-    repeat_and_select_epsilon,
+    REPEAT_AND_SELECT_BOUNDS,
+    repeat_and_select_bounds,
     subsampled_tuning_cost,
     truncated_negative_binomial_gamma,
 )
@@ -78,9 +79,11 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
     Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: add-or-remove one
     record. Every trial is pure ``epsilon``-DP (see Notes); releasing the best of ``K`` trials
-    costs :func:`skdptune.accounting.repeat_and_select_epsilon` of it (dp-accounting's
-    ``RepeatAndSelectDpEvent``): about ``3 * epsilon`` for a geometric ``K``. The total is in
-    :attr:`privacy_spent_` and is charged once to the ``accountant``.
+    costs :func:`skdptune.accounting.repeat_and_select_epsilon` of it (the smallest of
+    Papernot & Steinke's bounds, see :func:`skdptune.accounting.repeat_and_select_bounds`):
+    ``3 * epsilon`` for a geometric ``K``, about ``5.6 * epsilon`` for the default Poisson
+    ``K`` of mean 10 at ``epsilon=1``. The total is in :attr:`privacy_spent_` and is charged
+    once to the ``accountant``.
 
     Parameters
     ----------
@@ -100,8 +103,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         :attr:`privacy_spent_`, and :func:`skdptune.accounting.calibrate_trial_epsilon` to
         obtain it from a total.
     delta : float, default=1e-6
-        Delta of the whole search, in ``(0, 1)``, at which dp-accounting converts the Rényi DP
-        bound of the repeat-and-select into ``(epsilon, delta)``.
+        Delta of the whole search, in ``(0, 1)``, at which the Rényi DP bounds of the
+        repeat-and-select are converted into ``(epsilon, delta)`` (a pure bound, when it is the
+        smallest, holds at any delta).
     distribution : {"poisson", "truncated_negative_binomial"}, default="poisson"
         Law of the number of trials ``K``. Poisson allows ``K = 0`` (probability
         ``exp(-mean)``), in which case nothing is released and ``fit`` raises.
@@ -452,9 +456,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             )
 
         shape = math.inf if self.distribution == "poisson" else float(self.shape)
-        # Papernot & Steinke: the best of K pure epsilon-DP trials (see the class Notes).
-        tuning_cost = (repeat_and_select_epsilon(self.epsilon, self.delta, self.mean, shape),
-                       float(self.delta))
+        # Papernot & Steinke: the best of K pure epsilon-DP trials (see the class Notes). Every
+        # bound is valid on its own; the smallest (repeat_and_select_epsilon) is charged.
+        tuning_bounds = repeat_and_select_bounds(self.epsilon, self.delta, self.mean, shape)
+        tuning_cost = (min(tuning_bounds.values()), float(self.delta))
         cost = tuning_cost
         if self.subsample is not None:
             # Koskela & Kulkarni: mixture of the tuning (record in the subsample) and the
@@ -474,7 +479,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 else (lambda params: _check_transferred(transfer(dict(params), self.subsample),
                                                         params))
             ),
-            "report": _privacy_report(self, shape, tuning_cost, cost),
+            "report": _privacy_report(self, shape, tuning_bounds, tuning_cost, cost),
             "sparse_input": issparse(X),
             "input_shape": input_shape(X),
         }
@@ -635,8 +640,14 @@ def _check_transferred(transferred, params):
     return transferred
 
 
-def _privacy_report(search, shape, tuning_cost, cost):
-    """A plain dict that explains ``privacy_spent_`` line by line."""
+def _privacy_report(search, shape, tuning_bounds, tuning_cost, cost):
+    """A plain dict that explains ``privacy_spent_`` line by line.
+
+    ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
+    (:func:`~skdptune.accounting.repeat_and_select_bounds`); ``tuning_bound`` names the
+    smallest, which is the one charged, and ``accounting`` says what it is.
+    """
+    tuning_bound = min(tuning_bounds, key=tuning_bounds.get)
     report = {
         "unit": PRIVACY_UNIT,
         "adjacency": ADJACENCY,
@@ -650,9 +661,9 @@ def _privacy_report(search, shape, tuning_cost, cost):
         "distribution": search.distribution,
         "mean": float(search.mean),
         "shape": shape,
-        "accounting": "dp-accounting RdpAccountant: RepeatAndSelectDpEvent of a 2-bucket "
-                      "RandomizedResponseDpEvent (the worst case of a pure trial_epsilon-DP "
-                      "trial)",
+        "tuning_bound": tuning_bound,
+        "accounting": REPEAT_AND_SELECT_BOUNDS[tuning_bound],
+        "tuning_bounds": dict(tuning_bounds),
         "tuning_epsilon": tuning_cost[0],
         "tuning_delta": tuning_cost[1],
         "subsample": search.subsample,

@@ -80,8 +80,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         means 1.0, unless ``total_epsilon`` is given (then it must be None).
     delta : float, default=1e-6
         Delta of the selection, in ``[0, 1)``. ``0`` composes the selector's iterations with
-        basic composition; a positive value lets dp-accounting's PLD composition give each
-        iteration more budget.
+        basic composition; a positive value lets the exact optimal composition (Kairouz, Oh &
+        Viswanath) give each iteration more budget. One-shot selectors are pure DP.
     selector : str or selector instance, default="doubling"
         The DP selection mechanism: a name from :data:`skdptune.selection.SELECTORS`
         (``"doubling"``, ``"exponential"``, ``"permute_and_flip"``, ``"report_noisy_max"``) or an

@@ -19,8 +19,10 @@ from sklearn.linear_model import LogisticRegression as PlainLogisticRegression
 from sklearn.model_selection import cross_val_score
 
 from skdptune.accounting import (
+    REPEAT_AND_SELECT_BOUNDS,
     calibrate_trial_epsilon,
     randomized_response_noise,
+    repeat_and_select_bounds,
     repeat_and_select_epsilon,
     subsampled_tuning_cost,
     truncated_negative_binomial_gamma,
@@ -89,6 +91,10 @@ def test_trial_count_secure_source():
     rng = secrets.SystemRandom()
     draws = [_sample_trial_count(3.0, 0.0, rng) for _ in range(200)]
     assert min(draws) >= 1
+    # Poisson(3) from secrets: the mean of 200 draws (standard deviation 0.12) is in [2, 4]
+    # except with probability below 1e-15.
+    draws = [_sample_trial_count(3.0, math.inf, rng) for _ in range(200)]
+    assert min(draws) >= 0 and 2 <= np.mean(draws) <= 4
 
 
 @pytest.mark.parametrize("shape", [0.0, 0.5, 1.0, 2.0])
@@ -113,22 +119,144 @@ def test_randomized_response_is_exactly_epsilon_dp():
         assert rdp._randomized_response_rdp_replace_one(p, 2, math.inf) == pytest.approx(epsilon)
 
 
-def test_liu_talwar_three_epsilon_for_geometric():
-    # Geometric K of mean 10 around trial epsilon 1: Liu & Talwar's pure 3 * eps, at 1e-6.
-    assert repeat_and_select_epsilon(1.0, 1e-6, 10.0, 1.0) == pytest.approx(3.01, abs=0.005)
+def _rr_rdp(epsilon, order):
+    """Rényi divergence of order ``order`` between the randomized-response laws (a, 1-a) and
+    (1-a, a), a = e^epsilon / (1 + e^epsilon): the worst pure epsilon-DP trial."""
+    a = math.exp(epsilon) / (1 + math.exp(epsilon))
+    log_a, log_b = math.log(a), math.log(1 - a)
+    return np.logaddexp(order * log_a + (1 - order) * log_b,
+                        order * log_b + (1 - order) * log_a) / (order - 1)
 
 
-@pytest.mark.parametrize("shape", [math.inf, 1.0, 0.0, 0.5])
-@pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.0])
-def test_repeat_and_select_matches_dp_accounting(epsilon, shape):
+def _rdp_route(epsilon, delta, mean, shape):
+    """The previous accounting: dp-accounting's RDP accountant on RepeatAndSelectDpEvent."""
     accountant = rdp.RdpAccountant(neighboring_relation=rdp.NeighborRel.REPLACE_ONE)
     p = 2 / (1 + math.exp(epsilon))
     accountant.compose(
-        dp_event.RepeatAndSelectDpEvent(dp_event.RandomizedResponseDpEvent(p, 2), 10.0, shape)
+        dp_event.RepeatAndSelectDpEvent(dp_event.RandomizedResponseDpEvent(p, 2), mean, shape)
     )
-    ours = repeat_and_select_epsilon(epsilon, 1e-6, 10.0, shape)
-    assert ours == pytest.approx(accountant.get_epsilon(1e-6), rel=1e-12)
+    return accountant.get_epsilon(delta)
+
+
+def _best_of_k_epsilon(law_of_best, epsilon, delta):
+    """Exact epsilon at ``delta`` of one concrete repeat-and-select: the trial is randomized
+    response on one bit (exactly epsilon-DP, output 1 ranked above 0); ``law_of_best(p1)``
+    is the law of the released value when a trial outputs 1 with probability ``p1``."""
+    q = math.exp(epsilon) / (1 + math.exp(epsilon))
+    p, r = law_of_best(q), law_of_best(1 - q)
+
+    def hockey_stick(e):
+        return max(np.sum(np.maximum(p - math.exp(e) * r, 0)),
+                   np.sum(np.maximum(r - math.exp(e) * p, 0)))
+
+    low, high = 0.0, 100.0
+    for _ in range(100):
+        low, high = (low, (low + high) / 2) if hockey_stick((low + high) / 2) <= delta else (
+            (low + high) / 2, high)
+    return high
+
+
+def test_liu_talwar_three_epsilon_for_geometric():
+    # Geometric K of mean 10 around trial epsilon 1: Liu & Talwar's pure 3 * eps, below the
+    # RDP route's 3.0096 at 1e-6.
+    bounds = repeat_and_select_bounds(1.0, 1e-6, 10.0, 1.0)
+    assert bounds["pure"] == 3.0
+    assert bounds["rdp"] == pytest.approx(3.0096, abs=1e-4)
+    assert repeat_and_select_epsilon(1.0, 1e-6, 10.0, 1.0) == 3.0
+
+
+@pytest.mark.parametrize("shape", [0.0, 0.5, 1.0, 2.0, 5.0])
+def test_truncated_negative_binomial_pure_bound_is_corollary_3(shape):
+    # Papernot & Steinke's Corollary 3, (2 + eta) * eps, typed here; and the same figure from
+    # dp-accounting's Theorem 2 at a single huge Rényi order, where RDP is pure DP (the check
+    # dp-accounting's own tests use).
+    epsilon = 0.7
+    accountant = rdp.RdpAccountant(orders=[1e10],
+                                   neighboring_relation=rdp.NeighborRel.REPLACE_ONE)
+    accountant.compose(dp_event.RepeatAndSelectDpEvent(
+        dp_event.RandomizedResponseDpEvent(2 / (1 + math.exp(epsilon)), 2), 10.0, shape))
+    assert accountant._rdp[0] == pytest.approx((2 + shape) * epsilon, rel=1e-6)
+    bounds = repeat_and_select_bounds(epsilon, 1e-6, 10.0, shape)
+    assert bounds["pure"] == pytest.approx((2 + shape) * epsilon, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    "epsilon, mean, shape",
+    [(1.0, 2.0, 1.0), (1.0, 10.0, 5.0), (3.0, 10.0, 1.0), (0.05, 2.0, 2.0)],
+)
+def test_rdp_route_is_kept_where_it_is_smaller(epsilon, mean, shape):
+    # For small means, large shapes or large epsilons Theorem 2 beats (2 + eta) * eps.
+    bounds = repeat_and_select_bounds(epsilon, 1e-6, mean, shape)
+    assert bounds["rdp"] < bounds["pure"]
+    assert repeat_and_select_epsilon(epsilon, 1e-6, mean, shape) == bounds["rdp"]
+
+
+@pytest.mark.parametrize("shape", [math.inf, 1.0, 0.0, 0.5, 2.0])
+@pytest.mark.parametrize("epsilon", [0.05, 0.3, 1.0, 2.0])
+@pytest.mark.parametrize("mean", [2.0, 10.0, 100.0])
+def test_repeat_and_select_is_at_most_dp_accounting(epsilon, mean, shape):
+    reference = _rdp_route(epsilon, 1e-6, mean, shape)
+    bounds = repeat_and_select_bounds(epsilon, 1e-6, mean, shape)
+    assert bounds["rdp"] == pytest.approx(reference, rel=1e-12)
+    ours = repeat_and_select_epsilon(epsilon, 1e-6, mean, shape)
+    assert ours == min(bounds.values()) <= reference
     assert ours > epsilon
+
+
+def test_poisson_theorem_6_with_exact_profile_by_hand():
+    # Papernot & Steinke's Theorem 6, typed here: a trial that is (order, eps_order)-RDP and
+    # (eps_hat, delta_hat)-DP with e^eps_hat = 1 + 1/(order - 1), repeated Poisson(mean)
+    # times, is (order, eps_order + mean * delta_hat + log(mean) / (order - 1))-RDP. For a
+    # pure eps-DP trial, delta_hat is randomized response's (e^eps - e^eps_hat) / (1 + e^eps).
+    # Converted with Canonne, Kamath & Steinke's eps + log(1 - 1/a) - log(delta a) / (a - 1).
+    epsilon, mean, delta = 1.0, 10.0, 1e-6
+
+    def by_hand(orders):
+        values = []
+        for order in orders:
+            eps_hat = math.log(1 + 1 / (order - 1))
+            delta_hat = max(0.0, (math.exp(epsilon) - math.exp(eps_hat)) / (1 + math.exp(epsilon)))
+            rdp_order = (_rr_rdp(epsilon, order) + mean * delta_hat
+                         + math.log(mean) / (order - 1))
+            values.append(rdp_order + math.log(1 - 1 / order)
+                          - math.log(delta * order) / (order - 1))
+        return min(values)
+
+    # The issue's "5.63 where the RDP route reports 6.08", on dp-accounting's default orders.
+    on_default_orders = by_hand(rdp.DEFAULT_RDP_ORDERS)
+    assert on_default_orders == pytest.approx(5.6262, abs=1e-4)
+    assert _rdp_route(epsilon, delta, mean, math.inf) == pytest.approx(6.0793, abs=1e-4)
+    # The library also tries larger orders (up to 1e8): a little lower still, 5.6212.
+    ours = repeat_and_select_bounds(epsilon, delta, mean, math.inf)["poisson_exact_profile"]
+    assert ours <= on_default_orders
+    assert ours == pytest.approx(by_hand(np.geomspace(1.01, 1e8, 2000)), abs=1e-5)
+    assert ours == pytest.approx(5.6212, abs=1e-4)
+    assert repeat_and_select_epsilon(epsilon, delta, mean, math.inf) == ours
+
+
+@pytest.mark.parametrize("epsilon, mean", [(1.0, 10.0), (0.3, 10.0), (2.0, 10.0), (0.5, 3.0)])
+def test_poisson_bound_is_above_a_concrete_mechanism(epsilon, mean):
+    # Validity check from below: the best of K ~ Poisson(mean) randomized-response bits
+    # releases nothing (K = 0), 0 or 1; its exact epsilon at delta must not exceed the bound.
+    def law_of_best(p1):
+        return np.array([math.exp(-mean), math.exp(-mean * p1) - math.exp(-mean),
+                         -math.expm1(-mean * p1)])
+
+    truth = _best_of_k_epsilon(law_of_best, epsilon, 1e-6)
+    assert truth < repeat_and_select_epsilon(epsilon, 1e-6, mean, math.inf)
+
+
+@pytest.mark.parametrize("epsilon, mean", [(1.0, 10.0), (0.3, 10.0), (1.0, 2.0)])
+def test_geometric_bound_is_above_a_concrete_mechanism(epsilon, mean):
+    # Same check for a geometric K on {1, 2, ...}: P[all K bits are 0] = E[(1 - p1)^K].
+    gamma = 1 / mean
+
+    def law_of_best(p1):
+        zero = gamma * (1 - p1) / (1 - (1 - gamma) * (1 - p1))
+        return np.array([zero, 1 - zero])
+
+    truth = _best_of_k_epsilon(law_of_best, epsilon, 1e-6)
+    assert truth < repeat_and_select_epsilon(epsilon, 1e-6, mean, 1.0)
 
 
 @pytest.mark.parametrize("shape", [1.0, 0.0, 2.0])
@@ -137,18 +265,13 @@ def test_repeat_and_select_below_theorem_2_by_hand(shape):
     # Rényi curve, with the simple RDP -> DP conversion eps + log(1/delta) / (order - 1).
     # dp-accounting uses the same theorem and a tighter conversion, so it is at most this.
     epsilon, mean, delta = 1.0, 10.0, 1e-6
-    a = math.exp(epsilon) / (1 + math.exp(epsilon))
-
-    def rr_rdp(order):
-        log_a, log_b = math.log(a), math.log(1 - a)
-        return np.logaddexp(order * log_a + (1 - order) * log_b,
-                            order * log_b + (1 - order) * log_a) / (order - 1)
-
     gamma = rdp._gamma_truncated_negative_binomial(shape, mean)
     orders = np.concatenate([np.linspace(1.1, 10, 90), np.arange(11, 64), [128, 256, 512, 1024]])
-    constant = (1 + shape) * min((1 - 1 / o) * rr_rdp(o) - math.log(gamma) / o for o in orders)
+    constant = (1 + shape) * min(
+        (1 - 1 / o) * _rr_rdp(epsilon, o) - math.log(gamma) / o for o in orders
+    )
     by_hand = min(
-        rr_rdp(o) + constant + math.log(mean) / (o - 1) + math.log(1 / delta) / (o - 1)
+        _rr_rdp(epsilon, o) + constant + math.log(mean) / (o - 1) + math.log(1 / delta) / (o - 1)
         for o in orders
     )
     assert repeat_and_select_epsilon(epsilon, delta, mean, shape) <= by_hand + 1e-9
@@ -158,8 +281,13 @@ def test_calibrate_trial_epsilon_inverts():
     trial = calibrate_trial_epsilon(2.0, 1e-6, 10.0, 1.0)
     assert repeat_and_select_epsilon(trial, 1e-6, 10.0, 1.0) <= 2.0
     assert repeat_and_select_epsilon(trial * 1.001, 1e-6, 10.0, 1.0) > 2.0 - 1e-3
+    # A Poisson count: the total is Theorem 6 with the exact profile.
+    trial = calibrate_trial_epsilon(2.0, 1e-6, 10.0, math.inf)
+    assert repeat_and_select_epsilon(trial, 1e-6, 10.0, math.inf) <= 2.0
+    assert repeat_and_select_epsilon(trial * 1.001, 1e-6, 10.0, math.inf) > 2.0 - 1e-3
+    # (2 + eta) * eps and the Rényi bound both exceed 0.01 at eps = 1e-8 for eta = 1e6.
     with pytest.raises(ValueError, match="epsilon=0.01 is too small"):
-        calibrate_trial_epsilon(0.01, 1e-6, 10.0, 1.0)
+        calibrate_trial_epsilon(0.01, 1e-6, 10.0, 1e6)
 
 
 def test_calibrate_trial_epsilon_with_subsample_matches_the_reported_total():
@@ -235,6 +363,13 @@ def test_fit_releases_only_the_best_trial_and_charges_once(data):
     assert accountant.spent_budget == [tuple(search.privacy_spent_)]
     assert search.privacy_report_["total_epsilon"] == pytest.approx(expected)
     assert search.privacy_report_["adjacency"] == "add-or-remove one record"
+    # Mean 4, geometric: Liu & Talwar's 3 * eps (Corollary 3) beats the Rényi bound (3.007).
+    report = search.privacy_report_
+    assert report["tuning_bounds"] == repeat_and_select_bounds(1.0, 1e-6, 4.0, 1.0)
+    assert report["tuning_bound"] == "pure"
+    assert report["tuning_bounds"]["pure"] == 3.0 < report["tuning_bounds"]["rdp"]
+    assert report["accounting"] == REPEAT_AND_SELECT_BOUNDS["pure"]
+    assert expected == 3.0
     assert search.best_params_["var_smoothing"] in [1e-9, 1e-3, 1e-1]
     assert search.best_index_ == 0
     assert search.cv_results_["params"] == [search.best_params_]
@@ -268,9 +403,15 @@ def test_seeded_fit_is_reproducible(data):
 
 
 def test_secure_fit_runs(data):
+    # Secure sources for K, the settings, the subsample, the split and the noise. A geometric
+    # K is at least 1, so the fit always has a trial to release (a Poisson K of mean 2 would
+    # be 0, and fit would raise by design, with probability e^-2 = 13.5 %); the secure Poisson
+    # draw is tested in test_trial_count_secure_source.
     X, y = data
-    search = _nb_search(random_state=None, mean=2.0, subsample=0.5).fit(X, y)
+    search = _nb_search(random_state=None, mean=2.0, subsample=0.5,
+                        distribution="truncated_negative_binomial", shape=1.0).fit(X, y)
     assert search.best_estimator_.accountant.total()[0] == pytest.approx(1.0)
+    assert search.best_params_["var_smoothing"] in [1e-9, 1e-3, 1e-1]
 
 
 def test_subsample_fits_final_model_with_transfer(data):
@@ -291,6 +432,8 @@ def test_subsample_fits_final_model_with_transfer(data):
         subsampled_tuning_cost((tuning, 1e-6), 1.0, 0.3)
     )
     assert accountant.spent_budget == [tuple(search.privacy_spent_)]
+    assert search.privacy_report_["tuning_bound"] == "poisson_exact_profile"
+    assert search.privacy_report_["tuning_epsilon"] == tuning
     assert set(seen) == {0.3}
     assert search.best_estimator_.C == pytest.approx(search.best_params_["C"] * 0.3)
 

@@ -265,7 +265,7 @@ def test_privacy_report_adds_up(binary_data):
     assert 1 <= report["n_iterations"] <= report["max_iter"]
     assert "add-or-remove" in report["adjacency"]
     assert "record" in report["unit"]
-    assert report["selector_composition"] == "pld"
+    assert report["selector_composition"] == "optimal"
     assert report["selector_epsilon"] + report["score_epsilon"] == 0.6
 
 

@@ -56,8 +56,8 @@ class SelectionResult:
     epsilon, delta : float
         The guarantee of the whole call, under add-or-remove adjacency of one record.
     composition : str
-        How the iterations were composed: ``"basic"``, ``"pld"`` (dp-accounting privacy loss
-        distributions) or ``"single"`` (one pure-DP step).
+        How the iterations were composed: ``"basic"``, ``"optimal"`` (the exact optimal
+        composition of Kairouz, Oh & Viswanath) or ``"single"`` (one pure-DP step).
     """
 
     index: Optional[int]

@@ -119,9 +119,11 @@ class ProposeTestDoubling(BaseSelector):
     for queries of sensitivity ``Delta`` it is ``eps0``-DP whether or not they are monotone
     (Lyu, Su & Li 2017, Theorem 2; with ``eps1 = eps2 = eps0 / 2`` it is Dwork & Roth's
     Theorem 3.23 as Ding & Wu use it). The order of the walk is public (the grid's, or drawn
-    independently of the data). The ``max_iter`` runs compose adaptively: ``eps0 = epsilon / max_iter`` when
-    ``delta == 0``, else the largest ``eps0`` whose PLD composition (dp-accounting) is
-    ``(epsilon, delta)``-DP.
+    independently of the data). The ``max_iter`` runs compose adaptively:
+    ``eps0 = epsilon / max_iter`` when ``delta == 0`` (basic composition,
+    ``composition="basic"``), else the largest ``eps0`` whose exact optimal composition
+    (Kairouz, Oh & Viswanath 2015, Theorem 3.3) is ``(epsilon, delta)``-DP
+    (``composition="optimal"``); see :func:`skdptune.accounting.composed_epsilon`.
 
     Behaviour: with little noise (``k * eps0 >= 100``, ``k`` the number of partitions) the loop
     reaches the best candidate within ``1`` to ``5`` times ``log2((u* - floor) / granularity)``
@@ -233,7 +235,8 @@ class ProposeTestDoubling(BaseSelector):
             epsilon_per_iteration=eps0,
             epsilon=float(epsilon),
             delta=float(delta),
-            composition="basic" if delta == 0 or max_iter == 1 else "pld",
+            # "optimal": Kairouz, Oh & Viswanath's exact composition of max_iter eps0-DP runs.
+            composition="basic" if delta == 0 or max_iter == 1 else "optimal",
         )
 
 
