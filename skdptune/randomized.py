@@ -19,7 +19,7 @@ from joblib import Parallel, delayed
 from scipy.sparse import issparse
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ParameterSampler
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, indexable
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from ._sklearn_compat import (
@@ -279,6 +279,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         self : PrivateRandomizedSearchCV
         """
         # 1. Validate and check the whole budget: no data has been looked at yet.
+        X, y = indexable(X, y)  # as RandomizedSearchCV: row-indexable (COO -> CSR)
         plan = self._plan(X, y, fit_params)
         accountant = self._user_accountant()
         accountant.check(*plan["cost"])

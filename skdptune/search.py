@@ -14,7 +14,7 @@ import numpy as np
 from scipy.sparse import issparse
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
-from sklearn.utils import check_random_state, get_tags
+from sklearn.utils import check_random_state, get_tags, indexable
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from ._sklearn_compat import (
@@ -322,6 +322,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         If a charge is refused, every fitted attribute is removed before the error propagates.
         """
         # 1. Validate everything and check the budget: no data has been looked at yet.
+        X, y = indexable(X, y)  # as GridSearchCV: row-indexable (COO -> CSR, lists kept)
         plan = self._plan(X, y, fit_params)
         accountant = self._user_accountant()
         accountant.check(*plan["a_priori_cost"])

@@ -83,3 +83,33 @@ def grid_charges(search):
     if search.refit:
         entries.append((report["refit_epsilon"], report["refit_delta"]))
     return entries
+
+
+@pytest.fixture
+def partition_fits(monkeypatch):
+    """Every partition fit of the searches in a test (n_jobs=1, so in this process).
+
+    Records ``(params, partition, train rows, validation rows, utility)`` per candidate and
+    partition: ``params`` as the partition fit got them (rescaled by ``partition_scaling``),
+    ``partition`` numbering each search's partitions in the order they are fitted.
+    """
+    from skdptune import evaluate, search
+
+    records, partitions = [], {}
+    original, original_stage = evaluate._evaluate_batch, evaluate.partition_utilities
+
+    def stage(*args, **kwargs):
+        partitions.clear()  # number each search's partitions from 0
+        return original_stage(*args, **kwargs)
+
+    def spy(estimator, batch, X, y, train, validation, *args):
+        values, recorded = original(estimator, batch, X, y, train, validation, *args)
+        key = (tuple(train), tuple(validation))
+        number = partitions.setdefault(key, len(partitions))
+        records.extend((params, number, key[0], key[1], value)
+                       for params, value in zip(batch, values))
+        return values, recorded
+
+    monkeypatch.setattr(evaluate, "_evaluate_batch", spy)
+    monkeypatch.setattr(search, "partition_utilities", stage)
+    return records

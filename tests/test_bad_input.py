@@ -219,7 +219,7 @@ def test_sample_weight_is_sliced_for_partitions_and_whole_for_the_refit(allow_in
     # The partitions the search used, re-derived from its seed.
     seed = np.random.RandomState(0).randint(np.iinfo(np.int32).max)
     splits = split_indices(*partition_labels(N_SAMPLES, 5, 0.2, seed), 5)
-    expected_rows = [train for train, _ in splits] * 2
+    expected_rows = [train for train, _ in splits for _ in range(2)]  # both candidates
     for (rows, received), train in zip(partition_fits, expected_rows):
         np.testing.assert_array_equal(rows, train)
         np.testing.assert_array_equal(received, weights[train])

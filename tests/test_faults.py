@@ -18,7 +18,6 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
 
 from skdptune import PrivateGridSearchCV
-from skdptune import evaluate as evaluate_module
 from skdptune.exceptions import PrivateFitError
 
 N_SAMPLES = 200
@@ -115,18 +114,14 @@ def mocks_pass_the_gate(allow_in_gate):
 
 
 @pytest.fixture
-def partition_results(monkeypatch):
-    """Record every ``(params, utility)`` that ``_partition_utility`` returns (n_jobs=1)."""
-    records = []
-    original = evaluate_module._partition_utility
+def partition_results(partition_fits):
+    """Every ``(params, utility)`` of a partition fit (n_jobs=1), as a live view."""
 
-    def spy(estimator, params, *args, **kwargs):
-        value, recorded = original(estimator, params, *args, **kwargs)
-        records.append((params, value))
-        return value, recorded
+    class View:
+        def __iter__(self):
+            return iter([(params, value) for params, _, _, _, value in partition_fits])
 
-    monkeypatch.setattr(evaluate_module, "_partition_utility", spy)
-    return records
+    return View()
 
 
 def assert_charged(accountant, expected):

@@ -1,7 +1,7 @@
 """The fitted search releases no raw utility (DESIGN.md section 2, last rule).
 
 The partition utilities are recomputed independently here (same derived seed, same partition
-labels, same fits) and checked against what ``_partition_utility`` returned; then none of them,
+labels, same fits) and checked against what the partition fits returned; then none of them,
 nor any candidate's mean, may appear at full float precision in the pickle (as 8-byte
 little-endian doubles or as repr strings) or anywhere in the object graph of the attributes.
 """
@@ -18,13 +18,14 @@ from sklearn.base import clone
 from sklearn.metrics import accuracy_score
 
 from skdptune import PrivateGridSearchCV
-from skdptune import evaluate as evaluate_module
 from skdptune.partition import partition_labels, split_indices
 
 SEED = 7
 N_PARTITIONS = 5
 GRID = {"epsilon": [0.3, 1.0, 3.0, 10.0]}
 ESTIMATOR = GaussianNB(bounds=(0, 1), random_state=0)  # seeded, so partition fits repeat
+# Partition fits emulate the refit: epsilon times k / (1 - validation_fraction).
+RATIO = N_PARTITIONS / (1 - 0.2)
 
 
 def independent_utilities(X, y):
@@ -35,11 +36,9 @@ def independent_utilities(X, y):
         *partition_labels(len(X), N_PARTITIONS, 0.2, partition_seed), N_PARTITIONS
     )
     utilities = []
-    # Partition fits emulate the refit: epsilon times k / (1 - validation_fraction).
-    ratio = N_PARTITIONS / (1 - 0.2)
     for epsilon in GRID["epsilon"]:
         for train, validation in splits:
-            model = clone(ESTIMATOR).set_params(epsilon=epsilon * ratio,
+            model = clone(ESTIMATOR).set_params(epsilon=epsilon * RATIO,
                                                 accountant=BudgetAccountant())
             model.fit(X[train], y[train])
             utilities.append(accuracy_score(y[validation], model.predict(X[validation])))
@@ -76,24 +75,18 @@ def all_floats(root):
 
 
 @pytest.fixture
-def fitted_and_utilities(binary_data, monkeypatch):
+def fitted_and_utilities(binary_data, partition_fits):
     X, y = binary_data
-    returned = []
-    original = evaluate_module._partition_utility
-
-    def spy(*args, **kwargs):
-        value, recorded = original(*args, **kwargs)
-        returned.append(value)
-        return value, recorded
-
-    monkeypatch.setattr(evaluate_module, "_partition_utility", spy)
     search = PrivateGridSearchCV(
         ESTIMATOR, GRID, epsilon=1.0, n_partitions=N_PARTITIONS, accountant=BudgetAccountant(),
         random_state=SEED,
     ).fit(X, y)
     per_partition = independent_utilities(X, y)
-    # The independent recomputation is what the search computed (n_jobs=1, same order).
-    np.testing.assert_array_equal(per_partition.ravel(), returned)
+    returned = np.zeros_like(per_partition)
+    for params, number, _, _, value in partition_fits:
+        returned[GRID["epsilon"].index(params["epsilon"] / RATIO), number] = value
+    # The independent recomputation is what the search computed (n_jobs=1, same partitions).
+    np.testing.assert_array_equal(per_partition, returned)
     return search, per_partition
 
 

@@ -46,19 +46,10 @@ def search_of(estimator=None, param_grid=None, **params):
 
 
 @pytest.fixture
-def partition_calls(monkeypatch):
-    """Records every call of ``_partition_utility`` (the only place data are fitted before the
-    refit): its params, train and validation rows, and the utility it returned."""
-    calls = []
-    original = skdptune.evaluate._partition_utility
-
-    def spy(estimator, params, X, y, train, validation, *args):
-        value, recorded = original(estimator, params, X, y, train, validation, *args)
-        calls.append((params, tuple(train), tuple(validation), value))
-        return value, recorded
-
-    monkeypatch.setattr(skdptune.evaluate, "_partition_utility", spy)
-    return calls
+def partition_calls(partition_fits):
+    """Every partition fit (the only place data are fitted before the refit): its params,
+    train and validation rows, and the utility it returned."""
+    return partition_fits
 
 
 # --- Search --------------------------------------------------------------------------------
@@ -70,18 +61,19 @@ def test_adding_a_record_changes_one_partition_utility(binary_data, partition_ca
     search = search_of(SkDecisionTree(max_depth=2, random_state=0), {"max_depth": [1, 2]},
                        refit=False)
     search.fit(X[:-1], y[:-1])
-    before = list(partition_calls)
+    before = {(str(p), number): (train, validation, value)
+              for p, number, train, validation, value in partition_calls}
     partition_calls.clear()
     clone(search).fit(X, y)
-    assert len(partition_calls) == len(before) == 2 * 5
-    changed = {
-        i % 5 for i, (old, new) in enumerate(zip(before, partition_calls))
-        if old[1:3] != new[1:3]
-    }
+    after = {(str(p), number): (train, validation, value)
+             for p, number, train, validation, value in partition_calls}
+    assert before.keys() == after.keys() and len(after) == 2 * 5
+    changed = {number for (params, number) in after
+               if after[params, number][:2] != before[params, number][:2]}
     assert len(changed) == 1  # the new record joined one partition; no other record moved
-    for i, (old, new) in enumerate(zip(before, partition_calls)):
-        if i % 5 not in changed:
-            assert old[3] == new[3]
+    for key in after:
+        if key[1] not in changed:
+            assert after[key][2] == before[key][2]
 
 
 def test_utilities_are_rescaled_and_clipped(binary_data, recording_selector):
@@ -297,8 +289,11 @@ def test_no_raw_score_is_reachable(binary_data, partition_calls):
     X, y = binary_data
     search = search_of(param_grid={"epsilon": [0.5, 1.0, 2.0]}).fit(X, y)
     # The per-candidate means the selector saw, computed as the search computes them.
-    per_partition = np.array([c[3] for c in partition_calls])
-    means = per_partition.reshape(3, 5).mean(axis=1)
+    per_partition = np.zeros((3, 5))
+    for params, number, _, _, value in partition_calls:
+        # Partition fits see epsilon * k / (1 - validation_fraction) = epsilon * 6.25.
+        per_partition[[0.5, 1.0, 2.0].index(params["epsilon"] / 6.25), number] = value
+    means = per_partition.mean(axis=1)
     # Values that also occur as public numbers (grid values, 0, 1) prove nothing: skip them.
     secrets_ = [u for u in means if u not in (0.0, 0.5, 1.0, 2.0)]
     assert len(secrets_) == 3

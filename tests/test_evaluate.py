@@ -1,0 +1,71 @@
+"""The evaluate stage: batching, the fast accuracy path, and memory-mapping of y."""
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB, LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+
+from skdptune import PrivateGridSearchCV
+from skdptune.evaluate import _batches, _is_plain_accuracy, _max_nbytes, _score
+from skdptune.utility import make_utility
+
+
+@pytest.mark.parametrize("n_candidates, n_partitions, n_jobs", [
+    (1, 2, 1), (24, 10, 1), (24, 10, 2), (24, 100, 2), (5000, 2, 2), (7, 3, 4),
+])
+def test_batches_cover_every_candidate_once_with_enough_tasks(n_candidates, n_partitions,
+                                                              n_jobs):
+    batches = _batches(n_candidates, n_partitions, n_jobs)
+    covered = np.concatenate(batches)
+    np.testing.assert_array_equal(np.sort(covered), np.arange(n_candidates))
+    n_tasks = n_partitions * len(batches)
+    assert n_tasks >= min(4 * n_jobs, n_candidates * n_partitions)
+    assert len(batches) <= n_candidates
+
+
+@pytest.mark.parametrize(
+    "estimator, labels",
+    [
+        (LogisticRegression(data_norm=2.0, epsilon=5.0, random_state=0), None),
+        (GaussianNB(bounds=(0, 1), random_state=0), None),
+        (DecisionTreeClassifier(max_depth=2, random_state=0), ["no", "yes"]),
+    ],
+)
+@pytest.mark.parametrize("utility_range", [None, (-1.0, 3.0)])
+def test_fast_accuracy_equals_the_scorer(binary_data, estimator, labels, utility_range):
+    X, y = binary_data
+    if labels is not None:
+        y = np.array(labels)[y]
+    estimator.set_params(**({"accountant": BudgetAccountant()}
+                            if "accountant" in estimator.get_params() else {}))
+    estimator.fit(X[:200], y[:200])
+    _, utility = make_utility(estimator, "accuracy", utility_range)
+    assert _is_plain_accuracy(utility)
+    fast = _score(utility, estimator, X[200:], y[200:])
+    assert fast == utility(estimator, X[200:], y[200:])
+
+
+def test_other_scorers_take_the_scorer_path(binary_data):
+    _, utility = make_utility(GaussianNB(), "balanced_accuracy", None)
+    assert not _is_plain_accuracy(utility)
+
+
+def test_y_is_memory_mapped_once_it_is_worth_it():
+    assert _max_nbytes(None, np.zeros(100)) == 1024 ** 2  # 800 bytes: pickled
+    assert _max_nbytes(None, np.zeros(100_000)) == 800_000 - 1  # 800 kB: memory-mapped
+    assert _max_nbytes(None, np.zeros(1_000_000)) == 1024 ** 2
+    assert _max_nbytes(None, None) == 1024 ** 2
+
+
+def test_batching_does_not_change_the_result(binary_data):
+    X, y = binary_data
+    grid = {"var_smoothing": [1e-9, 1e-6, 1e-3, 1e-2, 1e-1]}
+    results = [
+        PrivateGridSearchCV(GaussianNB(bounds=(0, 1), random_state=0), grid, n_partitions=3,
+                            accountant=BudgetAccountant(), random_state=0, n_jobs=n_jobs,
+                            selector="report_noisy_max").fit(X, y)
+        for n_jobs in (1, 4)  # 3 tasks of 5 candidates, or 15 tasks of 1 or 2
+    ]
+    assert results[0].best_index_ == results[1].best_index_
+    assert results[0].best_score_ == results[1].best_score_
