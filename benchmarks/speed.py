@@ -1,0 +1,193 @@
+"""Speed of PrivateGridSearchCV against scikit-learn's GridSearchCV(cv=5), and its scale-out.
+
+Prints, as Markdown:
+
+1. ``ratio``: wall time of PrivateGridSearchCV over GridSearchCV(cv=5) on the same data, grid and
+   ``n_jobs``, for diffprivlib's LogisticRegression, GaussianNB and RandomForestClassifier at
+   k = 10 and k = 100 (interleaved repetitions; min / median / max of the per-repetition
+   ratios);
+2. ``scale``: 1,000,000 x 20 rows, 50 candidates, k = 100, LogisticRegression, n_jobs=2: wall
+   time and the peak resident memory of the whole process tree (this process and its joblib
+   workers, sampled every 50 ms), against the size of X;
+3. ``speed-up``: n_jobs=2 over n_jobs=1 on the 100,000-row LogisticRegression case;
+4. ``overhead``: the selection and its accounting (an uncached eps0 calibration and the
+   selector) as a share of a default fit's wall time.
+
+Run on a quiet machine with BLAS pinned to one thread (DESIGN.md section 4)::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/speed.py
+
+``--quick`` runs one repetition of a smaller table (for checking the script). Data:
+``make_classification`` (20 features, 10 informative), clipped to [-4, 4] and divided by 4:
+every bound is a declared constant.
+"""
+
+import argparse
+import os
+import platform
+import statistics
+import threading
+import time
+
+import numpy as np
+import psutil
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
+from sklearn.datasets import make_classification
+from sklearn.model_selection import GridSearchCV
+
+from skdptune import PrivateGridSearchCV
+from skdptune.accounting import calibrate_epsilon_per_step
+from skdptune.selection import ProposeTestDoubling
+
+N_FEATURES = 20
+BOUNDS = (-1.0, 1.0)
+DATA_NORM = float(np.sqrt(N_FEATURES))
+
+#: 24 candidates per model.
+GRIDS = {
+    "LogisticRegression": {"C": [0.01, 0.1, 1.0, 10.0], "fit_intercept": [True, False],
+                           "max_iter": [20, 50, 100]},
+    "GaussianNB": {"var_smoothing": [1e-9, 1e-6, 1e-3, 1e-2, 1e-1, 1.0],
+                   "priors": [None, [0.5, 0.5], [0.6, 0.4], [0.4, 0.6]]},
+    "RandomForestClassifier": {"n_estimators": [2, 5, 10, 20], "max_depth": [2, 3, 4, 5, 6, 7]},
+}
+
+
+def make_estimator(name):
+    """The diffprivlib model with every bound declared (no PrivacyLeakWarning)."""
+    if name == "LogisticRegression":
+        return LogisticRegression(data_norm=DATA_NORM, epsilon=1.0)
+    if name == "GaussianNB":
+        return GaussianNB(bounds=BOUNDS, epsilon=1.0)
+    return RandomForestClassifier(bounds=BOUNDS, classes=[0, 1], epsilon=1.0)
+
+
+def make_data(n_samples, seed=0):
+    X, y = make_classification(n_samples=n_samples, n_features=N_FEATURES, n_informative=10,
+                               random_state=seed)
+    return np.clip(X, -4, 4) / 4, y
+
+
+def time_private(name, X, y, n_partitions, n_jobs, grid=None):
+    search = PrivateGridSearchCV(
+        make_estimator(name), grid or GRIDS[name], epsilon=1.0, n_partitions=n_partitions,
+        selector="permute_and_flip", n_jobs=n_jobs, accountant=BudgetAccountant(),
+        random_state=0,
+    )
+    start = time.perf_counter()
+    search.fit(X, y)
+    return time.perf_counter() - start
+
+
+def time_sklearn(name, X, y, n_jobs):
+    # An unlimited accountant per fit: GridSearchCV's clones would otherwise share the default.
+    search = GridSearchCV(make_estimator(name).set_params(accountant=BudgetAccountant()),
+                          GRIDS[name], cv=5, n_jobs=n_jobs, refit=True)
+    start = time.perf_counter()
+    with np.errstate(all="ignore"):
+        search.fit(X, y)
+    return time.perf_counter() - start
+
+
+class PeakMemory:
+    """Peak resident memory of this process and all its children, sampled every 50 ms."""
+
+    def __init__(self):
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        me = psutil.Process()
+        while not self._stop.is_set():
+            total = 0
+            for process in [me] + me.children(recursive=True):
+                try:
+                    total += process.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            time.sleep(0.05)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def ratio_table(n_samples, repetitions, n_jobs, partitions=(10, 100), models=tuple(GRIDS)):
+    X, y = make_data(n_samples)
+    print(f"\n## Ratio private / GridSearchCV(cv=5): {n_samples:,} x {N_FEATURES}, 24 "
+          f"candidates, n_jobs={n_jobs}, {repetitions} interleaved repetitions\n")
+    print("| estimator | k | private s (median) | cv=5 s (median) | ratio min / median / max |")
+    print("|---|---|---|---|---|")
+    for name in models:
+        for k in partitions:
+            private, sklearn = [], []
+            for _ in range(repetitions):  # interleaved, so drifts in load hit both
+                private.append(time_private(name, X, y, k, n_jobs))
+                sklearn.append(time_sklearn(name, X, y, n_jobs))
+            ratios = [p / s for p, s in zip(private, sklearn)]
+            print(f"| {name} | {k} | {statistics.median(private):.2f} | "
+                  f"{statistics.median(sklearn):.2f} | {min(ratios):.2f} / "
+                  f"{statistics.median(ratios):.2f} / {max(ratios):.2f} |", flush=True)
+
+
+def scale_run(n_samples, n_candidates=50):
+    X, y = make_data(n_samples, seed=1)
+    grid = {"C": list(np.logspace(-3, 2, n_candidates // 2)), "fit_intercept": [True, False]}
+    with PeakMemory() as memory:
+        seconds = time_private("LogisticRegression", X, y, 100, 2, grid=grid)
+    print(f"\n## Scale: {n_samples:,} x {N_FEATURES}, {n_candidates} candidates, k=100, "
+          "LogisticRegression, n_jobs=2\n")
+    print(f"wall time {seconds:.1f} s; peak memory of the process tree "
+          f"{memory.peak / 2**30:.2f} GiB = {memory.peak / X.nbytes:.2f} x the size of X "
+          f"({X.nbytes / 2**30:.2f} GiB)", flush=True)
+
+
+def speed_up(n_samples, repetitions):
+    X, y = make_data(n_samples)
+    one = [time_private("LogisticRegression", X, y, 100, 1) for _ in range(repetitions)]
+    two = [time_private("LogisticRegression", X, y, 100, 2) for _ in range(repetitions)]
+    print(f"\n## Speed-up n_jobs=2 / n_jobs=1: {n_samples:,} rows, LogisticRegression, k=100\n")
+    print(f"n_jobs=1 median {statistics.median(one):.2f} s, n_jobs=2 median "
+          f"{statistics.median(two):.2f} s: speed-up "
+          f"{statistics.median(one) / statistics.median(two):.2f}", flush=True)
+
+
+def overhead(n_samples):
+    X, y = make_data(n_samples)
+    total = time_private("LogisticRegression", X, y, 10, None)
+    calibrate_epsilon_per_step.cache_clear()
+    start = time.perf_counter()
+    ProposeTestDoubling().select(np.linspace(0.5, 0.9, 24), sensitivity=0.1, epsilon=0.9,
+                                 delta=1e-6)
+    selection = time.perf_counter() - start
+    print(f"\n## Selection and accounting: doubling over 24 candidates, uncached eps0\n")
+    print(f"{selection * 1000:.1f} ms of a {total:.2f} s default fit "
+          f"({n_samples:,} rows, LogisticRegression): {100 * selection / total:.2f} %",
+          flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small check of the script")
+    args = parser.parse_args()
+    print(f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"{platform.platform()}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    if args.quick:
+        ratio_table(20_000, 1, 2, partitions=(10,), models=("LogisticRegression",))
+        overhead(20_000)
+        return
+    ratio_table(100_000, 3, 2)
+    speed_up(100_000, 3)
+    overhead(100_000)
+    scale_run(1_000_000)
+
+
+if __name__ == "__main__":
+    main()
