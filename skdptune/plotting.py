@@ -37,7 +37,7 @@ def _axes(ax):
     """``(figure, axes)``: ``ax`` and its figure, or a new figure with one axes."""
     plt = _pyplot()
     if ax is None:
-        figure, ax = plt.subplots()
+        figure, ax = plt.subplots(constrained_layout=True)
     else:
         figure = ax.figure
     return figure, ax
@@ -285,18 +285,19 @@ class PrivacyBudgetDisplay:
     Parameters
     ----------
     labels : list of str
-        Name of each component.
+        Name of each row but the total.
     epsilons : list of float
-        Epsilon of each component.
+        Epsilon of each row.
     deltas : list of float
-        Delta of each component.
+        Delta of each row.
     total_epsilon, total_delta : float
         The whole fit's ``privacy_spent_``.
-    additive : list of str, default=()
-        The labels of the components that add up to the total (basic composition); the
-        total's bar is drawn stacked from them. Empty draws it as one bar.
+    stacked : dict of str to list of str or None, default=None
+        Rows that add up other rows (basic composition), drawn stacked from them:
+        ``{row: [rows it adds up]}``; the key ``"total"`` is the total's row. A row not in it
+        is drawn as one bar (the total in grey).
     unit, adjacency : str or None, default=None
-        The privacy unit and the adjacency the guarantee assumes, shown in the title.
+        The privacy unit and the adjacency the guarantee assumes, shown under the axis.
 
     Attributes
     ----------
@@ -304,20 +305,21 @@ class PrivacyBudgetDisplay:
         Axes with the plot (after :meth:`plot`).
     figure_ : matplotlib Figure
         Figure containing the plot (after :meth:`plot`).
-    bars_ : list of matplotlib BarContainer
-        The bars (after :meth:`plot`).
+    bars_ : dict of str to list of matplotlib BarContainer
+        The bars of each row, ``"total"`` included (after :meth:`plot`).
 
     Examples
     --------
     >>> from skdptune.plotting import PrivacyBudgetDisplay
     >>> display = PrivacyBudgetDisplay(labels=["selection", "refit"], epsilons=[0.5, 1.0],
     ...                                deltas=[1e-6, 0.0], total_epsilon=1.5,
-    ...                                total_delta=1e-6, additive=["selection", "refit"])
+    ...                                total_delta=1e-6,
+    ...                                stacked={"total": ["selection", "refit"]})
     >>> display.total_epsilon
     1.5
     """
 
-    def __init__(self, *, labels, epsilons, deltas, total_epsilon, total_delta, additive=(),
+    def __init__(self, *, labels, epsilons, deltas, total_epsilon, total_delta, stacked=None,
                  unit=None, adjacency=None):
         self.labels = list(labels)
         self.epsilons = [float(value) for value in epsilons]
@@ -326,7 +328,12 @@ class PrivacyBudgetDisplay:
             raise ValueError("labels, epsilons and deltas must have the same length.")
         self.total_epsilon = float(total_epsilon)
         self.total_delta = float(total_delta)
-        self.additive = list(additive)
+        self.stacked = {row: list(parts) for row, parts in (stacked or {}).items()}
+        for row, parts in self.stacked.items():
+            unknown = [part for part in [row] + parts
+                       if part not in self.labels and part != "total"]
+            if unknown:
+                raise ValueError(f"stacked names rows {unknown} that are not in labels.")
         self.unit = unit
         self.adjacency = adjacency
 
@@ -358,24 +365,27 @@ class PrivacyBudgetDisplay:
                           report["selection_epsilon"], report["refit_epsilon"]],
                 deltas=[report["selector_delta"], 0.0, report["selection_delta"],
                         report["refit_delta"]],
-                additive=["selector", "score estimate", "refit"],
+                # Basic composition: the selection is selector + score, the total adds the
+                # refit (as privacy_report_["total_composition"] says).
+                stacked={"selection": ["selector", "score estimate"],
+                         "total": ["selector", "score estimate", "refit"]},
                 **common,
             )
         else:  # PrivateRandomizedSearchCV
-            labels, epsilons, deltas = ["tuning (best of the trials)"], [
-                report["tuning_epsilon"]], [report["tuning_delta"]]
+            labels = ["tuning (best of the trials)"]
+            epsilons, deltas = [report["tuning_epsilon"]], [report["tuning_delta"]]
             if report.get("final_epsilon") is not None:
                 labels.append("final fit")
                 epsilons.append(report["final_epsilon"])
                 deltas.append(0.0)
             # With a subsample the total is a mixture bound, not a sum: one bar.
-            additive = labels if len(labels) == 1 else []
-            display = cls(labels=labels, epsilons=epsilons, deltas=deltas, additive=additive,
+            stacked = {"total": labels} if len(labels) == 1 else None
+            display = cls(labels=labels, epsilons=epsilons, deltas=deltas, stacked=stacked,
                           **common)
         return display.plot(ax=ax) if plot else display
 
     def plot(self, ax=None):
-        """Plot one horizontal bar per component and the total.
+        """Plot one horizontal bar per row and the total.
 
         Parameters
         ----------
@@ -388,37 +398,40 @@ class PrivacyBudgetDisplay:
             ``self``, with ``figure_``, ``ax_`` and ``bars_``.
         """
         figure, ax = _axes(ax)
-        colors = {label: f"C{i}" for i, label in enumerate(self.labels)}
         rows = self.labels + ["total"]
-        positions = list(range(len(rows)))[::-1]  # first component on top
-        self.bars_ = []
-        for label, epsilon, y in zip(self.labels, self.epsilons, positions):
-            self.bars_.append(ax.barh(y, epsilon, color=colors[label]))
-        total_y = positions[-1]
-        if self.additive:
-            left = 0.0
-            for label in self.additive:
-                epsilon = self.epsilons[self.labels.index(label)]
-                self.bars_.append(ax.barh(total_y, epsilon, left=left, color=colors[label]))
-                left += epsilon
-        else:
-            self.bars_.append(ax.barh(total_y, self.total_epsilon, color="grey"))
         values = self.epsilons + [self.total_epsilon]
         deltas = self.deltas + [self.total_delta]
-        for y, epsilon, delta in zip(positions, values, deltas):
+        epsilon_of = dict(zip(rows, values))
+        parts_of = {label: [label] for label in self.labels if label not in self.stacked}
+        parts_of.update(self.stacked)
+        colors = {label: f"C{i}" for i, label in enumerate(
+            label for label in self.labels if label not in self.stacked)}
+        positions = dict(zip(rows, range(len(rows))[::-1]))  # first row on top
+        self.bars_ = {}
+        for row in rows:
+            parts = parts_of.get(row)
+            if parts is None:  # the total, not stacked
+                self.bars_[row] = [ax.barh(positions[row], epsilon_of[row], color="grey")]
+                continue
+            left, self.bars_[row] = 0.0, []
+            for part in parts:
+                self.bars_[row].append(ax.barh(positions[row], epsilon_of[part], left=left,
+                                               color=colors.get(part, "grey")))
+                left += epsilon_of[part]
+        for row, epsilon, delta in zip(rows, values, deltas):
             text = f"ε={epsilon:.3g}" + (f", δ={delta:.2g}" if delta > 0 else "")
-            ax.annotate(text, (epsilon, y), textcoords="offset points", xytext=(4, 0),
-                        va="center", fontsize="small")
-        ax.set_yticks(positions, rows)
-        ax.set_xlim(0, 1.3 * max(values + [1e-12]))
-        ax.set_xlabel("epsilon")
+            ax.annotate(text, (epsilon, positions[row]), textcoords="offset points",
+                        xytext=(4, 0), va="center", fontsize="small")
+        ax.set_yticks([positions[row] for row in rows], rows)
+        ax.set_xlim(0, 1.35 * max(values + [1e-12]))
         title = f"Privacy spent: ε={self.total_epsilon:.3g}"
         if self.total_delta > 0 or not math.isfinite(self.total_delta):
             title += f", δ={self.total_delta:.2g}"
         ax.set_title(title, fontsize="medium")
+        xlabel = "epsilon"
         if self.unit is not None:
             guarantee = f"unit: {self.unit}" + (f"; {self.adjacency}" if self.adjacency else "")
-            ax.set_xlabel("epsilon\n" + textwrap.fill(guarantee, 60, break_on_hyphens=False),
-                          fontsize="small")
+            xlabel += "\n" + textwrap.fill(guarantee, 60, break_on_hyphens=False)
+        ax.set_xlabel(xlabel, fontsize="small")
         self.ax_, self.figure_ = ax, figure
         return self

@@ -106,9 +106,12 @@ def test_budget_display_of_a_grid_search(binary_data):
     assert (display.total_epsilon, display.total_delta) == tuple(search.privacy_spent_)
     assert display.total_epsilon == pytest.approx(
         report["selector_epsilon"] + report["score_epsilon"] + report["refit_epsilon"])
-    # The total's bar is stacked from the selector, the score estimate and the refit.
-    total_segments = [bar.patches[0] for bar in display.bars_[len(display.labels):]]
-    assert sum(p.get_width() for p in total_segments) == pytest.approx(display.total_epsilon)
+    # The total's bar is stacked from the selector, the score estimate and the refit; the
+    # selection's from the first two.
+    for row, total in (("total", display.total_epsilon), ("selection", 0.5)):
+        widths = [bar.patches[0].get_width() for bar in display.bars_[row]]
+        assert sum(widths) == pytest.approx(total)
+    assert len(display.bars_["total"]) == 3
     assert "ε=1.25" in display.ax_.get_title()
     assert "add-or-remove" in display.ax_.get_xlabel()
 
@@ -129,6 +132,9 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     display = PrivacyBudgetDisplay(labels=["selection"], epsilons=[1.0], deltas=[0.0],
                                    total_epsilon=1.0, total_delta=0.0)
+    with pytest.raises(ValueError, match="not in labels"):
+        PrivacyBudgetDisplay(labels=["selection"], epsilons=[1.0], deltas=[0.0],
+                             total_epsilon=1.0, total_delta=0.0, stacked={"total": ["refit"]})
     with pytest.raises(ImportError, match=re.escape('pip install "skdptune[plot]"')):
         display.plot()
 
