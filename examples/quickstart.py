@@ -1,4 +1,9 @@
-"""Quickstart: tune a differentially private logistic regression with PrivateGridSearchCV.
+"""
+Quickstart
+==========
+
+Tune a differentially private logistic regression with
+:class:`~skdptune.PrivateGridSearchCV`.
 
 Runs on generated data (no download). The features are clipped to [-1, 1], bounds that are
 declared here rather than computed from the data, so every row has L2 norm at most sqrt(8):
