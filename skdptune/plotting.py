@@ -202,6 +202,11 @@ class SelectionTraceDisplay:
         -------
         display : SelectionTraceDisplay
         """
+        if hasattr(search, "privacy_spent_") and not hasattr(search, "selection_"):
+            raise ValueError(
+                f"{type(search).__name__} releases no selection trace (only the best trial); "
+                "a trace comes from PrivateGridSearchCV with selector='doubling'."
+            )
         check_is_fitted(search, "selection_")
         selector = _selector_of(search)
         if not isinstance(selector, ProposeTestDoubling):
