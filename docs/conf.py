@@ -26,6 +26,7 @@ threadpool_limits(1)  # BLAS libraries loaded before this file ran
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS))  # _gallery_order
 # Gallery examples run inside this process; their joblib workers (if any) import skdptune too.
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
@@ -71,7 +72,7 @@ sphinx_gallery_conf = {
     # Run every script, not only plot_*.py (the quickstart is one of them).
     "filename_pattern": r".*\.py$",
     "ignore_pattern": r"__init__\.py",
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "_gallery_order.GalleryOrder",
     "abort_on_example_error": True,
     "image_scrapers": ("matplotlib",),
     "download_all_examples": False,
