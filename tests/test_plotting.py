@@ -1,0 +1,228 @@
+"""The displays of skdptune.plotting: values, artists, the missing-matplotlib error, and that no
+raw utility of a fit can reach them (DESIGN.md section 2, last rule)."""
+
+import math
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB, LogisticRegression
+from sklearn.exceptions import NotFittedError
+
+from skdptune import (
+    PrivacyBudgetDisplay,
+    PrivateGridSearchCV,
+    PrivateRandomizedSearchCV,
+    SelectionTraceDisplay,
+)
+from skdptune.selection import Iteration, ProposeTestDoubling, SelectionResult
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def doubling_result(trace, index, score):
+    return SelectionResult(index=index, score=score, trace=tuple(trace),
+                           n_iterations=len(trace), max_iter=10, epsilon_per_iteration=0.1,
+                           epsilon=1.0, delta=0.0, composition="basic")
+
+
+def test_trace_values_follow_the_released_steps():
+    trace = [Iteration(1, 2), Iteration(2, 0), Iteration(4, None), Iteration(2, 1)]
+    display = SelectionTraceDisplay.from_selection(
+        doubling_result(trace, 1, 0.7), granularity=0.1, floor=0.2, plot=False)
+    assert display.iterations == [1, 2, 3, 4]
+    # Proposed: floor + (level + step) * g; the level rises only when a candidate passed.
+    np.testing.assert_allclose(display.thresholds, [0.3, 0.5, 0.9, 0.7])
+    np.testing.assert_allclose(display.levels, [0.3, 0.5, 0.5, 0.7])
+    assert display.passed == [2, 0, None, 1]
+    assert display.selected_index == 1
+    assert not hasattr(display, "ax_")
+
+
+def test_trace_plot_sets_artists():
+    trace = [Iteration(1, 0), Iteration(2, None), Iteration(1, 1)]
+    _, ax = plt.subplots()
+    display = SelectionTraceDisplay.from_selection(doubling_result(trace, 1, 0.3),
+                                                   granularity=0.1, ax=ax)
+    assert display.ax_ is ax and display.figure_ is ax.figure
+    np.testing.assert_allclose(display.threshold_line_.get_ydata(), display.thresholds)
+    np.testing.assert_allclose(display.level_line_.get_ydata(), [0.0] + display.levels)
+    assert "selected #1" in ax.get_title()
+    assert {text.get_text() for text in ax.texts} == {"#0", "#1"}
+
+
+def test_trace_from_estimator_labels_candidates(binary_data):
+    X, y = binary_data
+    search = PrivateGridSearchCV(
+        GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
+        epsilon=5.0, delta=0.0, n_partitions=5, selector=ProposeTestDoubling(granularity=0.05),
+        accountant=BudgetAccountant(), random_state=0,
+    ).fit(X, y)
+    display = SelectionTraceDisplay.from_estimator(search)
+    assert display.granularity == 0.05
+    assert display.candidate_labels == ["var_smoothing=1e-09", "var_smoothing=0.001"]
+    assert display.selected_index == search.best_index_
+    assert display.levels[-1] == pytest.approx(search.selection_.score)
+
+
+def test_trace_refuses_one_shot_selectors_and_unfitted_searches(binary_data):
+    X, y = binary_data
+    search = PrivateGridSearchCV(
+        GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
+        epsilon=1.0, n_partitions=5, selector="exponential", accountant=BudgetAccountant(),
+        random_state=0,
+    )
+    with pytest.raises(NotFittedError):
+        SelectionTraceDisplay.from_estimator(search)
+    search.fit(X, y)
+    with pytest.raises(ValueError, match="one-shot"):
+        SelectionTraceDisplay.from_estimator(search)
+    with pytest.raises(ValueError, match="no trace"):
+        SelectionTraceDisplay.from_selection(search.selection_)
+
+
+def test_budget_display_of_a_grid_search(binary_data):
+    X, y = binary_data
+    search = PrivateGridSearchCV(
+        GaussianNB(bounds=(0, 1), epsilon=0.75), {"var_smoothing": [1e-9, 1e-3]},
+        epsilon=0.5, delta=1e-6, score_share=0.2, n_partitions=5,
+        accountant=BudgetAccountant(), random_state=0,
+    ).fit(X, y)
+    display = PrivacyBudgetDisplay.from_estimator(search)
+    report = search.privacy_report_
+    assert display.labels == ["selector", "score estimate", "selection", "refit"]
+    np.testing.assert_allclose(display.epsilons, [0.4, 0.1, 0.5, 0.75])
+    assert (display.total_epsilon, display.total_delta) == tuple(search.privacy_spent_)
+    assert display.total_epsilon == pytest.approx(
+        report["selector_epsilon"] + report["score_epsilon"] + report["refit_epsilon"])
+    # The total's bar is stacked from the selector, the score estimate and the refit; the
+    # selection's from the first two.
+    for row, total in (("total", display.total_epsilon), ("selection", 0.5)):
+        widths = [bar.patches[0].get_width() for bar in display.bars_[row]]
+        assert sum(widths) == pytest.approx(total)
+    assert len(display.bars_["total"]) == 3
+    assert "ε=1.25" in display.ax_.get_title()
+    assert "add-or-remove" in display.ax_.get_xlabel()
+
+
+def test_budget_display_of_a_randomized_search(binary_data):
+    X, y = binary_data
+    search = PrivateRandomizedSearchCV(
+        LogisticRegression(data_norm=2.0, epsilon=0.5), {"C": [0.1, 1.0]}, epsilon=0.5,
+        mean=3, accountant=BudgetAccountant(), random_state=1,
+    ).fit(X, y)
+    display = PrivacyBudgetDisplay.from_estimator(search)
+    assert display.labels == ["tuning (best of the trials)"]
+    with pytest.raises(ValueError, match="releases no selection trace"):
+        SelectionTraceDisplay.from_estimator(search)
+    assert display.total_epsilon == pytest.approx(search.privacy_spent_[0])
+
+
+def test_missing_matplotlib_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    display = PrivacyBudgetDisplay(labels=["selection"], epsilons=[1.0], deltas=[0.0],
+                                   total_epsilon=1.0, total_delta=0.0)
+    with pytest.raises(ValueError, match="not in labels"):
+        PrivacyBudgetDisplay(labels=["selection"], epsilons=[1.0], deltas=[0.0],
+                             total_epsilon=1.0, total_delta=0.0, stacked={"total": ["refit"]})
+    with pytest.raises(ImportError, match=re.escape('pip install "skdptune[plot]"')):
+        display.plot()
+
+
+def test_importing_skdptune_does_not_import_matplotlib():
+    code = "import sys, skdptune; assert 'matplotlib' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- No raw utility reaches a display ---------------------------------------------------
+
+
+class RecordingDoubling(ProposeTestDoubling):
+    """The doubling selector, recording the raw utilities the search hands it (test only)."""
+
+    recorded = []
+
+    def select(self, utilities, **kwargs):
+        type(self).recorded.extend(float(u) for u in utilities)
+        return super().select(utilities, **kwargs)
+
+
+def _numbers(value, seen=None):
+    """Every number reachable from ``value`` (attributes, containers, arrays)."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return []
+    seen.add(id(value))
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return []
+    if isinstance(value, (int, float, np.number)):
+        return [float(value)]
+    if isinstance(value, np.ndarray):
+        return [float(v) for v in value.ravel() if np.issubdtype(type(v), np.number)]
+    if isinstance(value, dict):
+        return [n for item in value.values() for n in _numbers(item, seen)]
+    if isinstance(value, (list, tuple, set)):
+        return [n for item in value for n in _numbers(item, seen)]
+    return []
+
+
+def _plotted_numbers(ax):
+    numbers = []
+    for line in ax.get_lines():
+        numbers.extend(np.asarray(line.get_xydata(), dtype=float).ravel())
+    for patch in ax.patches:
+        numbers.extend([patch.get_x(), patch.get_y(), patch.get_width(), patch.get_height()])
+    for text in ax.texts:
+        numbers.extend(np.asarray(text.xy, dtype=float).ravel())
+    return numbers
+
+
+def _texts(ax):
+    """The texts a display writes (annotations, title, axis labels). Tick labels are left out:
+    they are the axis' round numbers, which a utility can match to three digits by chance."""
+    return [text.get_text() for text in ax.texts] + [ax.get_title(), ax.get_xlabel(),
+                                                    ax.get_ylabel()]
+
+
+def test_no_raw_utility_reaches_the_displays(binary_data, monkeypatch):
+    X, y = binary_data
+    RecordingDoubling.recorded = []
+    granularity = 0.013
+    search = PrivateGridSearchCV(
+        LogisticRegression(data_norm=2.0, epsilon=1.0),
+        {"C": [0.01, 0.1, 1.0, 10.0], "fit_intercept": [True, False]},
+        epsilon=30.0, delta=0.0, n_partitions=5, selector=RecordingDoubling(granularity=granularity),
+        accountant=BudgetAccountant(), random_state=0,
+    ).fit(X, y)
+    raw = RecordingDoubling.recorded
+    assert len(raw) == 8  # the search handed its raw utilities to the selector
+    # Guard against a coincidence that would not be a leak: a raw utility that happens to be
+    # a multiple of the granularity (a threshold) or a round number (a bar's height 0.8 and
+    # positions, an axis limit).
+    raw = [u for u in raw if not any(math.isclose(u / unit, round(u / unit))
+                                     for unit in (granularity, 0.1))]
+    assert len(raw) >= 6
+
+    trace = SelectionTraceDisplay.from_estimator(search)
+    budget = PrivacyBudgetDisplay.from_estimator(search)
+    assert len(trace.iterations) >= 2
+    for display in (trace, budget):
+        numbers = _numbers(vars(display)) + _plotted_numbers(display.ax_)
+        texts = _texts(display.ax_)
+        for u in raw:
+            assert not any(math.isclose(u, n, rel_tol=1e-9, abs_tol=1e-12) for n in numbers), u
+            written = f"{u:.3g}"
+            assert not any(re.search(rf"(?<![\d.]){re.escape(written)}(?![\d])", text)
+                           for text in texts), u
