@@ -167,7 +167,7 @@ def overhead(n_samples):
     ProposeTestDoubling().select(np.linspace(0.5, 0.9, 24), sensitivity=0.1, epsilon=0.9,
                                  delta=1e-6)
     selection = time.perf_counter() - start
-    print(f"\n## Selection and accounting: doubling over 24 candidates, uncached eps0\n")
+    print("\n## Selection and accounting: doubling over 24 candidates, uncached eps0\n")
     print(f"{selection * 1000:.1f} ms of a {total:.2f} s default fit "
           f"({n_samples:,} rows, LogisticRegression): {100 * selection / total:.2f} %",
           flush=True)

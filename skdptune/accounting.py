@@ -10,7 +10,6 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.utils import Budget
 from dp_accounting import dp_event
 from dp_accounting.rdp import rdp_privacy_accountant
@@ -159,11 +158,6 @@ def calibrate_epsilon_per_step(epsilon, delta, n_steps):
         else:
             high = middle
     return low
-
-
-def resolve_accountant(accountant):
-    """The accountant to charge: ``accountant`` itself, or diffprivlib's default when None."""
-    return BudgetAccountant.load_default(accountant)
 
 
 def add_costs(*costs):

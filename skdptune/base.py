@@ -14,7 +14,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._sklearn_compat import HasMethods, Interval, StrOptions, _get_feature_names, _num_features
+from ._sklearn_compat import HasMethods, Interval, StrOptions
 from .accounting import PicklableBudget
 from .exceptions import AccountantCopyError
 

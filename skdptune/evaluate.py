@@ -11,8 +11,8 @@ warnings are recorded and dropped (:func:`skdptune.dp_fit.private_fit_context`).
 
 Speed: the fixed costs of a task (sending the data's indices, slicing a partition, the
 warnings lock) are paid once per task, and a task fits a batch of candidates on one
-partition. Batches are as large as load balancing allows: about :data:`TASKS_PER_WORKER` tasks
-per worker, never fewer than one per partition.
+partition. Batches are as large as load balancing allows: about four tasks per worker, never
+fewer than one per partition.
 """
 
 import math
@@ -25,9 +25,9 @@ from sklearn.metrics import accuracy_score
 from ._sklearn_compat import _check_method_params, _safe_indexing
 from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
 
-#: Tasks per worker that joblib gets to balance the load; fewer, larger tasks pay fewer fixed
+# Tasks per worker that joblib gets to balance the load; fewer, larger tasks pay fewer fixed
 #: costs.
-TASKS_PER_WORKER = 4
+_TASKS_PER_WORKER = 4
 
 
 def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility, error_score,
@@ -85,8 +85,8 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
 
 def _batches(n_candidates, n_partitions, n_jobs):
     """Candidate index batches: at least one task per partition, about
-    ``TASKS_PER_WORKER`` tasks per worker in all."""
-    wanted = TASKS_PER_WORKER * effective_n_jobs(n_jobs)
+    ``_TASKS_PER_WORKER`` tasks per worker in all."""
+    wanted = _TASKS_PER_WORKER * effective_n_jobs(n_jobs)
     per_partition = min(n_candidates, max(1, math.ceil(wanted / n_partitions)))
     return [batch for batch in np.array_split(np.arange(n_candidates), per_partition)
             if len(batch)]

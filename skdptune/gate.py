@@ -120,8 +120,8 @@ def _declared_categories(step):
 
 def _fixed_vocabulary(step):
     if step.vocabulary is None:
-        return (f"vocabulary=None learns the vocabulary from the data (and min_df/max_df/"
-                f"max_features count documents); declare vocabulary=[...] from public knowledge, "
+        return ("vocabulary=None learns the vocabulary from the data (and min_df/max_df/"
+                "max_features count documents); declare vocabulary=[...] from public knowledge, "
                 "or use HashingVectorizer, which learns nothing")
     if isinstance(step, TfidfVectorizer) and step.use_idf:
         return ("use_idf=True learns document frequencies from the data; set use_idf=False, or "

@@ -38,7 +38,7 @@ def test_total_epsilon_is_split_and_candidates_follow_their_share(binary_data):
 def test_total_epsilon_without_refit_goes_to_the_selection(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = PrivateGridSearchCV(
+    PrivateGridSearchCV(
         GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, total_epsilon=0.8,
         refit=False, n_partitions=5, accountant=accountant, random_state=0,
     ).fit(X, y)

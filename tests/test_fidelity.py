@@ -4,7 +4,6 @@ The rules rescale data-size-dependent parameters for partition fits only: what t
 and what is charged never depend on them.
 """
 
-import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier

@@ -272,7 +272,7 @@ def test_the_reservation_is_the_grid_maximum_and_is_checked_before_data(binary_d
     X, y = binary_data
     grid = {"epsilon": [0.2, 0.9, 0.4]}
     accountant = RecordingAccountant()
-    search = grid_search(GaussianNB(bounds=BOUNDS), grid, accountant).fit(X, y)
+    grid_search(GaussianNB(bounds=BOUNDS), grid, accountant).fit(X, y)
     assert accountant.calls[0] == ("check", 1.0 + 0.9, 1e-6)
     # Whichever candidate was selected, the refit is charged the grid's maximum.
     assert accountant.calls[1:] == [("spend", 1.0, 1e-6), ("spend", 0.9, 0.0)]

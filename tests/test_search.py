@@ -19,7 +19,6 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
 
-import skdptune.evaluate
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
 from skdptune.selection import ProposeTestDoubling
