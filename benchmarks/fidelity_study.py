@@ -73,14 +73,16 @@ SELECTOR_RUNS = 200
 #: Per panel: partition counts of B and C, refits per repetition for A, repetitions of B, and
 #: the total budgets (and shares) of E. Reduced for the expensive panels (see summary.md).
 CONFIG = {
-    "adult-lr": dict(ks=(10, 20, 50, 100, 200), refits=5, b_reps=REPS,
-                     b_epsilons=B_REFIT_EPSILONS, totals=(1.0, 4.0), shares=SHARES),
-    "adult-nb": dict(ks=(10, 20, 50), refits=4, b_reps=(0, 1), b_epsilons=B_REFIT_EPSILONS,
-                     totals=(), shares=()),
-    "adult-rf": dict(ks=(10, 20, 50), refits=4, b_reps=(0, 1), b_epsilons=B_REFIT_EPSILONS,
-                     totals=(), shares=()),
+    "adult-lr": dict(ks=(10, 20, 50, 100, 200, 400), refits=5, b_reps=REPS,
+                     b_epsilons=B_REFIT_EPSILONS, totals=(1.0, 4.0),
+                     shares=(0.1, 0.2, 0.3, 0.5), e_reps=(0, 1),
+                     on_reps={400: (0, 1)}, off_reps={400: ()}),
+    "adult-nb": dict(ks=(10, 50), refits=4, b_reps=(0, 1), b_epsilons=(0.5,),
+                     totals=(), shares=(), e_reps=()),
+    "adult-rf": dict(ks=(10, 50), refits=4, b_reps=(0, 1), b_epsilons=(0.5,),
+                     totals=(), shares=(), e_reps=()),
     "big-lr": dict(ks=(100, 1000), refits=4, b_reps=REPS, b_epsilons=(0.5,), totals=(1.0,),
-                   shares=(0.2, 0.5)),
+                   shares=(0.5,), e_reps=(0, 1), off_reps={1000: (0,)}),
 }
 
 
@@ -307,25 +309,35 @@ def run_selector(name, utilities, k, epsilon, runs, rng):
 # --- The auto-k rule proposed from C ---------------------------------------------------------
 
 
-def auto_partitions(n_samples, n_features, n_candidates, epsilon, selector):
-    """PROPOSED ``n_partitions="auto"`` (not library code), from public quantities only.
+def auto_partitions(n_samples, n_features, n_candidates, epsilon, selector="permute_and_flip"):
+    """PROPOSED ``n_partitions="auto"`` (prototype, not library code), public quantities only.
 
-    Filled in from the regret study (see summary.md): the selection noise of a one-shot
-    selector is about ``2 / (k * epsilon) * ln(n_candidates)`` in utility units; choose the
-    smallest k that brings it to ``TARGET_NOISE``, but keep at least ``MIN_ROWS_PER_FEATURE``
-    training records per feature in each partition, and k in [10, 1000].
+    From the regret study (C, see summary.md): for the one-shot selectors the regret falls
+    with ``k * epsilon`` and, with partition_scaling on, kept falling up to the largest k
+    tested on Adult (about one training record per feature per partition). So:
+
+    - ``k_noise``: the k at which the one-shot selectors' noise term ``2 * ln(m) / (k * eps)``
+      (the exponential mechanism's bound with sensitivity 1/k, beta = 1) is ``NOISE_TARGET``
+      (0.03 utility units, reached at k * eps = 200 for m = 20 candidates); more partitions
+      buy nothing measurable and cost fidelity and time;
+    - ``k_size``: at most ``n_samples * (1 - validation_fraction) / n_features`` partitions,
+      so that a partition fit expects at least one training record per feature;
+    - ``k = min(k_noise rounded to the nearest (in log scale) value of the 1-2-5 series,
+      k_size rounded down to it)``, within [10, 1000].
+
+    ``selector`` is accepted for the rule's signature: the one-shot selectors share it; the
+    doubling loop did not respond to k at all in these settings (its regret is set by the grid
+    order, see D), so it gets the same k.
     """
-    target_noise = AUTO_K["target_noise"][selector if selector in AUTO_K["target_noise"]
-                                          else "default"]
-    k_noise = 2.0 * math.log(max(n_candidates, 2)) / (epsilon * target_noise)
-    k_size = n_samples * (1 - VALIDATION_FRACTION) / (AUTO_K["rows_per_feature"]
-                                                     * max(n_features, 1))
-    k = min(k_noise, k_size)
-    return int(min(max(round(k), AUTO_K["min_k"]), AUTO_K["max_k"]))
+    k_noise = 2.0 * math.log(max(n_candidates, 2)) / (epsilon * AUTO_K["noise_target"])
+    k_size = n_samples * (1 - VALIDATION_FRACTION) / max(n_features, 1)
+    series = np.array([m * 10 ** e for e in range(1, 3) for m in (1, 2, 5)] + [1000])
+    nearest = series[np.argmin(np.abs(np.log(series) - np.log(k_noise)))]
+    below = series[series <= max(k_size, AUTO_K["min_k"])].max()
+    return int(min(max(min(nearest, below), AUTO_K["min_k"]), AUTO_K["max_k"]))
 
 
-AUTO_K = {"target_noise": {"default": 0.01}, "rows_per_feature": 10, "min_k": 10,
-          "max_k": 1000}
+AUTO_K = {"noise_target": 0.03, "min_k": 10, "max_k": 1000}
 
 
 # --- Work scheduling ----------------------------------------------------------------------------
@@ -363,8 +375,10 @@ def a_units(panel, epsilons=None):
 
 def b_units(panel, scalings=("on", "off")):
     config = CONFIG[panel]
-    return [(u_unit, panel, rep, k, eps, scaling) for eps in config["b_epsilons"] for scaling in scalings
-            for rep in config["b_reps"] for k in config["ks"]]
+    reps = {"on": config.get("on_reps", {}), "off": config.get("off_reps", {})}
+    return [(u_unit, panel, rep, k, eps, scaling) for eps in config["b_epsilons"]
+            for scaling in scalings for rep in config["b_reps"] for k in config["ks"]
+            if rep in reps[scaling].get(k, config["b_reps"])]
 
 
 # --- B: fidelity table ---------------------------------------------------------------------
@@ -451,8 +465,10 @@ def e_plan(panel):
     for total in config["totals"]:
         for share in config["shares"]:
             sel_eps, refit_eps = round(share * total, 6), round((1 - share) * total, 6)
-            ks = {("auto", auto_partitions(n_train, X.shape[1], m, sel_eps, "default")),
+            ks = {("auto", auto_partitions(n_train, X.shape[1], m, sel_eps)),
                   ("10", 10)}
+            if refit_eps in config["b_epsilons"]:  # B's utilities exist: every k for free
+                ks |= {("B", k) for k in config["ks"]}
             for label, k in sorted(ks):
                 plan.append((total, share, sel_eps, refit_eps, k, label))
     return plan
@@ -460,7 +476,8 @@ def e_plan(panel):
 
 def e_units(panel):
     return sorted({(u_unit, panel, rep, k, refit, "on")
-                   for (_, _, _, refit, k, _) in e_plan(panel) for rep in REPS},
+                   for (_, _, _, refit, k, _) in e_plan(panel)
+                   for rep in CONFIG[panel]["e_reps"]},
                   key=lambda u: (u[3], u[2]))
 
 
@@ -480,7 +497,7 @@ def share(panels, runs):
             if table is None:
                 continue
             mean = table[0]
-            for rep in REPS:
+            for rep in CONFIG[panel]["e_reps"]:
                 u = load_utilities(panel, rep, k, refit_eps, "on")
                 if u is None:
                     continue
