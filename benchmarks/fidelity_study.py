@@ -73,10 +73,9 @@ SELECTOR_RUNS = 200
 #: Per panel: partition counts of B and C, refits per repetition for A, repetitions of B, and
 #: the total budgets (and shares) of E. Reduced for the expensive panels (see summary.md).
 CONFIG = {
-    "adult-lr": dict(ks=(10, 20, 50, 100, 200, 400), refits=5, b_reps=REPS,
+    "adult-lr": dict(ks=(10, 20, 50, 100, 200), refits=5, b_reps=REPS,
                      b_epsilons=B_REFIT_EPSILONS, totals=(1.0, 4.0),
-                     shares=(0.1, 0.2, 0.3, 0.5), e_reps=(0, 1),
-                     on_reps={400: (0, 1)}, off_reps={400: ()}),
+                     shares=(0.1, 0.2, 0.3, 0.5), e_reps=(0, 1), extra_on={400: (0, 1)}),
     "adult-nb": dict(ks=(10, 50), refits=4, b_reps=(0, 1), b_epsilons=(0.5,),
                      totals=(), shares=(), e_reps=()),
     "adult-rf": dict(ks=(10, 50), refits=4, b_reps=(0, 1), b_epsilons=(0.5,),
@@ -375,10 +374,14 @@ def a_units(panel, epsilons=None):
 
 def b_units(panel, scalings=("on", "off")):
     config = CONFIG[panel]
-    reps = {"on": config.get("on_reps", {}), "off": config.get("off_reps", {})}
-    return [(u_unit, panel, rep, k, eps, scaling) for eps in config["b_epsilons"]
-            for scaling in scalings for rep in config["b_reps"] for k in config["ks"]
-            if rep in reps[scaling].get(k, config["b_reps"])]
+    off_reps = config.get("off_reps", {})
+    units = [(u_unit, panel, rep, k, eps, scaling) for eps in config["b_epsilons"]
+             for scaling in scalings for rep in config["b_reps"] for k in config["ks"]
+             if scaling == "on" or rep in off_reps.get(k, config["b_reps"])]
+    # Extra partition counts, scaling on only (for C), run last.
+    units += [(u_unit, panel, rep, k, eps, "on") for eps in config["b_epsilons"]
+              for k, reps in config.get("extra_on", {}).items() for rep in reps]
+    return units
 
 
 # --- B: fidelity table ---------------------------------------------------------------------
@@ -393,7 +396,7 @@ def fidelity(panels):
             if table is None:
                 continue
             mean, se, n = table
-            for k in config["ks"]:
+            for k in list(config["ks"]) + list(config.get("extra_on", {})):
                 for scaling in ("off", "on"):
                     for rep in config["b_reps"]:
                         u = load_utilities(panel, rep, k, eps, scaling)
@@ -425,7 +428,7 @@ def regret(panels, selectors, runs):
                 continue
             mean = table[0]
             best = mean.max()
-            for k in config["ks"]:
+            for k in list(config["ks"]) + list(config.get("extra_on", {})):
                 for rep in config["b_reps"]:
                     u = load_utilities(panel, rep, k, eps, "on")
                     if u is None:

@@ -49,7 +49,8 @@ def fidelity_table(fidelity):
              "[min, max] | argmax regret off (pp) | argmax regret on (pp) |",
              "|---|---|---|---|---|---|---|---|"]
     keys = ["panel", "refit_epsilon", "k"]
-    for (panel, eps, k), g in fidelity.groupby(keys, sort=False):
+    for (panel, eps, k), g in fidelity.sort_values(keys, kind="stable").groupby(keys,
+                                                                                sort=False):
         cells = {}
         for scaling in ("off", "on"):
             h = g[g["scaling"] == scaling]
