@@ -26,18 +26,17 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_
 
 accountant = BudgetAccountant()
 search = PrivateGridSearchCV(
-    LogisticRegression(epsilon=1.0, data_norm=np.sqrt(N_FEATURES)),  # refit budget: 1.0
+    LogisticRegression(data_norm=np.sqrt(N_FEATURES)),
     {"C": [0.001, 0.01, 0.1, 1.0, 10.0]},
-    epsilon=1.0,  # selection budget (the tuning overhead)
-    delta=1e-6,
-    selector="permute_and_flip",
-    n_partitions=100,  # about 130 training records per partition fit
+    total_epsilon=2.0,  # the whole fit: selection and refit (half each, by default)
     accountant=accountant,
 )
-# Before touching the data: how large a lead in accuracy the best candidate needs.
-print("forecast:           ", search.forecast())
+# Before touching the data: how large a lead in accuracy the best candidate needs
+# (n_partitions="auto" is chosen from the number of records, treated as public).
+print("forecast:           ", search.forecast(n_samples=len(X_train)))
 search.fit(X_train, y_train)
 
+print("partitions:         ", search.n_partitions_)
 print("chosen parameters:  ", search.best_params_)
 print("privacy spent:      ", search.privacy_spent_)
 print("accountant charged: ", accountant.total())

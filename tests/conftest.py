@@ -51,7 +51,7 @@ def recording_selector():
                     random_state=random_state,
                 )
             return SelectionResult(
-                index=self.index, score=np.nan if self.score is None else self.score,
+                index=self.index, score=self.score,
                 trace=(), n_iterations=1, max_iter=1, epsilon_per_iteration=epsilon,
                 epsilon=epsilon, delta=delta, composition="single",
             )

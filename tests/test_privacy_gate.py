@@ -162,7 +162,7 @@ def test_nested_n_jobs_run_in_process_so_every_spend_is_measured(binary_data, al
     # The ColumnTransformer asked for 2 jobs; every fit (partition fits included) ran here.
     assert set(PidTransformer.pids) == {os.getpid()}
     assert search.privacy_report_["refit_epsilon"] == pytest.approx(0.25 + 0.25 + 1.0)
-    assert accountant.spent_budget == [(1.0, 1e-6), pytest.approx((1.5, 0.0))]
+    assert accountant.spent_budget == [(1.0, 0.0), pytest.approx((1.5, 0.0))]
 
 
 def test_leak_in_a_parallel_branch_is_seen(binary_data, allow_in_gate):
@@ -173,7 +173,7 @@ def test_leak_in_a_parallel_branch_is_seen(binary_data, allow_in_gate):
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
     assert not hasattr(search, "best_estimator_")
-    assert accountant.spent_budget == [(1.0, 1e-6), pytest.approx((1.5, 0.0))]
+    assert accountant.spent_budget == [(1.0, 0.0), pytest.approx((1.5, 0.0))]
 
 
 # --- 2. Meta-estimators that release raw values or spend data-dependently -----------------
@@ -208,7 +208,7 @@ def test_declared_row_wise_function_is_admitted(binary_data):
     X, y = binary_data
     pipeline = make_pipeline(RowWiseFunctionTransformer(np.sqrt), GaussianNB(bounds=BOUNDS))
     search = grid_search(pipeline, {"gaussiannb__epsilon": [0.5]}, BudgetAccountant()).fit(X, y)
-    assert tuple(search.privacy_spent_) == pytest.approx((1.5, 1e-6))
+    assert tuple(search.privacy_spent_) == pytest.approx((1.5, 0.0))
 
 
 # --- 3. Every candidate is gated; grid values are cloned -----------------------------------
@@ -264,7 +264,7 @@ def test_spend_above_the_declared_budget_is_charged_and_withheld(binary_data, al
     with pytest.raises(ValueError, match="more than the .* its parameters declare"):
         search.fit(X, y)
     # The measured 2.0, not the declared 0.5; no model released.
-    assert accountant.spent_budget == [(1.0, 1e-6), (2.0, 0.0)]
+    assert accountant.spent_budget == [(1.0, 0.0), (2.0, 0.0)]
     assert not hasattr(search, "best_estimator_")
 
 
@@ -275,7 +275,7 @@ def test_the_reservation_is_the_grid_maximum_and_is_checked_before_data(binary_d
     grid_search(GaussianNB(bounds=BOUNDS), grid, accountant).fit(X, y)
     assert accountant.calls[0] == ("check", 1.0 + 0.9, 1e-6)
     # Whichever candidate was selected, the refit is charged the grid's maximum.
-    assert accountant.calls[1:] == [("spend", 1.0, 1e-6), ("spend", 0.9, 0.0)]
+    assert accountant.calls[1:] == [("spend", 1.0, 0.0), ("spend", 0.9, 0.0)]
     too_small = BudgetAccountant(epsilon=1.8)
     with pytest.raises(BudgetError):
         grid_search(GaussianNB(bounds=BOUNDS), grid, too_small).fit(X, y)
@@ -296,7 +296,7 @@ def test_refused_refit_charge_after_a_failed_refit_withdraws_everything(binary_d
     with pytest.raises(BudgetError, match="refused"):
         search.fit(unknown, y)
     assert [name for name in vars(search) if name.endswith("_")] == []
-    assert [call for call in accountant.calls if call[0] == "spend"] == [("spend", 1.0, 1e-6)]
+    assert [call for call in accountant.calls if call[0] == "spend"] == [("spend", 1.0, 0.0)]
 
 
 def test_refused_refit_charge_after_a_successful_refit_withdraws_everything(binary_data):
@@ -359,7 +359,7 @@ def test_text_refits_privately_through_a_hashing_vectorizer():
     accountant = BudgetAccountant()
     search = grid_search(pipeline, {"gaussiannb__var_smoothing": [1e-9, 1e-3]}, accountant)
     search.fit(text, y)
-    assert accountant.spent_budget == [(1.0, 1e-6), (1.0, 0.0)]
+    assert accountant.spent_budget == [(1.0, 0.0), (1.0, 0.0)]
     assert search.predict(text[:5]).shape == (5,)
 
 
@@ -422,7 +422,7 @@ def test_cross_validation_in_worker_processes_refuses_to_charge_copies(binary_da
     assert accountant.spent_budget == []
     # In one process the clones keep the accountant: 2 fits, each selection then refit.
     cross_validate(search, X, y, cv=2)
-    assert accountant.spent_budget == [(1.0, 1e-6), (1.0, 0.0)] * 2
+    assert accountant.spent_budget == [(1.0, 0.0), (1.0, 0.0)] * 2
 
 
 def test_grid_search_around_the_search_in_worker_processes_refuses(binary_data):
@@ -482,7 +482,7 @@ def test_refit_errors_never_quote_the_data(binary_data):
     assert "ssn" not in message and "123-45" not in message
     assert "ValueError in step 'onehotencoder' (OneHotEncoder)" in message
     assert error.value.__context__ is None and error.value.__cause__ is None
-    assert accountant.spent_budget == [(1.0, 1e-6), (1.0, 0.0)]
+    assert accountant.spent_budget == [(1.0, 0.0), (1.0, 0.0)]
     # The documented switch shows the original, for non-sensitive data.
     with skdptune.reveal_fit_messages(), pytest.raises(ValueError, match="ssn=123-45-6789"):
         grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, BudgetAccountant()).fit(

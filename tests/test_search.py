@@ -134,7 +134,7 @@ def test_sample_weight_is_sliced_to_each_partition(binary_data):
 
 def test_pure_dp_selection_uses_basic_composition(binary_data):
     X, y = binary_data
-    report = search_of(epsilon=0.9, delta=0.0).fit(X, y).privacy_report_
+    report = search_of(epsilon=0.9, delta=0.0, selector="doubling").fit(X, y).privacy_report_
     assert report["selector_composition"] == "basic"
     # The selector gets 90 %: the rest pays for best_score_'s Laplace estimate.
     assert report["selector_epsilon"] == pytest.approx(0.9 * 0.9)
@@ -148,8 +148,8 @@ def test_accountant_is_charged_the_selection_then_the_refit(binary_data):
     acc = BudgetAccountant()
     search = search_of(gnb(epsilon=0.7), {"var_smoothing": [1e-9, 1e-6]}, accountant=acc,
                        epsilon=0.4).fit(X, y)
-    assert acc.spent_budget == [(0.4, 1e-6), (0.7, 0.0)]
-    assert tuple(search.privacy_spent_) == pytest.approx((0.4 + 0.7, 1e-6))
+    assert acc.spent_budget == [(0.4, 0.0), (0.7, 0.0)]
+    assert tuple(search.privacy_spent_) == pytest.approx((0.4 + 0.7, 0.0))
 
 
 def test_default_accountant_is_charged(binary_data):
@@ -214,7 +214,7 @@ def test_leaking_refit_is_withheld_and_charged(binary_data, allow_in_gate):
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
     # The selection, then the refit's reservation: it ran.
-    assert acc.spent_budget == [(0.5, 1e-6), (1.0, 0.0)]
+    assert acc.spent_budget == [(0.5, 0.0), (1.0, 0.0)]
     assert not hasattr(search, "best_estimator_")
 
 
@@ -241,7 +241,7 @@ def test_privacy_varying_grid_charges_the_maximum(binary_data, recording_selecto
 
 def test_privacy_report_adds_up(binary_data):
     X, y = binary_data
-    search = search_of(epsilon=0.6, delta=1e-5).fit(X, y)
+    search = search_of(epsilon=0.6, delta=1e-5, selector="doubling").fit(X, y)
     report = search.privacy_report_
     assert report["selection_epsilon"] == 0.6
     assert report["selection_delta"] == 1e-5
@@ -315,7 +315,7 @@ def test_clone_keeps_the_accountant(binary_data):
     assert clone(make_pipeline(FunctionTransformer(), search))[-1].accountant is acc
     cross_val_score(search, X, y, cv=2)
     # Two fits, each charged its selection then its refit.
-    assert acc.spent_budget == [(1.0, 1e-6), (2.0, 0.0)] * 2
+    assert acc.spent_budget == [(1.0, 0.0), (2.0, 0.0)] * 2
 
 
 def test_set_params_reaches_the_selector_instance(binary_data):
@@ -357,7 +357,8 @@ def test_best_score_is_mapped_back_through_utility_range(binary_data, recording_
 
 def test_cv_results_hold_only_released_information(binary_data):
     X, y = binary_data
-    search = search_of(param_grid={"epsilon": [0.5, 1.0, 2.0]}, score_share=0.0).fit(X, y)
+    search = search_of(param_grid={"epsilon": [0.5, 1.0, 2.0]}, score_share=0.0,
+                       selector="doubling").fit(X, y)
     results = search.cv_results_
     assert set(results) == {"params", "param_epsilon", "n_passes", "selected"}
     assert results["params"] == [{"epsilon": e} for e in (0.5, 1.0, 2.0)]

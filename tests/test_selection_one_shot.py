@@ -117,7 +117,7 @@ def test_output_is_valid_on_every_input(name, utilities, sensitivity, epsilon, d
     assert isinstance(result, SelectionResult)
     assert type(result.index) is int
     assert 0 <= result.index < len(utilities)
-    assert math.isnan(result.score)
+    assert result.score is None
     assert (result.trace, result.n_iterations, result.max_iter) == ((), 1, 1)
     assert result.epsilon == result.epsilon_per_iteration == epsilon
     # Pure DP: delta is accepted but neither spent nor reported.

@@ -41,9 +41,9 @@ class SelectionResult:
     ----------
     index : int or None
         Index of the selected candidate, None when the mechanism selected nothing.
-    score : float
+    score : float or None
         The mechanism's DP estimate of the selected candidate's utility (in ``[0, 1]`` utility
-        units, possibly above 1 after an overshoot), NaN when the mechanism releases none.
+        units, possibly above 1 after an overshoot), None when the mechanism releases none.
     trace : tuple of Iteration
         Per iteration: the proposed step and the candidate that passed (empty for one-shot
         mechanisms).
@@ -61,7 +61,7 @@ class SelectionResult:
     """
 
     index: Optional[int]
-    score: float
+    score: Optional[float]
     trace: tuple
     n_iterations: int
     max_iter: int
@@ -154,7 +154,7 @@ class OneShotSelector(BaseSelector):
         Returns
         -------
         SelectionResult
-            ``index`` is the selected candidate; ``score`` is NaN (no utility estimate is
+            ``index`` is the selected candidate; ``score`` is None (no utility estimate is
             released), ``trace`` is empty, ``n_iterations == max_iter == 1`` and
             ``epsilon_per_iteration == epsilon``.
         """
@@ -164,7 +164,7 @@ class OneShotSelector(BaseSelector):
         index = self._choose(utilities, float(sensitivity), float(epsilon), rng)
         return SelectionResult(
             index=int(index),
-            score=float("nan"),
+            score=None,
             trace=(),
             n_iterations=1,
             max_iter=1,
