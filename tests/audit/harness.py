@@ -8,11 +8,14 @@ so
 
     epsilon >= ln((p_lower(E | D) - delta) / p_upper(E | D'))
 
-holds with the stated confidence. The audit reports the largest such bound over the events
-and both directions. It can only ever show that a mechanism is *less* private than claimed
-(a lower bound above the claim is a proof, up to ``alpha``, of a privacy bug); a bound below
-the claim proves nothing about privacy, which is why every audit in this package also shows
-that it flags a deliberately mis-calibrated copy of the same mechanism.
+holds with the stated confidence (``delta`` is the claimed delta: an ``(epsilon, delta)``
+claim allows every event an excess probability ``delta`` on either side, so it is subtracted
+from the lower bound of the larger probability). The audit reports the largest such bound
+over the events and both directions. It can only ever show that a mechanism is *less*
+private than claimed (a lower bound above the claim is a proof, up to ``alpha``, of a
+privacy bug); a bound below the claim proves nothing about privacy, which is why every audit
+in this package also shows that it flags a deliberately mis-calibrated copy of the same
+mechanism.
 
 False failures: every bound uses one-sided Clopper-Pearson intervals at level
 ``alpha / (4 * n_events)`` (four one-sided bounds per event: lower and upper, on ``D`` and on
@@ -51,6 +54,8 @@ class AuditResult:
         Runs per input (counted runs; pilot runs excluded).
     alpha : float
         Family-wise error rate of all the confidence bounds.
+    delta : float
+        The claimed delta the bound was computed against.
     counts : dict
         Per event (a frozenset of outputs): ``(count on D, count on D')``.
     """
@@ -61,14 +66,16 @@ class AuditResult:
     n_runs: int
     alpha: float
     counts: dict = field(repr=False)
+    delta: float = 0.0
 
     def summary(self):
         """One line for assertion messages and the docs."""
         count = self.counts.get(self.event, (0, 0))
+        at_delta = f"; delta={self.delta:g}" if self.delta else ""
         return (
             f"eps_lb={self.epsilon_lower_bound:.3f} from event {_describe(self.event)} "
             f"({self.direction}; counts {count[0]} on D and {count[1]} on D' of "
-            f"{self.n_runs} runs each; alpha={self.alpha:g})"
+            f"{self.n_runs} runs each; alpha={self.alpha:g}{at_delta})"
         )
 
 
@@ -105,7 +112,8 @@ def epsilon_lower_bound(counts, n_runs, *, delta=0.0, alpha=ALPHA):
     n_runs : int
         Runs per input.
     delta : float, default=0.0
-        The claimed delta, subtracted from the larger probability.
+        The claimed delta, subtracted from the lower bound of the larger probability. An
+        event whose lower bound does not exceed ``delta`` bounds nothing.
     alpha : float, default=ALPHA
         Family-wise error rate, split evenly (Bonferroni) over the ``4 * len(counts)``
         one-sided bounds.
@@ -128,7 +136,7 @@ def epsilon_lower_bound(counts, n_runs, *, delta=0.0, alpha=ALPHA):
                     best = (bound, event, direction)
     return AuditResult(
         epsilon_lower_bound=best[0], event=best[1], direction=best[2], n_runs=n_runs,
-        alpha=alpha, counts=dict(counts),
+        alpha=alpha, counts=dict(counts), delta=delta,
     )
 
 
@@ -151,7 +159,7 @@ def count_events(outputs_d, outputs_d_prime, events):
     }
 
 
-def choose_events(pilot_d, pilot_d_prime, max_events=6):
+def choose_events(pilot_d, pilot_d_prime, max_events=6, delta=0.0):
     """Events likely to show the largest privacy loss, chosen on a pilot sample.
 
     The pilot runs are not counted again, so choosing events by looking at them costs no
@@ -160,12 +168,20 @@ def choose_events(pilot_d, pilot_d_prime, max_events=6):
     the likelihood-ratio sets ``{o : ratio(o) >= r}`` for ``r`` at two of its quantiles (the
     Neyman-Pearson tests, which trade a smaller ratio for a much larger probability).
 
+    With ``delta > 0`` those events are poor: the bound subtracts ``delta`` from the larger
+    probability, so an event rarer than ``delta`` bounds nothing, and the best event is the
+    likelihood-ratio set that maximises ``(P(E | D) - delta) / P(E | D')`` (at the optimum
+    this is the ``epsilon`` of the pair's privacy profile at ``delta``). For each direction
+    that set, estimated on the pilot (:func:`delta_events`), comes first.
+
     Parameters
     ----------
     pilot_d, pilot_d_prime : collections.Counter
         Pilot outputs on ``D`` and ``D'``.
     max_events : int, default=6
         Upper bound on the number of events returned.
+    delta : float, default=0.0
+        The claimed delta.
 
     Returns
     -------
@@ -188,8 +204,54 @@ def choose_events(pilot_d, pilot_d_prime, max_events=6):
             if positive:
                 cut = float(np.quantile(positive, quantile))
                 events.append(frozenset(o for o in outputs if sign * log_ratio[o] >= cut))
+    if delta > 0:
+        events = delta_events(pilot_d, pilot_d_prime, delta) + events
     unique = list(dict.fromkeys(e for e in events if e))
     return unique[:max_events]
+
+
+def delta_events(pilot_d, pilot_d_prime, delta):
+    """Per direction, the likelihood-ratio set with the largest pilot ``(P(E) - delta) / Q(E)``.
+
+    Outputs are ranked by their pilot ratio (add-one smoothing) and the best prefix is kept;
+    ``Q(E)`` is smoothed by one count so that an event never seen on the other input is not
+    credited with an infinite ratio.
+
+    Parameters
+    ----------
+    pilot_d, pilot_d_prime : collections.Counter
+        Pilot outputs on ``D`` and ``D'``.
+    delta : float
+        The claimed delta.
+
+    Returns
+    -------
+    events : list of frozenset
+        At most two (one per direction); none when no prefix beats ``delta`` on the pilot.
+    """
+    outputs = set(pilot_d) | set(pilot_d_prime)
+    n_d, n_dp = sum(pilot_d.values()), sum(pilot_d_prime.values())
+    events = []
+    for larger, n_larger, smaller, n_smaller in (
+        (pilot_d, n_d, pilot_d_prime, n_dp), (pilot_d_prime, n_dp, pilot_d, n_d),
+    ):
+        ranked = sorted(
+            outputs,
+            key=lambda o: (larger[o] + 1) / (n_larger + 1) / ((smaller[o] + 1) / (n_smaller + 1)),
+            reverse=True,
+        )
+        best, chosen, count_larger, count_smaller = -math.inf, None, 0, 0
+        for size, output in enumerate(ranked, start=1):
+            count_larger += larger[output]
+            count_smaller += smaller[output]
+            excess = count_larger / n_larger - delta
+            if excess > 0:
+                value = math.log(excess / ((count_smaller + 1) / (n_smaller + 1)))
+                if value > best:
+                    best, chosen = value, size
+        if chosen is not None:
+            events.append(frozenset(ranked[:chosen]))
+    return events
 
 
 def audit(mechanism, d, d_prime, n_runs, *, events=None, n_pilot=0, delta=0.0, alpha=ALPHA,
@@ -216,7 +278,7 @@ def audit(mechanism, d, d_prime, n_runs, *, events=None, n_pilot=0, delta=0.0, a
     alpha : float, default=ALPHA
         Probability of a false alarm on a mechanism that keeps its claim.
     max_events : int, default=6
-        Passed to :func:`choose_events`.
+        Passed to :func:`choose_events` (with ``delta``).
 
     Returns
     -------
@@ -228,7 +290,8 @@ def audit(mechanism, d, d_prime, n_runs, *, events=None, n_pilot=0, delta=0.0, a
         # The Bonferroni correction counts the events, so they cannot depend on the counted
         # runs: choose them on separate pilot runs.
         events = choose_events(
-            sample(mechanism, d, n_pilot), sample(mechanism, d_prime, n_pilot), max_events
+            sample(mechanism, d, n_pilot), sample(mechanism, d_prime, n_pilot), max_events,
+            delta=delta,
         )
     outputs_d = sample(mechanism, d, n_runs)
     outputs_d_prime = sample(mechanism, d_prime, n_runs)
@@ -280,3 +343,43 @@ class MiscalibratedSelector(BaseSelector):
             utilities, sensitivity=sensitivity * self.sensitivity_factor, epsilon=epsilon,
             delta=delta, random_state=random_state,
         )
+
+
+def pure_composition_delta(epsilon_per_step, n_steps, epsilon):
+    """Exact ``delta(epsilon)`` of ``n_steps`` adaptively composed pure ``epsilon_per_step``-DP
+    mechanisms (Kairouz, Oh & Viswanath 2015, Theorem 3.3).
+
+    The composition is dominated by ``n_steps`` randomized-response steps: each keeps a bit
+    with probability ``p = e^e0 / (1 + e^e0)``, and with ``i`` of the ``n`` answers flipped
+    the pair's probabilities are ``p^(n-i) q^i`` and ``p^i q^(n-i)``, so
+
+        delta(epsilon) = sum_i C(n, i) max(0, p^(n-i) q^i - e^epsilon p^i q^(n-i)).
+
+    An independent check of the library's calibration (tests only; computed in log space).
+
+    Parameters
+    ----------
+    epsilon_per_step : float
+        ``e0 > 0``.
+    n_steps : int
+        ``n >= 1``.
+    epsilon : float
+        The composed epsilon at which delta is wanted.
+
+    Returns
+    -------
+    delta : float
+    """
+    log_p = -math.log1p(math.exp(-epsilon_per_step))
+    log_q = -math.log1p(math.exp(epsilon_per_step))
+    total = 0.0
+    for flipped in range(n_steps + 1):
+        log_binomial = (
+            math.lgamma(n_steps + 1) - math.lgamma(flipped + 1)
+            - math.lgamma(n_steps - flipped + 1)
+        )
+        larger = (n_steps - flipped) * log_p + flipped * log_q
+        smaller = epsilon + flipped * log_p + (n_steps - flipped) * log_q
+        if larger > smaller:
+            total += math.exp(log_binomial + larger) * -math.expm1(smaller - larger)
+    return total
