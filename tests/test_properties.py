@@ -58,9 +58,12 @@ def test_output_is_valid_and_guarantee_is_the_requested_budget(
     assert len(result.trace) <= result.max_iter
     assert all(it.passed is None or 0 <= it.passed < len(utilities) for it in result.trace)
     assert result.epsilon == epsilon
-    # Pure-DP one-shot selectors report delta 0 (their guarantee at any delta); the rest
-    # report the requested delta.
-    assert result.delta == delta or (result.delta == 0.0 and is_one_shot(result))
+    # Pure-DP results (one-shot selectors, and a doubling loop whose eps0 is basic
+    # composition's) report delta 0, their guarantee at any delta; the rest the requested one.
+    pure = is_one_shot(result) or result.composition == "basic"
+    assert result.delta == delta or (result.delta == 0.0 and pure)
+    if result.composition == "basic":
+        assert result.epsilon_per_iteration * result.max_iter == pytest.approx(result.epsilon)
     # The reported guarantee is backed by the composition of max_iter steps of
     # epsilon_per_iteration each (never by the realised count).
     composed = composed_epsilon(result.epsilon_per_iteration, result.max_iter, result.delta)

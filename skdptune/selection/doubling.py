@@ -226,6 +226,9 @@ class ProposeTestDoubling(BaseSelector):
             else:
                 index, level, step = passed, level + step, step * 2
 
+        # Basic composition when it is what the calibration gave (delta = 0, one iteration, or
+        # no gain from delta): then the loop is pure epsilon-DP and releases delta 0.
+        pure = delta == 0 or max_iter == 1 or eps0 == float(epsilon) / max_iter
         return SelectionResult(
             index=index,
             score=self.floor + level * self.granularity,
@@ -234,9 +237,9 @@ class ProposeTestDoubling(BaseSelector):
             max_iter=max_iter,
             epsilon_per_iteration=eps0,
             epsilon=float(epsilon),
-            delta=float(delta),
+            delta=0.0 if pure else float(delta),
             # "optimal": Kairouz, Oh & Viswanath's exact composition of max_iter eps0-DP runs.
-            composition="basic" if delta == 0 or max_iter == 1 else "optimal",
+            composition="basic" if pure else "optimal",
         )
 
 
