@@ -133,6 +133,18 @@ PER_ITERATION = SelectorAudit(
     n_runs_slow=1_000_000,  # expected bound 0.85
 )
 
+# The same run with the Lyu-Su-Li noise split (threshold Lap(Delta / eps1), queries
+# Lap(2 Delta / eps2), eps1 : eps2 = 1 : 2^(2/3)). An exact numerical check of one step gives a
+# worst-case log-ratio of exactly eps0 (tight, not violated). The other option, a random walk
+# order, is drawn independently of the data and cannot change a step's privacy; it would only
+# dilute these events, which place the target last.
+PER_ITERATION_LYU_SU_LI = dataclasses.replace(
+    PER_ITERATION,
+    label="per-iteration-lyu-su-li",
+    make=lambda: SELECTORS["doubling"](granularity=0.1, floor=0.4, max_iter=1,
+                                       noise_split="lyu_su_li"),
+)
+
 # End to end: the released index and trace of the whole doubling loop, 3 candidates,
 # granularity 0.25 (so at most 9 iterations and a few hundred possible traces). The
 # candidates straddle a threshold the loop proposes (0.5 = 2 granularity steps), Delta / 2 on
@@ -223,7 +235,7 @@ def one_shot(name):
 #: Every selector's audits. A selector added to SELECTORS without an entry here fails
 #: test_every_selector_is_audited.
 AUDITS = {
-    "doubling": [PER_ITERATION, END_TO_END, DELTA_PATH],
+    "doubling": [PER_ITERATION, PER_ITERATION_LYU_SU_LI, END_TO_END, DELTA_PATH],
     "exponential": [one_shot("exponential")],
     "permute_and_flip": [one_shot("permute_and_flip")],
     "report_noisy_max": [one_shot("report_noisy_max")],
