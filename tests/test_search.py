@@ -12,12 +12,13 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, KMeans, LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from diffprivlib.utils import BudgetError, PrivacyLeakWarning
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
+from sklearn.utils._mocking import CheckingClassifier
 
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
@@ -488,3 +489,37 @@ def test_minimum_sample_count_is_exact_despite_float_rounding():
     search.fit(X, y)
     with pytest.raises(ValueError, match="needs at least 20 samples"):
         search.fit(X[:19], y[:19])
+
+
+# --- scikit-learn conventions (the parity issue: tests/test_sklearn_parity.py ports the rest) --
+
+
+class StrictParamsClassifier(ClassifierMixin, BaseEstimator):
+    """scikit-learn's MockClassifier contract: no accountant, and ``set_params`` that requires
+    its parameter (``set_params()`` with no argument raises KeyError)."""
+
+    def __init__(self, foo_param=0):
+        self.foo_param = foo_param
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+    def get_params(self, deep=False):
+        return {"foo_param": self.foo_param}
+
+    def set_params(self, **params):
+        self.foo_param = params["foo_param"]
+        return self
+
+
+@pytest.mark.parametrize("estimator", [StrictParamsClassifier(), CheckingClassifier()],
+                         ids=["MockClassifier-like", "CheckingClassifier"])
+def test_estimators_without_accountant_and_an_empty_grid(binary_data, estimator):
+    # Before: set_params() was called with no argument for the empty grid: KeyError.
+    X, y = binary_data
+    search = search_of(estimator, {}, refit=False, scoring="accuracy").fit(X, y)
+    assert search.best_params_ == {}
