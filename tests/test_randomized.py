@@ -542,3 +542,18 @@ def test_parallel_trials_and_cross_validation(data):
     scores = cross_val_score(search, X, y, cv=2)
     assert scores.shape == (2,)
     assert len(accountant.spent_budget) == 2
+
+
+def test_coo_input_is_made_indexable(data):
+    from scipy.sparse import coo_matrix
+
+    from skdptune.preprocessing import RowWiseFunctionTransformer
+    from sklearn.pipeline import make_pipeline
+
+    X, y = data
+    densify = make_pipeline(RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
+                            GaussianNB(bounds=BOUNDS, epsilon=1.0))
+    search = _nb_search(estimator=densify, distribution="truncated_negative_binomial")
+    search.set_params(param_distributions={"gaussiannb__var_smoothing": [1e-9, 1e-3]})
+    search.fit(coo_matrix(X), y)
+    assert search.predict(coo_matrix(X[:3])).shape == (3,)

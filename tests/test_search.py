@@ -12,6 +12,7 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, KMeans, LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from diffprivlib.utils import BudgetError, PrivacyLeakWarning
+from scipy.sparse import coo_array, coo_matrix
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.model_selection import cross_val_score
@@ -22,6 +23,7 @@ from sklearn.utils._mocking import CheckingClassifier
 
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
+from skdptune.preprocessing import RowWiseFunctionTransformer
 from skdptune.selection import ProposeTestDoubling
 from skdptune.selection.doubling import auto_max_iter
 
@@ -523,3 +525,18 @@ def test_estimators_without_accountant_and_an_empty_grid(binary_data, estimator)
     X, y = binary_data
     search = search_of(estimator, {}, refit=False, scoring="accuracy").fit(X, y)
     assert search.best_params_ == {}
+
+
+@pytest.mark.parametrize("container", [coo_matrix, coo_array])
+def test_coo_input_is_made_indexable(binary_data, container):
+    # Before: "'coo_matrix' object is not subscriptable" on every partition (error_score="raise"
+    # shows it) and in the refit.
+    X, y = binary_data
+    search = search_of(SkLogisticRegression(), {"C": [0.1, 1.0]}, refit=False,
+                       error_score="raise").fit(container(X), y)
+    dense = search_of(SkLogisticRegression(), {"C": [0.1, 1.0]}, refit=False).fit(X, y)
+    assert search.best_params_ == dense.best_params_
+    densify = make_pipeline(RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
+                            gnb())
+    refit = search_of(densify, {"gaussiannb__epsilon": [0.5, 1.0]}).fit(container(X), y)
+    assert refit.predict(container(X[:5])).shape == (5,)
