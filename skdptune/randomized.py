@@ -51,7 +51,7 @@ from .dp_fit import (
 )
 from .gate import check_release
 from .utility import make_utility
-from .validation import check_fit_params, input_shape, validate_candidate
+from .validation import check_fit_params, check_record_wise, input_shape, validate_candidate
 
 #: Laws of the number of trials, by name.
 DISTRIBUTIONS = ("poisson", "truncated_negative_binomial")
@@ -414,6 +414,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched; raises on any invalid input."""
         estimator = clone(self.estimator)
+        check_record_wise(estimator, "the estimator")
         # Every trial's model may be released: the estimator must pass the refit gate (each
         # sampled setting is checked again in _check_setting).
         check_release(estimator, sparse_input=issparse(X), context="the estimator")
@@ -495,6 +496,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             candidate = with_params(plan["estimator"], setting, source="sampled setting")
             context = f"sampled setting {setting}"
             validate_candidate(candidate, context)
+            check_record_wise(candidate, context)
             epsilon_declared, delta_declared = check_release(
                 candidate, sparse_input=plan["sparse_input"], context=context
             )

@@ -45,6 +45,7 @@ from .utility import make_utility
 from .validation import (
     check_fit_params,
     check_input_data,
+    check_record_wise,
     check_scorer_applies,
     input_shape,
     validate_candidate,
@@ -431,6 +432,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         for params, candidate in zip(candidates, built):
             context = f"param_grid candidate {params}"
             validate_candidate(candidate, context)
+            check_record_wise(candidate, context)
             check_budget_types(candidate, context)
             check_scorer_applies(scorer, candidate, params)
             refit_params = dict(params)

@@ -46,6 +46,31 @@ def validate_candidate(candidate, context):
                 raise type(error)(f"{context}: {error}") from None
 
 
+def check_record_wise(candidate, context):
+    """Refuse an estimator that takes ``X`` as a pairwise matrix (``kernel="precomputed"``,
+    ``metric="precomputed"``: scikit-learn's ``pairwise`` tag).
+
+    The guarantee's unit is one record, a row of ``X``. In a precomputed kernel or distance
+    matrix a record is also a column, an entry of every other record's row, so adding or
+    removing one record changes every partition at once and the utilities' sensitivity of
+    ``1 / n_partitions`` no longer holds. Decided from the parameters, before any data.
+    """
+    if not get_tags(first_step(candidate)).input_tags.pairwise:
+        return
+    named = [f"{name}='precomputed'" for name, value in candidate.get_params(deep=True).items()
+             if isinstance(value, str) and value == "precomputed"]
+    described = ", ".join(named) or "its pairwise tag"
+    raise ValueError(
+        f"{context}: {type(candidate).__name__} takes X as a precomputed kernel or distance "
+        f"matrix ({described}), which a private search cannot use. Its privacy unit is one "
+        "record, a row of X; in a pairwise matrix a record is also a column, an entry of every "
+        "other record's row, so adding or removing one record changes every partition and the "
+        "1/n_partitions sensitivity of the utilities does not hold. Pass the features instead "
+        "and let the estimator compute the kernel or distances (e.g. kernel='rbf', "
+        "metric='euclidean')."
+    )
+
+
 def check_fit_params(estimator, fit_params):
     """Refuse ``groups`` and any fit parameter the estimator's ``fit`` does not take.
 

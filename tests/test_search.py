@@ -16,8 +16,10 @@ from scipy.sparse import coo_array, coo_matrix
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.model_selection import cross_val_score
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
 from sklearn.utils._mocking import CheckingClassifier
 
@@ -540,3 +542,25 @@ def test_coo_input_is_made_indexable(binary_data, container):
                             gnb())
     refit = search_of(densify, {"gaussiannb__epsilon": [0.5, 1.0]}).fit(container(X), y)
     assert refit.predict(container(X[:5])).shape == (5,)
+
+
+@pytest.mark.parametrize(
+    "estimator, grid, named",
+    [
+        (SVC(kernel="precomputed"), {"C": [0.1, 1.0]}, "kernel='precomputed'"),
+        (SVC(), {"kernel": ["rbf", "precomputed"]}, "kernel='precomputed'"),
+        (KNeighborsClassifier(metric="precomputed"), {"n_neighbors": [3]},
+         "metric='precomputed'"),
+    ],
+    ids=["SVC", "SVC-in-grid", "KNeighbors"],
+)
+def test_pairwise_estimators_are_refused_before_data(binary_data, partition_calls, estimator,
+                                                      grid, named):
+    # Before: accepted, with partition fits on a square matrix sliced by rows only.
+    X, y = binary_data
+    acc = BudgetAccountant()
+    kernel = X @ X.T
+    with pytest.raises(ValueError, match=f"{named}.*a record is also a column.*1/n_partitions "
+                                         "sensitivity"):
+        search_of(estimator, grid, refit=False, accountant=acc).fit(kernel, y)
+    assert acc.spent_budget == [] and partition_calls == []
