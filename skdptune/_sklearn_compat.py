@@ -4,6 +4,7 @@ A scikit-learn upgrade that moves one of these touches this file only.
 """
 
 from sklearn.base import _fit_context
+from sklearn.metrics._scorer import _PassthroughScorer
 from sklearn.model_selection._search import _yield_masked_array_for_each_param
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -22,6 +23,7 @@ __all__ = [
     "_fit_context",
     "_get_feature_names",
     "_num_features",
+    "_PassthroughScorer",
     "_routing_enabled",
     "_safe_indexing",
     "_yield_masked_array_for_each_param",

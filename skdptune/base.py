@@ -312,4 +312,6 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         score : float
         """
         check_is_fitted(self)
+        if y is None:  # scorer(estimator, X) for unsupervised scorers, as in fit
+            return self.scorer_(self.best_estimator_, X)
         return self.scorer_(self.best_estimator_, X, y)

@@ -134,12 +134,16 @@ class PrivateGridSearchCV(BasePrivateSearch):
         written. The refit always uses the candidate as written, and the charge never
         depends on this setting: partition fits are not charged.
     scoring : str, callable or None, default=None
-        Anything :func:`~sklearn.metrics.get_scorer` takes. None means accuracy for
-        classifiers and ``estimator.score`` otherwise.
+        Anything :func:`~sklearn.metrics.get_scorer` takes. None means ``estimator.score``,
+        as in ``GridSearchCV``; it needs no ``utility_range`` when it is scikit-learn's
+        accuracy (``ClassifierMixin.score``), and the estimator must have one (refused before
+        the data otherwise). A callable is called ``scoring(estimator, X, y)``, or
+        ``scoring(estimator, X)`` when ``y`` is None.
     utility_range : (float, float) or None, default=None
-        Declared range ``(low, high)`` of the scorer; scores are rescaled to ``[0, 1]`` and
-        clipped. Required for scorers not known to be bounded (R², negative errors,
-        ``KMeans.score``, callables).
+        Declared range ``(low, high)`` of the scorer, from public knowledge; scores are
+        rescaled to ``[0, 1]`` and clipped. Required for scorers not known to be bounded (R²,
+        negative errors, ``KMeans.score``, callables), and used whenever given. For
+        ``KMeans.score`` see :func:`skdptune.utility.kmeans_score_range`.
     refit : bool, default=True
         Refit the selected candidate privately on all the data. The refit must be DP: every
         fitted step of the estimator must take a diffprivlib ``accountant`` and record a spend.
@@ -418,8 +422,6 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 "parameter setting (an empty dict {} tunes the estimator as it is)."
             )
         estimator = clone(self.estimator)
-        scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
-        check_fit_params(estimator, fit_params)
         selection_epsilon, refit_budget = self._budgets()
         sparse_input = issparse(X)
         n_samples = _num_samples(X)  # treated as public, as in diffprivlib
@@ -434,7 +436,6 @@ class PrivateGridSearchCV(BasePrivateSearch):
             validate_candidate(candidate, context)
             check_record_wise(candidate, context)
             check_budget_types(candidate, context)
-            check_scorer_applies(scorer, candidate, params)
             refit_params = dict(params)
             if self.refit:
                 # The gate, on every candidate: the grid can swap steps.
@@ -451,6 +452,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
             if self.partition_scaling is not None:
                 rescaled = rescaled_params(candidate, ratio, user_rules)
             partition_candidates.append({**refit_params, **rescaled})
+        # After the gate, whose refusal of a step says more than a scorer's.
+        scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
+        for params, candidate in zip(candidates, built):
+            check_scorer_applies(scorer, candidate, params)
+        check_fit_params(estimator, fit_params)
 
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(

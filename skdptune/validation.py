@@ -17,7 +17,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import assert_all_finite, check_array, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._sklearn_compat import _get_feature_names, _num_features, _routing_enabled
+from ._sklearn_compat import (
+    _get_feature_names,
+    _num_features,
+    _PassthroughScorer,
+    _routing_enabled,
+)
 
 _GROUPS_MESSAGE = (
     "fit(..., groups=...) is not supported: the search draws each record's partition "
@@ -109,11 +114,18 @@ def _check_accepts(estimator, name, full_name):
 
 
 def check_scorer_applies(scorer, estimator, params):
-    """Refuse a scorer that needs a method (``predict_proba``...) the candidate lacks.
+    """Refuse a scorer that needs a method (``predict_proba``, ``score``...) the candidate
+    lacks.
 
     Otherwise every partition score would raise and silently become ``error_score``. Decided
     from the unfitted candidate (``available_if`` answers before fit), so no data is touched.
     """
+    if isinstance(scorer, _PassthroughScorer) and not hasattr(estimator, "score"):
+        # scoring=None on a candidate whose step (swapped in by the grid) has no score method.
+        raise TypeError(
+            "If no scoring is specified, the estimator passed should have a 'score' method. "
+            f"{type(estimator).__name__} with {params} does not: pass scoring=..."
+        )
     # scikit-learn scorers name the prediction methods they can use (any one suffices).
     methods = getattr(scorer, "_response_method", None)
     if methods is None:

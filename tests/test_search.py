@@ -15,6 +15,8 @@ from diffprivlib.utils import BudgetError, PrivacyLeakWarning
 from scipy.sparse import coo_array, coo_matrix
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.neighbors import KernelDensity
+from sklearn.svm import LinearSVC as SkLinearSVC
 from sklearn.model_selection import cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
@@ -28,6 +30,7 @@ from skdptune import PrivateGridSearchCV
 from skdptune.preprocessing import RowWiseFunctionTransformer
 from skdptune.selection import ProposeTestDoubling
 from skdptune.selection.doubling import auto_max_iter
+from skdptune.utility import kmeans_score_range
 
 # The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
 BOUNDS = (0.0, 1.0)
@@ -564,3 +567,76 @@ def test_pairwise_estimators_are_refused_before_data(binary_data, partition_call
                                          "sensitivity"):
         search_of(estimator, grid, refit=False, accountant=acc).fit(kernel, y)
     assert acc.spent_budget == [] and partition_calls == []
+
+
+class ThresholdScoreClassifier(StrictParamsClassifier):
+    """scikit-learn's MockClassifier score: 1 when foo_param > 1, else 0 (not accuracy)."""
+
+    def score(self, X=None, y=None):
+        return 1.0 if self.foo_param > 1 else 0.0
+
+
+def test_default_scoring_is_the_estimators_own_score(binary_data, recording_selector):
+    # Before: scoring=None meant accuracy for every classifier, whatever its score method.
+    X, y = binary_data
+    grid = {"foo_param": [1, 2, 3]}
+    search_of(ThresholdScoreClassifier(), grid, refit=False, utility_range=(0, 1),
+              selector=recording_selector()).fit(X, y)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="estimator.score of ThresholdScoreClassifier is not "
+                                         "known to be bounded"):
+        search_of(ThresholdScoreClassifier(), grid, refit=False).fit(X, y)
+    # scikit-learn's accuracy (ClassifierMixin.score), also at the end of a pipeline: bounded.
+    search = search_of(make_pipeline(FunctionTransformer(), gnb()),
+                       {"gaussiannb__epsilon": [1.0]}).fit(X, y)
+    assert search.score(X, y) == search.best_estimator_.score(X, y)
+
+
+class NoScoreSVC(SkLinearSVC):
+    """scikit-learn's LinearSVCNoScore."""
+
+    @property
+    def score(self):
+        raise AttributeError
+
+
+def test_an_estimator_without_score_and_no_scoring_is_refused_up_front(binary_data,
+                                                                        partition_calls):
+    # Before: accepted; every partition scored error_score and the selection was pure noise.
+    acc = BudgetAccountant()
+    with pytest.raises(TypeError, match="no scoring is specified.*NoScoreSVC does not"):
+        search_of(NoScoreSVC(), {"C": [1.0]}, refit=False, accountant=acc).fit([[1]])
+    X, y = binary_data
+    swapped = Pipeline([("scale", FunctionTransformer()), ("svc", SkLinearSVC())])
+    with pytest.raises(TypeError, match="NoScoreSVC.*does not"):
+        search_of(swapped, {"svc": [SkLinearSVC(), NoScoreSVC()]}, refit=False,
+                  accountant=acc).fit(X, y)
+    assert acc.spent_budget == [] and partition_calls == []
+    # With a scorer it works.
+    search_of(NoScoreSVC(), {"C": [1.0]}, refit=False, scoring="accuracy").fit(X, y)
+
+
+def test_unsupervised_callable_scorer_is_called_without_y(binary_data, recording_selector):
+    # Before: scorer(estimator, X, None), a TypeError on every partition (error_score).
+    X, _ = binary_data
+
+    def scorer(estimator, X):
+        return 42.0 if estimator.bandwidth == 0.1 else 0.0
+
+    search = search_of(KernelDensity(), {"bandwidth": [0.01, 0.1, 1.0]}, refit=False,
+                       scoring=scorer, utility_range=(0, 42), selector=recording_selector())
+    search.fit(X)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.0, 1.0, 0.0])
+    assert 0 <= search.best_score_ <= 42
+
+
+def test_kmeans_score_with_a_range_from_public_bounds(binary_data, recording_selector):
+    X, _ = binary_data
+    n_records = len(X) * 0.2 / 5  # validation_fraction * n_samples / n_partitions
+    search = search_of(KMeans(bounds=BOUNDS, random_state=0), {"n_clusters": [2, 3]},
+                       utility_range=kmeans_score_range(([0.0] * 4, [1.0] * 4), n_records),
+                       selector=recording_selector()).fit(X)
+    utilities = recording_selector.calls[0]["utilities"]
+    # Spread over [0, 1], not all within 1e-12 of 1 as with a guessed (-1e13, 0).
+    assert np.all((utilities > 0.5) & (utilities < 1.0))
+    assert search.score(X) == search.best_estimator_.score(X)
