@@ -21,9 +21,11 @@ import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.metrics import accuracy_score
+from sklearn.utils.validation import _num_samples
 
 from ._sklearn_compat import _check_method_params, _safe_indexing
 from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
+from .utility import EMPTY_PART_UTILITY
 
 # Tasks per worker that joblib gets to balance the load; fewer, larger tasks pay fewer fixed
 #: costs.
@@ -126,17 +128,34 @@ def _evaluate_batch(estimator, batch, X, y, train, validation, fit_params, utili
 def _candidate_utility(estimator, params, X_train, y_train, X_validation, y_validation,
                        train_params, utility, error_score):
     """One candidate's bounded utility on one partition, or ``error_score``."""
+    # A part the random split left empty is a property of the labels, not of the estimator:
+    # if the fit or the score cannot handle it, the partition scores the fixed
+    # EMPTY_PART_UTILITY, never error_score or an error (also under error_score="raise").
+    # Either way the utility depends on this partition's records only: sensitivity 1/k.
+    empty_part = _num_samples(X_train) == 0 or _num_samples(X_validation) == 0
     estimator = with_params(estimator, params)
     set_accountants(estimator, BudgetAccountant())  # throw-away: partition fits are not charged
     try:
         fit(estimator, X_train, y_train, train_params)
         value = _score(utility, estimator, X_validation, y_validation)
     except Exception:
+        if empty_part:
+            return EMPTY_PART_UTILITY
         if error_score == "raise":
             raise
         return error_score
-    # A NaN score (e.g. an empty validation part) is a failure like any other.
-    return value if np.isfinite(value) else error_score
+    if np.isfinite(value):
+        return value
+    # A NaN score is a failure like any other.
+    if empty_part:
+        return EMPTY_PART_UTILITY
+    if error_score == "raise":
+        raise ValueError(
+            f"The score of param_grid candidate {params} on a partition is {value}, not a "
+            "finite number; error_score='raise' makes this an error (a numeric error_score "
+            "would count it as that value)."
+        )
+    return error_score
 
 
 def _score(utility, estimator, X, y):

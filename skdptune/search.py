@@ -150,9 +150,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
         With ``refit=False`` only the selection is run and charged.
     error_score : "raise" or float, default=0.0
         Utility, in ``[0, 1]``, of a partition whose fit or score fails (or gives NaN).
-        ``"raise"`` re-raises the error instead: for debugging on non-sensitive data only, since
-        an exception depends on the data without any privacy protection. Failures are not
-        reported one by one, because which partitions fail depends on the private data.
+        ``"raise"`` re-raises the error instead (a NaN score raises ``ValueError``): for
+        debugging on non-sensitive data only, since an exception depends on the data without
+        any privacy protection. Failures are not reported one by one, because which
+        partitions fail depends on the private data. A training or validation part that the
+        random split left empty is not a failure: where the fit or the score cannot handle
+        it, the partition scores :data:`skdptune.utility.EMPTY_PART_UTILITY` (0.0), whatever
+        ``error_score``.
     n_jobs : int, default=None
         Number of jobs fitting candidates in parallel (``joblib.Parallel``); the backend is
         not forced, so ``joblib.parallel_backend("dask")`` distributes the fits.

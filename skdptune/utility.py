@@ -29,6 +29,15 @@ _BOUNDED_SCORER_PATTERN = re.compile(
 )
 
 
+#: Utility of a partition whose training or validation part the random split left empty
+#: (possible for small data even when every part expects a record), when the fit or the score
+#: cannot handle the empty part (it raises, or the score is not finite: accuracy on no
+#: record). A fixed value, independent of the data and of error_score: an empty part is a
+#: property of the record labels, not a failure of the estimator, so it is never an error,
+#: also under error_score="raise". An estimator and scorer that handle an empty part (a
+#: score that reads the fitted model only) keep their own utility.
+EMPTY_PART_UTILITY = 0.0
+
 # score methods that are scikit-learn's accuracy (ClassifierMixin.score, or a method that
 # returns it or the mean subset accuracy), whose values lie in [0, 1]. Matched by identity: a
 # subclass that overrides score is not covered.

@@ -27,6 +27,7 @@ from sklearn.utils._mocking import CheckingClassifier
 
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
+from skdptune.partition import partition_labels, split_indices
 from skdptune.preprocessing import RowWiseFunctionTransformer
 from skdptune.selection import ProposeTestDoubling
 from skdptune.selection.doubling import auto_max_iter
@@ -640,3 +641,38 @@ def test_kmeans_score_with_a_range_from_public_bounds(binary_data, recording_sel
     # Spread over [0, 1], not all within 1e-12 of 1 as with a guessed (-1e13, 0).
     assert np.all((utilities > 0.5) & (utilities < 1.0))
     assert search.score(X) == search.best_estimator_.score(X)
+
+
+def _seed_leaving_a_part_empty(n_samples, n_partitions, validation_fraction):
+    """A random_state whose partition labels leave some training or validation part empty."""
+    for seed in range(1000):
+        probe = PrivateGridSearchCV(gnb(), {}, n_partitions=n_partitions, random_state=seed,
+                                    validation_fraction=validation_fraction)
+        partition_seed, _ = probe._random_states()
+        labels = partition_labels(n_samples, n_partitions, validation_fraction, partition_seed)
+        splits = split_indices(*labels, n_partitions)
+        if any(len(train) == 0 or len(validation) == 0 for train, validation in splits):
+            return seed
+    raise AssertionError("no such seed")
+
+
+def test_a_part_left_empty_by_the_split_is_not_an_error(binary_data, recording_selector):
+    # Before: at a size the search accepts (every part expects a record), a part the random
+    # split left empty failed the fit or gave a NaN score: with error_score="raise" a user
+    # error ("could not convert string to float: 'raise'"), else error_score.
+    X, y = binary_data
+    n_samples = 25  # the smallest accepted for 5 partitions and validation_fraction=0.2
+    seed = _seed_leaving_a_part_empty(n_samples, 5, 0.2)
+    search = search_of(SkDecisionTree(random_state=0), {"max_depth": [1, 2]}, refit=False,
+                       error_score="raise", random_state=seed, selector=recording_selector())
+    search.fit(X[:n_samples], y[:n_samples])
+    assert search.best_params_ in search.cv_results_["params"]
+    assert np.all(recording_selector.calls[0]["utilities"] <= 4 / 5)  # one part scores 0
+
+
+def test_a_nan_score_under_error_score_raise_is_a_clear_error(binary_data):
+    X, y = binary_data
+    search = search_of(SkDecisionTree(), {"max_depth": [1]}, refit=False, error_score="raise",
+                       scoring=lambda estimator, X, y: float("nan"), utility_range=(0, 1))
+    with pytest.raises(ValueError, match=r"candidate \{'max_depth': 1\} on a partition is nan"):
+        search.fit(X, y)
