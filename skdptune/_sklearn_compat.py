@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import (
     StrOptions,
 )
 from sklearn.utils import _safe_indexing
-from sklearn.utils._metadata_requests import _routing_enabled
+from sklearn.utils._metadata_requests import _raise_for_params, _routing_enabled
 from sklearn.utils.validation import _check_method_params, _get_feature_names, _num_features
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "_get_feature_names",
     "_num_features",
     "_PassthroughScorer",
+    "_raise_for_params",
     "_routing_enabled",
     "_safe_indexing",
     "_yield_masked_array_for_each_param",

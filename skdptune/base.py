@@ -10,11 +10,19 @@ from numbers import Integral, Real
 
 from diffprivlib.accountant import BudgetAccountant
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
+from sklearn.metrics import check_scoring
 from sklearn.utils import get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._sklearn_compat import HasMethods, Interval, StrOptions
+from ._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _raise_for_params,
+    _routing_enabled,
+)
 from .accounting import PicklableBudget
 from .exceptions import AccountantCopyError
 
@@ -81,6 +89,34 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         "accountant": [HasMethods(["check", "spend"]), None],
         "random_state": ["random_state"],
     }
+
+    #: Methods of the search whose metadata the scorer receives (see get_metadata_routing).
+    _scorer_callers = ("score",)
+
+    def get_metadata_routing(self):
+        """Get the metadata routing of this search.
+
+        As scikit-learn's searches: ``fit``'s metadata go to the estimator's ``fit`` (and, for
+        :class:`~skdptune.PrivateGridSearchCV`, to the scorer of the partitions), ``score``'s
+        to the scorer. Used when metadata routing is enabled
+        (``sklearn.set_config(enable_metadata_routing=True)``); there is no splitter.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+        """
+        router = MetadataRouter(owner=type(self).__name__).add(
+            estimator=self.estimator,
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        )
+        mapping = MethodMapping()
+        for caller in self._scorer_callers:
+            mapping.add(caller=caller, callee="score")
+        return router.add(scorer=self._routing_scorer(), method_mapping=mapping)
+
+    def _routing_scorer(self):
+        """The scorer whose metadata requests the router follows."""
+        return check_scoring(self.estimator, self.scoring)
 
     def _user_accountant(self):
         """The accountant to charge; refuses a copy made by pickling.
@@ -297,7 +333,7 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         return self.best_estimator_.inverse_transform(X)
 
     @available_if(_estimator_has("fit"))  # every estimator has fit: checks a model is released
-    def score(self, X, y=None):
+    def score(self, X, y=None, **params):
         """Score of the released best estimator on ``X``, with the search's scorer.
 
         Not private: call it on data whose privacy does not matter (a public test set).
@@ -306,12 +342,17 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,), default=None
+        **params : dict
+            Passed to the scorer; only with metadata routing enabled, as in scikit-learn.
 
         Returns
         -------
         score : float
         """
         check_is_fitted(self)
+        _raise_for_params(params, self, "score")
+        score_params = (process_routing(self, "score", **params).scorer["score"]
+                        if _routing_enabled() else {})
         if y is None:  # scorer(estimator, X) for unsupervised scorers, as in fit
-            return self.scorer_(self.best_estimator_, X)
-        return self.scorer_(self.best_estimator_, X, y)
+            return self.scorer_(self.best_estimator_, X, **score_params)
+        return self.scorer_(self.best_estimator_, X, y, **score_params)

@@ -18,6 +18,7 @@ from diffprivlib.utils import check_random_state as dp_check_random_state
 from joblib import Parallel, delayed
 from scipy.sparse import issparse
 from sklearn.base import clone, is_classifier
+from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
 from sklearn.utils import check_random_state, indexable
 from sklearn.utils.validation import _num_samples, check_consistent_length
@@ -51,7 +52,7 @@ from .dp_fit import (
 )
 from .gate import check_release
 from .utility import make_utility
-from .validation import check_fit_params, check_record_wise, input_shape, validate_candidate
+from .validation import check_record_wise, input_shape, route_fit_params, validate_candidate
 
 #: Laws of the number of trials, by name.
 DISTRIBUTIONS = ("poisson", "truncated_negative_binomial")
@@ -281,6 +282,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # 1. Validate and check the whole budget: no data has been looked at yet.
         X, y = indexable(X, y)  # as RandomizedSearchCV: row-indexable (COO -> CSR)
         plan = self._plan(X, y, fit_params)
+        fit_params = plan["fit_params"]  # routed, as in scikit-learn's searches
         accountant = self._user_accountant()
         accountant.check(*plan["cost"])
         withheld_notice(stacklevel=3)  # data-independent: at every fit
@@ -411,6 +413,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 "epsilon is at most the search's."
             )
 
+    def _routing_scorer(self):
+        # scoring=None means accuracy here (the held-out sum needs a per-record score).
+        return check_scoring(self.estimator, "accuracy" if self.scoring is None else self.scoring)
+
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched; raises on any invalid input."""
         estimator = clone(self.estimator)
@@ -418,7 +424,6 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # Every trial's model may be released: the estimator must pass the refit gate (each
         # sampled setting is checked again in _check_setting).
         check_release(estimator, sparse_input=issparse(X), context="the estimator")
-        check_fit_params(estimator, fit_params)
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "
@@ -435,6 +440,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 )
             scoring = "accuracy"
         scorer, utility = make_utility(estimator, scoring, self.utility_range)
+        fit_params, _ = route_fit_params(self, estimator, scorer, fit_params,
+                                         weighted_scoring=False)
         if self.transfer is not None and self.subsample is None:
             raise ValueError(
                 f"transfer={self.transfer!r} is only used with subsample=q; pass a subsample "
@@ -473,6 +480,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             "scorer": scorer,
             "utility": utility,
             "scoring": scoring,
+            "fit_params": fit_params,
             "n_samples": n_samples,
             "shape": shape,
             "cost": cost,

@@ -43,11 +43,11 @@ from .selection import SELECTORS
 from .selection.score import estimate_utility
 from .utility import make_utility
 from .validation import (
-    check_fit_params,
     check_input_data,
     check_record_wise,
     check_scorer_applies,
     input_shape,
+    route_fit_params,
     validate_candidate,
 )
 
@@ -292,6 +292,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.accountant = accountant
         self.random_state = random_state
 
+    # The partition scores receive fit's metadata too (sample_weight, or routed metadata).
+    _scorer_callers = ("score", "fit")
+
     def _check_releases_model(self, attr):
         if not self.refit:
             raise AttributeError(
@@ -344,6 +347,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # 1. Validate everything and check the budget: no data has been looked at yet.
         X, y = indexable(X, y)  # as GridSearchCV: row-indexable (COO -> CSR, lists kept)
         plan = self._plan(X, y, fit_params)
+        fit_params = plan["fit_params"]  # routed, as in scikit-learn's searches
         accountant = self._user_accountant()
         accountant.check(*plan["a_priori_cost"])
         reveal = revealing()
@@ -364,7 +368,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             plan["estimator"], plan["partition_candidates"], X, y, splits, fit_params,
             plan["utility"],
             self.error_score, n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch,
-            verbose=self.verbose, reveal=reveal,
+            verbose=self.verbose, reveal=reveal, score_params=plan["score_params"],
         )
 
         # 4. Select: the selector gets (1 - score_share) of the selection budget, a Laplace
@@ -460,7 +464,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
         for params, candidate in zip(candidates, built):
             check_scorer_applies(scorer, candidate, params)
-        check_fit_params(estimator, fit_params)
+        fit_params, score_params = route_fit_params(self, estimator, scorer, fit_params)
 
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(
@@ -501,6 +505,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "a_priori_cost": add_costs((selection_epsilon, self.delta), max_refit_cost),
             "scorer": scorer,
             "utility": utility,
+            "fit_params": fit_params,
+            "score_params": score_params,
             "n_samples": n_samples,
             "input_shape": input_shape(X),
         }

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, is_classifier
 from sklearn.exceptions import DataConversionWarning
 from sklearn.pipeline import Pipeline
 from sklearn.utils import assert_all_finite, check_array, get_tags
+from sklearn.utils.metadata_routing import process_routing
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._sklearn_compat import (
@@ -76,18 +77,74 @@ def check_record_wise(candidate, context):
     )
 
 
-def check_fit_params(estimator, fit_params):
-    """Refuse ``groups`` and any fit parameter the estimator's ``fit`` does not take.
+def route_fit_params(search, estimator, scorer, params, *, weighted_scoring=True):
+    """Split ``fit``'s ``**params`` between the estimator's ``fit`` and the scorer.
 
-    A parameter the estimator rejects would fail every partition fit (each silently scored
-    ``error_score``) and then the refit, after the selection was charged.
+    As scikit-learn 1.7's searches do. With metadata routing enabled
+    (``sklearn.set_config(enable_metadata_routing=True)``), through ``search``'s router
+    (:meth:`~skdptune.PrivateGridSearchCV.get_metadata_routing`): a parameter that no
+    consumer requested raises before the data. Otherwise every parameter goes to ``fit`` (each
+    name must be accepted by the estimator's ``fit``: one it rejects would fail every
+    partition fit, silently, and then the refit, after the selection was charged), and a
+    ``sample_weight`` also goes to the scorer when the scorer accepts it (scikit-learn warns
+    when it does not; so does this). ``groups`` is refused: there is no splitter, and the
+    guarantee is per record.
+
+    Parameters
+    ----------
+    search : BasePrivateSearch
+        The search whose router routes the parameters.
+    estimator : estimator
+        The (unfitted) estimator being tuned.
+    scorer : callable
+        The scorer that computes the utilities.
+    params : dict
+        ``fit``'s keyword arguments.
+    weighted_scoring : bool, default=True
+        Whether the search can pass ``sample_weight`` to the scorer. When it cannot (the
+        randomized search's held-out sum needs each record's utility in ``[0, 1]``), a
+        ``sample_weight`` reaches the fits only, with a warning.
+
+    Returns
+    -------
+    fit_params, score_params : dict
+        Sample-aligned values are sliced later, to the rows each fit or score sees.
     """
-    if "groups" in fit_params:
+    if "groups" in params:
         raise ValueError(_GROUPS_MESSAGE)
     if _routing_enabled():
-        return  # the estimator's metadata router decides, as in scikit-learn's searches
-    for name in fit_params:
+        routed = process_routing(search, "fit", **params)
+        return dict(routed.estimator.fit), dict(routed.scorer.get("score", {}))
+    for name in params:
         _check_accepts(estimator, name, name)
+    score_params = {}
+    if params.get("sample_weight") is not None:
+        if not weighted_scoring:
+            warnings.warn(
+                f"{type(search).__name__} passes sample_weight to the fits only: held-out "
+                "records are scored unweighted, because the noisy held-out sum needs every "
+                "record's utility in [0, 1] (sensitivity 1).",
+                UserWarning, stacklevel=5,
+            )
+        elif _scorer_accepts_sample_weight(scorer, search):
+            score_params["sample_weight"] = params["sample_weight"]
+    return dict(params), score_params
+
+
+def _scorer_accepts_sample_weight(scorer, search):
+    """scikit-learn's ``BaseSearchCV._check_scorers_accept_sample_weight``, for one scorer."""
+    if hasattr(scorer, "_accept_sample_weight"):
+        accepts = scorer._accept_sample_weight()
+    else:
+        accepts = "sample_weight" in inspect.signature(scorer).parameters
+    if not accepts:
+        warnings.warn(
+            f"The scoring {scorer} does not support sample_weight, which may lead to "
+            f"statistically incorrect results when fitting {type(search).__name__} with "
+            "sample_weight.",
+            UserWarning, stacklevel=6,
+        )
+    return accepts
 
 
 def _check_accepts(estimator, name, full_name):

@@ -557,3 +557,21 @@ def test_coo_input_is_made_indexable(data):
     search.set_params(param_distributions={"gaussiannb__var_smoothing": [1e-9, 1e-3]})
     search.fit(coo_matrix(X), y)
     assert search.predict(coo_matrix(X[:3])).shape == (3,)
+
+
+def test_sample_weight_reaches_the_fits_only_and_routing_checks_requests(data):
+    import sklearn
+    from sklearn.exceptions import UnsetMetadataPassedError
+
+    X, y = data
+    weights = np.ones(len(X))
+    with pytest.warns(UserWarning, match="sample_weight to the fits only"):
+        _nb_search(distribution="truncated_negative_binomial").fit(X, y, sample_weight=weights)
+    with sklearn.config_context(enable_metadata_routing=True):
+        accountant = BudgetAccountant()
+        with pytest.raises(UnsetMetadataPassedError):
+            _nb_search(accountant=accountant).fit(X, y, sample_weight=weights)
+        assert accountant.spent_budget == []
+        requested = GaussianNB(bounds=BOUNDS, epsilon=1.0).set_fit_request(sample_weight=True)
+        _nb_search(estimator=requested, distribution="truncated_negative_binomial").fit(
+            X, y, sample_weight=weights)

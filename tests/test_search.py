@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+import sklearn
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, KMeans, LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
@@ -17,6 +18,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.neighbors import KernelDensity
 from sklearn.svm import LinearSVC as SkLinearSVC
+from sklearn.exceptions import UnsetMetadataPassedError
+from sklearn.metrics import accuracy_score, make_scorer
 from sklearn.model_selection import cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
@@ -676,3 +679,64 @@ def test_a_nan_score_under_error_score_raise_is_a_clear_error(binary_data):
                        scoring=lambda estimator, X, y: float("nan"), utility_range=(0, 1))
     with pytest.raises(ValueError, match=r"candidate \{'max_depth': 1\} on a partition is nan"):
         search.fit(X, y)
+
+
+def _recording_accuracy(received):
+    """An accuracy scorer that records the sample_weight it receives."""
+
+    def accuracy(y_true, y_pred, sample_weight=None):
+        received.append(None if sample_weight is None else np.asarray(sample_weight))
+        return accuracy_score(y_true, y_pred, sample_weight=sample_weight)
+
+    return make_scorer(accuracy)
+
+
+def test_the_scorer_receives_sample_weight_of_the_validation_rows(binary_data, partition_calls,
+                                                                 recording_selector):
+    # Before: the scorer never received metadata (GridSearchCV gives it sample_weight).
+    X, y = binary_data
+    weights = np.arange(1.0, len(X) + 1)
+    received = []
+    search_of(SkDecisionTree(random_state=0), {"max_depth": [1, 2]}, refit=False,
+              scoring=_recording_accuracy(received), utility_range=(0, 1),
+              selector=recording_selector()).fit(X, y, sample_weight=weights)
+    assert len(received) == len(partition_calls) == 10
+    for (_, _, _, validation, _), got in zip(partition_calls, received):
+        np.testing.assert_array_equal(got, weights[list(validation)])
+    # Weighted scores still lie in [0, 1] (a weighted mean), as the 1/k sensitivity needs.
+    utilities = recording_selector.calls[0]["utilities"]
+    assert np.all((utilities >= 0) & (utilities <= 1))
+    # A scorer that takes no sample_weight is warned about, as in scikit-learn.
+    with pytest.warns(UserWarning, match="does not support sample_weight"):
+        search_of(SkDecisionTree(), {"max_depth": [1]}, refit=False, utility_range=(0, 1),
+                  scoring=lambda estimator, X, y: 0.5).fit(X, y, sample_weight=weights)
+
+
+def test_metadata_routing_routes_fit_and_score_params_like_grid_search_cv(binary_data,
+                                                                         partition_calls):
+    # Before: with routing enabled, fit parameters went unchecked to every partition fit.
+    X, y = binary_data
+    weights = np.arange(1.0, len(X) + 1)
+    acc = BudgetAccountant()
+    with sklearn.config_context(enable_metadata_routing=True):
+        unrequested = search_of(SkDecisionTree(), {"max_depth": [1]}, refit=False, accountant=acc,
+                                scoring="accuracy")
+        with pytest.raises(UnsetMetadataPassedError, match="sample_weight"):
+            unrequested.fit(X, y, sample_weight=weights)
+        assert acc.spent_budget == [] and partition_calls == []
+        received = []
+        scorer = _recording_accuracy(received).set_score_request(sample_weight="score_weight")
+        search = search_of(SkDecisionTree().set_fit_request(sample_weight=True),
+                           {"max_depth": [1, 2]}, refit=False, scoring=scorer,
+                           utility_range=(0, 1))
+        search.fit(X, y, sample_weight=weights, score_weight=2 * weights)
+        assert len(received) == 10
+        np.testing.assert_array_equal(received[0], 2 * weights[list(partition_calls[0][3])])
+        # score() routes its metadata to the scorer too; without routing it refuses them.
+        refit = search_of(gnb(), {"var_smoothing": [1e-9]}, utility_range=(0, 1),
+                          scoring=_recording_accuracy(received).set_score_request(
+                              sample_weight=True)).fit(X, y)
+        refit.score(X, y, sample_weight=weights)
+        np.testing.assert_array_equal(received[-1], weights)
+    with pytest.raises(ValueError, match="is only supported if enable_metadata_routing=True"):
+        refit.score(X, y, sample_weight=weights)
