@@ -4,7 +4,7 @@ A scikit-learn upgrade that moves one of these touches this file only.
 """
 
 from sklearn.base import _fit_context
-from sklearn.metrics._scorer import _PassthroughScorer
+from sklearn.metrics._scorer import _check_multimetric_scoring, _PassthroughScorer
 from sklearn.model_selection._search import _yield_masked_array_for_each_param
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -20,6 +20,7 @@ __all__ = [
     "Interval",
     "StrOptions",
     "_check_method_params",
+    "_check_multimetric_scoring",
     "_fit_context",
     "_get_feature_names",
     "_num_features",

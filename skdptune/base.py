@@ -6,6 +6,7 @@ tuned estimator, and a ``clone`` that keeps the very same accountant object.
 
 import os
 import weakref
+from collections.abc import Mapping
 from numbers import Integral, Real
 
 from diffprivlib.accountant import BudgetAccountant
@@ -354,5 +355,13 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         score_params = (process_routing(self, "score", **params).scorer["score"]
                         if _routing_enabled() else {})
         if y is None:  # scorer(estimator, X) for unsupervised scorers, as in fit
-            return self.scorer_(self.best_estimator_, X, **score_params)
-        return self.scorer_(self.best_estimator_, X, y, **score_params)
+            score = self.scorer_(self.best_estimator_, X, **score_params)
+        else:
+            score = self.scorer_(self.best_estimator_, X, y, **score_params)
+        if isinstance(score, Mapping) and self._metric_key() is not None:
+            return score[self._metric_key()]  # a scorer returning several metrics
+        return score
+
+    def _metric_key(self):
+        """The metric to take from a scorer that returns a dict of them, or None."""
+        return None

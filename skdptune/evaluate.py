@@ -25,6 +25,7 @@ from sklearn.utils.validation import _num_samples
 
 from ._sklearn_compat import _check_method_params, _safe_indexing
 from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
+from .exceptions import ScorerOutputError
 from .utility import EMPTY_PART_UTILITY
 
 # Tasks per worker that joblib gets to balance the load; fewer, larger tasks pay fewer fixed
@@ -144,6 +145,8 @@ def _candidate_utility(estimator, params, X_train, y_train, X_validation, y_vali
     try:
         fit(estimator, X_train, y_train, train_params)
         value = _score(utility, estimator, X_validation, y_validation, validation_params)
+    except ScorerOutputError:
+        raise  # a misconfigured scorer, not a failure of the fit: never error_score
     except Exception:
         if empty_part:
             return EMPTY_PART_UTILITY

@@ -8,6 +8,17 @@ class GateError(ValueError):
     """
 
 
+class ScorerOutputError(TypeError):
+    """A scorer returned something other than one number for the selection's metric.
+
+    For example a dict of metrics when no ``refit=<metric name>`` says which one to select on,
+    or a dict without that key. It is a misconfiguration, not a failure of the estimator on a
+    partition, so it is raised (before the selection: nothing is charged) even with a numeric
+    ``error_score``, which would otherwise turn every partition into ``error_score`` and the
+    selection into noise.
+    """
+
+
 class PrivateFitError(RuntimeError):
     """A fit on the private data failed; its original message is withheld.
 

@@ -50,6 +50,7 @@ from .dp_fit import (
     with_params,
     withheld_notice,
 )
+from .exceptions import ScorerOutputError
 from .gate import check_release
 from .utility import make_utility
 from .validation import check_record_wise, input_shape, route_fit_params, validate_candidate
@@ -570,6 +571,8 @@ def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility
             )
         if not np.isfinite(value):
             raise ValueError("the held-out score is not finite")
+    except ScorerOutputError:
+        raise  # a misconfigured scorer, not a failure of the trial: never error_score
     except Exception:
         if error_score == "raise":
             raise
@@ -594,7 +597,8 @@ def _holdout_sum(estimator, X, y, scoring, utility):
         scores = _PER_RECORD_SCORES[scoring](y, estimator.predict(X))
     else:  # a callable: applied to one record at a time
         scores = np.array([
-            scoring(estimator, _safe_indexing(X, [i]), _safe_indexing(y, [i]))
+            utility.metric_value(scoring(estimator, _safe_indexing(X, [i]),
+                                         _safe_indexing(y, [i])))
             for i in range(_num_samples(X))
         ], dtype=float)
     return float(np.sum(utility.to_utility(scores)))

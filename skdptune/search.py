@@ -13,6 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.sparse import issparse
 from sklearn.base import clone
+from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import check_random_state, get_tags, indexable
 from sklearn.utils.validation import _num_samples, check_consistent_length
@@ -41,7 +42,7 @@ from .gate import check_budget_types, check_release, split_budget
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS
 from .selection.score import estimate_utility
-from .utility import make_utility
+from .utility import make_utility, selection_metric
 from .validation import (
     check_input_data,
     check_record_wise,
@@ -133,21 +134,27 @@ class PrivateGridSearchCV(BasePrivateSearch):
         a callable ``rule(value, ratio)``. None fits partitions with the candidates as
         written. The refit always uses the candidate as written, and the charge never
         depends on this setting: partition fits are not charged.
-    scoring : str, callable or None, default=None
+    scoring : str, callable, list, tuple, set, dict or None, default=None
         Anything :func:`~sklearn.metrics.get_scorer` takes. None means ``estimator.score``,
         as in ``GridSearchCV``; it needs no ``utility_range`` when it is scikit-learn's
         accuracy (``ClassifierMixin.score``), and the estimator must have one (refused before
         the data otherwise). A callable is called ``scoring(estimator, X, y)``, or
-        ``scoring(estimator, X)`` when ``y`` is None.
+        ``scoring(estimator, X)`` when ``y`` is None. Several metrics (a list, tuple, set or
+        dict, as for ``GridSearchCV``) need ``refit=<metric name>``: the selection uses that
+        metric only, and the others are not computed (a per-candidate score of each would not
+        be private). A callable that returns a dict of metrics needs the same
+        ``refit=<key>``; without it, or without that key, fit raises
+        :class:`~skdptune.exceptions.ScorerOutputError` (never ``error_score``).
     utility_range : (float, float) or None, default=None
         Declared range ``(low, high)`` of the scorer, from public knowledge; scores are
         rescaled to ``[0, 1]`` and clipped. Required for scorers not known to be bounded (R²,
         negative errors, ``KMeans.score``, callables), and used whenever given. For
         ``KMeans.score`` see :func:`skdptune.utility.kmeans_score_range`.
-    refit : bool, default=True
+    refit : bool or str, default=True
         Refit the selected candidate privately on all the data. The refit must be DP: every
         fitted step of the estimator must take a diffprivlib ``accountant`` and record a spend.
-        With ``refit=False`` only the selection is run and charged.
+        With ``refit=False`` only the selection is run and charged. A metric name (for
+        multi-metric ``scoring``) names the metric the selection uses, and refits.
     error_score : "raise" or float, default=0.0
         Utility, in ``[0, 1]``, of a partition whose fit or score fails (or gives NaN).
         ``"raise"`` re-raises the error instead (a NaN score raises ``ValueError``): for
@@ -204,7 +211,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Seconds spent refitting (0 with ``refit=False``). Like every wall-clock time, it is a
         side channel outside the DP guarantee (as in diffprivlib).
     scorer_ : callable
-        The scorer used on partitions and by :meth:`score`.
+        The scorer used on partitions and by :meth:`score`: with several metrics, the one
+        ``refit`` names.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of str
@@ -242,8 +250,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         "delta": [Interval(Real, 0, 1, closed="left")],
         "selector": [StrOptions(set(SELECTORS)), HasMethods(["select", "validate_parameters"])],
         "n_partitions": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
-        "scoring": [str, callable, None],
-        "refit": ["boolean"],
+        "scoring": [str, callable, list, tuple, set, dict, None],
+        "refit": ["boolean", str],
         "partition_scaling": [StrOptions({"auto"}), dict, None],
     }
 
@@ -294,6 +302,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
     # The partition scores receive fit's metadata too (sample_weight, or routed metadata).
     _scorer_callers = ("score", "fit")
+
+    def _routing_scorer(self):
+        # The scorer of the one metric the selection uses (multi-metric: the one refit names).
+        return check_scoring(self.estimator,
+                             selection_metric(self.estimator, self.scoring, self.refit)[0])
+
+    def _metric_key(self):
+        return self.refit if isinstance(self.refit, str) else None
 
     def _check_releases_model(self, attr):
         if not self.refit:
@@ -461,7 +477,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 rescaled = rescaled_params(candidate, ratio, user_rules)
             partition_candidates.append({**refit_params, **rescaled})
         # After the gate, whose refusal of a step says more than a scorer's.
-        scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
+        metric, key = selection_metric(estimator, self.scoring, self.refit)
+        scorer, utility = make_utility(estimator, metric, self.utility_range, key)
         for params, candidate in zip(candidates, built):
             check_scorer_applies(scorer, candidate, params)
         fit_params, score_params = route_fit_params(self, estimator, scorer, fit_params)

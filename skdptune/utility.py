@@ -9,6 +9,7 @@ clip at an arbitrary bound would make the utilities meaningless.
 """
 
 import re
+from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
@@ -19,6 +20,9 @@ from sklearn.multioutput import MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier, RadiusNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
+
+from ._sklearn_compat import _check_multimetric_scoring
+from .exceptions import ScorerOutputError
 
 # Names of get_scorer scorers whose values lie in [0, 1] for every input.
 _BOUNDED_SCORER_PATTERN = re.compile(
@@ -61,12 +65,16 @@ class BoundedUtility:
     low, high : float
         The declared range of the scorer; scores are mapped by ``(s - low) / (high - low)``
         and clipped to ``[0, 1]``.
+    key : str or None, default=None
+        For a callable scorer that returns a dict of metrics: the metric to use (the search's
+        ``refit``). Without it a dict is a :class:`~skdptune.exceptions.ScorerOutputError`.
     """
 
-    def __init__(self, scorer, low, high):
+    def __init__(self, scorer, low, high, key=None):
         self.scorer = scorer
         self.low = low
         self.high = high
+        self.key = key
 
     def to_utility(self, score):
         """Map a raw score (or an array of them) to ``[0, 1]``; NaN stays NaN (the caller
@@ -84,10 +92,43 @@ class BoundedUtility:
             score = self.scorer(estimator, X, **score_params)
         else:
             score = self.scorer(estimator, X, y, **score_params)
-        return float(self.to_utility(score))
+        return float(self.to_utility(self.metric_value(score)))
+
+    def metric_value(self, score):
+        """The selection's metric from one output of the scorer.
+
+        Raises
+        ------
+        ScorerOutputError
+            For a dict without ``key`` (or any dict when ``key`` is None), or anything else
+            that is not one number.
+        """
+        if isinstance(score, Mapping):
+            if self.key is None:
+                raise ScorerOutputError(
+                    f"The scorer {self.scorer!r} returned a dict of metrics, but a private "
+                    "search selects on one metric: name it with refit='<key>' (the others are "
+                    "not released), or make the scorer return that metric alone (with "
+                    "refit=False)."
+                )
+            if self.key not in score:
+                raise ScorerOutputError(
+                    "For multi-metric scoring, the parameter refit must be set to a scorer key: "
+                    f"the scorer {self.scorer!r} returned a dict without the key "
+                    f"refit={self.key!r}."
+                )
+            score = score[self.key]
+        if isinstance(score, (bool, np.bool_)) or not (
+            isinstance(score, (Real, np.number)) or (isinstance(score, np.ndarray)
+                                                     and score.ndim == 0)
+        ):
+            raise ScorerOutputError(
+                f"The scorer {self.scorer!r} returned a {type(score).__name__}, not one number."
+            )
+        return score
 
 
-def make_utility(estimator, scoring, utility_range):
+def make_utility(estimator, scoring, utility_range, key=None):
     """Build the scorer and its bounded utility, or raise if the scorer is not bounded.
 
     Parameters
@@ -101,6 +142,9 @@ def make_utility(estimator, scoring, utility_range):
     utility_range : (float, float) or None
         Declared ``(low, high)`` of the scorer's values; when given, it is used whatever the
         scorer.
+    key : str or None, default=None
+        The metric to take from a callable scorer that returns a dict (see
+        :func:`selection_metric`).
 
     Returns
     -------
@@ -132,11 +176,11 @@ def make_utility(estimator, scoring, utility_range):
 
     if utility_range is not None:
         low, high = _check_utility_range(utility_range)
-        return scorer, BoundedUtility(scorer, low, high)
+        return scorer, BoundedUtility(scorer, low, high, key)
     if (scoring is None and _scores_accuracy(estimator)) or (
         isinstance(scoring, str) and _BOUNDED_SCORER_PATTERN.match(scoring)
     ):
-        return scorer, BoundedUtility(scorer, 0.0, 1.0)
+        return scorer, BoundedUtility(scorer, 0.0, 1.0, key)
     described = (f"estimator.score of {type(estimator).__name__}" if scoring is None
                  else repr(scoring))
     raise ValueError(
@@ -144,6 +188,57 @@ def make_utility(estimator, scoring, utility_range):
         "for a private selection. Declare its range with utility_range=(low, high) from "
         "public knowledge (scores are rescaled to [0, 1] and clipped): "
         f"{_range_advice(estimator, scoring)}"
+    )
+
+
+def selection_metric(estimator, scoring, refit):
+    """The one metric a private selection uses, from ``scoring`` and ``refit``.
+
+    A private search releases a selection made on one metric; with several metrics (a list,
+    tuple, set or dict, as in scikit-learn's multi-metric scoring) ``refit`` names it, as it
+    does for ``GridSearchCV``, and the other metrics are not computed (releasing their
+    per-candidate scores would not be private). Decided from the parameters alone.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator being tuned.
+    scoring : str, callable, list, tuple, set, dict or None
+        The search's ``scoring``.
+    refit : bool, str or callable
+        The search's ``refit``.
+
+    Returns
+    -------
+    metric : str, callable or None
+        The ``scoring`` of the selection's metric, for :func:`make_utility`.
+    key : str or None
+        For a callable ``scoring`` and ``refit=<name>``: the key to take when the callable
+        returns a dict of metrics (as ``GridSearchCV`` does).
+
+    Raises
+    ------
+    ValueError
+        For several metrics without ``refit=<one of their names>``.
+    """
+    if not isinstance(scoring, (list, tuple, set, dict)):
+        return scoring, (refit if callable(scoring) and isinstance(refit, str) else None)
+    names = sorted(_check_multimetric_scoring(estimator, scoring))
+    if isinstance(refit, str) and refit in names:
+        return (scoring[refit] if isinstance(scoring, dict) else refit), None
+    if refit is False:
+        remedy = (f"With refit=False, a private search still selects one candidate on one "
+                  f"metric: pass that metric alone, e.g. scoring={names[0]!r}.")
+    elif callable(refit):
+        remedy = ("A callable refit sees only the released cv_results_, which hold no score "
+                  "per metric: name the metric instead.")
+    else:
+        remedy = f"E.g. refit={names[0]!r}."
+    raise ValueError(
+        "For multi-metric scoring, the parameter refit must be set to a scorer key naming the "
+        f"metric the private selection uses, one of {names}; got refit={refit!r}. A private "
+        "search selects on one metric and computes no other: releasing every metric's score "
+        f"per candidate would not be private. {remedy}"
     )
 
 

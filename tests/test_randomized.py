@@ -575,3 +575,16 @@ def test_sample_weight_reaches_the_fits_only_and_routing_checks_requests(data):
         requested = GaussianNB(bounds=BOUNDS, epsilon=1.0).set_fit_request(sample_weight=True)
         _nb_search(estimator=requested, distribution="truncated_negative_binomial").fit(
             X, y, sample_weight=weights)
+
+
+def test_a_per_record_scorer_returning_a_dict_is_an_error_not_error_score(data):
+    from skdptune.exceptions import ScorerOutputError
+
+    X, y = data
+    accountant = BudgetAccountant()
+    search = _nb_search(accountant=accountant, distribution="truncated_negative_binomial",
+                        scoring=lambda estimator, X, y: {"accuracy": 1.0}, utility_range=(0, 1))
+    with pytest.raises(ScorerOutputError, match="returned a dict of metrics"):
+        search.fit(X, y)
+    # The data were touched (the trials ran): the whole cost is charged, as for any failure.
+    assert len(accountant.spent_budget) == 1

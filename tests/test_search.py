@@ -30,6 +30,7 @@ from sklearn.utils._mocking import CheckingClassifier
 
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
+from skdptune.exceptions import ScorerOutputError
 from skdptune.partition import partition_labels, split_indices
 from skdptune.preprocessing import RowWiseFunctionTransformer
 from skdptune.selection import ProposeTestDoubling
@@ -740,3 +741,63 @@ def test_metadata_routing_routes_fit_and_score_params_like_grid_search_cv(binary
         np.testing.assert_array_equal(received[-1], weights)
     with pytest.raises(ValueError, match="is only supported if enable_metadata_routing=True"):
         refit.score(X, y, sample_weight=weights)
+
+
+def test_multimetric_scoring_selects_on_the_metric_refit_names(binary_data, recording_selector):
+    # Before: a list or dict of metrics was refused with a generic message.
+    X, y = binary_data
+    unused = []
+    scoring = {"acc": "accuracy", "other": _recording_accuracy(unused)}
+    search = search_of(gnb(), {"var_smoothing": [1e-9, 1e-3]}, scoring=scoring, refit="acc",
+                       selector=recording_selector()).fit(X, y)
+    plain = search_of(gnb(), {"var_smoothing": [1e-9, 1e-3]}, scoring="accuracy",
+                      selector=recording_selector()).fit(X, y)
+    first, second = recording_selector.calls
+    np.testing.assert_array_equal(first["utilities"], second["utilities"])
+    assert unused == []  # the metric the selection does not use is not computed
+    assert search.best_params_ == plain.best_params_
+    assert search.score(X, y) == plain.score(X, y)
+    lists = search_of(gnb(), {"var_smoothing": [1e-9]}, scoring=["recall", "accuracy"],
+                      refit="accuracy").fit(X, y)
+    assert lists.score(X, y) == lists.best_estimator_.score(X, y)
+
+
+@pytest.mark.parametrize("refit, remedy", [
+    (True, r"E.g. refit='acc'"),
+    (False, r"pass that metric alone, e.g. scoring='acc'"),
+    ("recall", r"E.g. refit='acc'"),
+])
+def test_multimetric_scoring_without_a_metric_to_select_on_is_refused(binary_data,
+                                                                      partition_calls, refit,
+                                                                      remedy):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    search = search_of(gnb(), {"var_smoothing": [1e-9]}, accountant=acc, refit=refit,
+                       scoring={"acc": "accuracy", "prec": "precision"})
+    with pytest.raises(ValueError, match="For multi-metric scoring, the parameter refit must be "
+                                         rf"set to a scorer key.*would not be private.*{remedy}"):
+        search.fit(X, y)
+    assert acc.spent_budget == [] and partition_calls == []
+
+
+def test_a_callable_returning_a_dict_is_never_accepted_silently(binary_data, recording_selector):
+    # Before: each partition's dict failed the utility, silently scored error_score.
+    X, y = binary_data
+
+    def metrics(estimator, X, y):
+        predicted = estimator.predict(X)
+        return {"accuracy": accuracy_score(y, predicted), "constant": 0.25}
+
+    acc = BudgetAccountant()
+    for refit, match in [(True, "returned a dict of metrics.*refit='<key>'"),
+                         ("recall", "returned a dict without the key refit='recall'")]:
+        search = search_of(gnb(), {"var_smoothing": [1e-9]}, scoring=metrics, refit=refit,
+                           utility_range=(0, 1), accountant=acc, error_score=0.5)
+        with pytest.raises(ScorerOutputError, match=match):
+            search.fit(X, y)
+    assert acc.spent_budget == []
+    search = search_of(gnb(), {"var_smoothing": [1e-9, 1e-3]}, scoring=metrics,
+                       refit="constant", utility_range=(0, 1),
+                       selector=recording_selector()).fit(X, y)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.25, 0.25])
+    assert search.score(X, y) == 0.25
