@@ -113,7 +113,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Share of the selection's epsilon spent on a Laplace estimate of the selected
         candidate's utility (sensitivity ``1 / n_partitions``), released as
         :attr:`best_score_`; in ``[0, 1)``. The selector gets the rest. 0 releases no
-        estimate.
+        estimate; with a callable ``refit`` the selector gets it all.
     n_partitions : int or "auto", default="auto"
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
@@ -150,11 +150,16 @@ class PrivateGridSearchCV(BasePrivateSearch):
         rescaled to ``[0, 1]`` and clipped. Required for scorers not known to be bounded (R²,
         negative errors, ``KMeans.score``, callables), and used whenever given. For
         ``KMeans.score`` see :func:`skdptune.utility.kmeans_score_range`.
-    refit : bool or str, default=True
+    refit : bool, str or callable, default=True
         Refit the selected candidate privately on all the data. The refit must be DP: every
         fitted step of the estimator must take a diffprivlib ``accountant`` and record a spend.
         With ``refit=False`` only the selection is run and charged. A metric name (for
-        multi-metric ``scoring``) names the metric the selection uses, and refits.
+        multi-metric ``scoring``) names the metric the selection uses, and refits. A callable
+        ``refit(cv_results_) -> index``, as for ``GridSearchCV``, chooses the candidate to refit
+        from the released :attr:`cv_results_` (``params``, ``n_passes``, ``selected``): private
+        post-processing, provided it reads nothing else of the private data. It sets
+        :attr:`best_index_`; there is then no :attr:`best_score_` (and ``score_share`` is not
+        spent).
     error_score : "raise" or float, default=0.0
         Utility, in ``[0, 1]``, of a partition whose fit or score fails (or gives NaN).
         ``"raise"`` re-raises the error instead (a NaN score raises ``ValueError``): for
@@ -186,12 +191,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
     ----------
     best_index_ : int
         Index (into ``cv_results_["params"]``) of the selected candidate; the first candidate,
-        with a warning, when the selector selected none.
+        with a warning, when the selector selected none; with a callable ``refit``, what it
+        returned.
     best_params_ : dict
         Parameters of the selected candidate.
     best_score_ : float
         The selector's DP estimate of the selected candidate's score, in the scorer's units
         (mapped back from ``[0, 1]`` through ``utility_range``); NaN when it releases none.
+        Not set with a callable ``refit``.
     best_estimator_ : estimator
         The selected candidate refit privately on all the data (only with ``refit=True``).
     cv_results_ : dict of numpy arrays
@@ -251,7 +258,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         "selector": [StrOptions(set(SELECTORS)), HasMethods(["select", "validate_parameters"])],
         "n_partitions": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "scoring": [str, callable, list, tuple, set, dict, None],
-        "refit": ["boolean", str],
+        "refit": ["boolean", str, callable],
         "partition_scaling": [StrOptions({"auto"}), dict, None],
     }
 
@@ -302,6 +309,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
     # The partition scores receive fit's metadata too (sample_weight, or routed metadata).
     _scorer_callers = ("score", "fit")
+
+    def _score_share(self):
+        """Share of the selection budget bought for best_score_: none with a callable refit,
+        which releases no best_score_ (as GridSearchCV)."""
+        return 0.0 if callable(self.refit) else self.score_share
 
     def _routing_scorer(self):
         # The scorer of the one metric the selection uses (multi-metric: the one refit names).
@@ -392,7 +404,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # Everything below is post-processing of them, plus the refit's own DP spend.
         sensitivity = 1.0 / plan["n_partitions"]
         selection_epsilon = plan["selection_epsilon"]
-        selector_epsilon = (1 - self.score_share) * selection_epsilon
+        selector_epsilon = (1 - self._score_share()) * selection_epsilon
         # Exact in floating point for score_share <= 0.5 (Sterbenz): the two add up to the
         # selection epsilon, bit for bit.
         score_epsilon = selection_epsilon - selector_epsilon
@@ -574,7 +586,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return forecast_selection(
             max(n_candidates, 2),
             n_partitions=self._n_partitions(n_samples, n_candidates, selection_epsilon),
-            epsilon=(1 - self.score_share) * selection_epsilon, delta=self.delta,
+            epsilon=(1 - self._score_share()) * selection_epsilon, delta=self.delta,
             selector=selector, confidence=confidence,
         )
 
@@ -584,7 +596,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             return self.n_partitions
         return auto_n_partitions(
             n_samples, n_candidates=n_candidates,
-            epsilon=(1 - self.score_share) * selection_epsilon,
+            epsilon=(1 - self._score_share()) * selection_epsilon,
             validation_fraction=self.validation_fraction,
         )
 
@@ -595,7 +607,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         try:
             forecast = forecast_selection(
                 2, n_partitions=plan["n_partitions"],
-                epsilon=(1 - self.score_share) * plan["selection_epsilon"], delta=self.delta,
+                epsilon=(1 - self._score_share()) * plan["selection_epsilon"], delta=self.delta,
                 selector=plan["selector"],
             )
         except TypeError:
@@ -677,6 +689,24 @@ class PrivateGridSearchCV(BasePrivateSearch):
         results["n_passes"] = n_passes
         results["selected"] = np.arange(len(candidates)) == index
         self.cv_results_ = results
+        if callable(self.refit):
+            self._choose_with_refit_callable(candidates)
+
+    def _choose_with_refit_callable(self, candidates):
+        """``refit=callable``: the candidate to refit, chosen from the released cv_results_.
+
+        The callable sees only DP outputs (params, ``n_passes``, ``selected``): its choice is
+        post-processing, and the refit's charge (the grid's maximum) does not depend on it.
+        As in ``GridSearchCV``, it sets ``best_index_`` and there is no ``best_score_``.
+        """
+        index = self.refit(self.cv_results_)
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, Integral):
+            raise TypeError("best_index_ returned is not an integer")
+        if not 0 <= index < len(candidates):
+            raise IndexError("best_index_ index out of range")
+        self.best_index_ = int(index)
+        self.best_params_ = candidates[self.best_index_]
+        del self.best_score_
 
     def _refit(self, X, y, fit_params, plan, accountant, selection_cost):
         """Refit the selected candidate on all the data, charge it, and release it.

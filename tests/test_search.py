@@ -801,3 +801,43 @@ def test_a_callable_returning_a_dict_is_never_accepted_silently(binary_data, rec
                        selector=recording_selector()).fit(X, y)
     np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.25, 0.25])
     assert search.score(X, y) == 0.25
+
+
+def test_a_callable_refit_chooses_from_the_released_cv_results(binary_data):
+    # Before: refit accepted booleans only.
+    X, y = binary_data
+    seen = []
+
+    def fewest_passes(results):
+        seen.append(set(results))
+        return int(np.argmin(results["n_passes"]))
+
+    acc = BudgetAccountant()
+    grid = {"epsilon": [0.5, 1.0, 2.0]}
+    # The doubling selector: its trace makes n_passes informative.
+    search = search_of(gnb(), grid, refit=fewest_passes, accountant=acc, epsilon=0.6,
+                       selector="doubling").fit(X, y)
+    assert seen == [{"params", "param_epsilon", "n_passes", "selected"}]
+    assert search.best_index_ == int(np.argmin(search.cv_results_["n_passes"]))
+    assert search.best_params_ == search.cv_results_["params"][search.best_index_]
+    assert search.best_estimator_.epsilon == search.best_params_["epsilon"]
+    assert not hasattr(search, "best_score_")  # as GridSearchCV with a callable refit
+    # No best_score_ is released, so the selector gets the whole selection budget.
+    assert search.privacy_report_["score_epsilon"] == 0
+    assert acc.spent_budget == [(0.6, 1e-6), (2.0, 0.0)]  # the refit: the grid's maximum
+
+
+@pytest.mark.parametrize("returned, error, match", [
+    (None, TypeError, "best_index_ returned is not an integer"),
+    (-1, IndexError, "best_index_ index out of range"),
+    (3, IndexError, "best_index_ index out of range"),
+])
+def test_a_callable_refit_returning_no_valid_index(binary_data, returned, error, match):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    search = search_of(gnb(), {"epsilon": [0.5, 1.0, 2.0]}, refit=lambda results: returned,
+                       accountant=acc, selector="doubling")
+    with pytest.raises(error, match=match):
+        search.fit(X, y)
+    assert acc.spent_budget == [(1.0, 1e-6)]  # the selection was released to the callable
+    assert not hasattr(search, "best_estimator_")
