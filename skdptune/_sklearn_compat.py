@@ -12,6 +12,11 @@ from sklearn.utils._param_validation import (
     StrOptions,
 )
 from sklearn.utils import _safe_indexing
+
+try:  # scikit-learn >= 1.7
+    from sklearn.utils._repr_html.estimator import _VisualBlock
+except ImportError:  # scikit-learn 1.4 to 1.6
+    from sklearn.utils._estimator_html_repr import _VisualBlock
 from sklearn.utils._metadata_requests import _raise_for_params, _routing_enabled
 from sklearn.utils.validation import _check_method_params, _get_feature_names, _num_features
 
@@ -19,6 +24,7 @@ __all__ = [
     "HasMethods",
     "Interval",
     "StrOptions",
+    "_VisualBlock",
     "_check_method_params",
     "_check_multimetric_scoring",
     "_fit_context",

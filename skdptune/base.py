@@ -23,6 +23,7 @@ from ._sklearn_compat import (
     StrOptions,
     _raise_for_params,
     _routing_enabled,
+    _VisualBlock,
 )
 from .accounting import PicklableBudget
 from .exceptions import AccountantCopyError
@@ -208,6 +209,22 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         if hasattr(self, "_pickled_in_pid"):
             cloned._pickled_in_pid = self._pickled_in_pid
         return cloned
+
+    def _sk_visual_block_(self):
+        # As scikit-learn's searches: the released model once fitted, else the estimator to
+        # tune; and the selector when it is an estimator (its parameters are tunable).
+        if hasattr(self, "best_estimator_"):
+            key, estimator = "best_estimator_", self.best_estimator_
+        else:
+            key, estimator = "estimator", self.estimator
+        blocks = [(f"{key}: {type(estimator).__name__}", estimator)]
+        selector = getattr(self, "selector", None)
+        if isinstance(selector, BaseEstimator):
+            blocks.append((f"selector: {type(selector).__name__}", selector))
+        return _VisualBlock(
+            "parallel", [block for _, block in blocks], names=[name for name, _ in blocks],
+            name_details=[str(block) for _, block in blocks],
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
