@@ -148,7 +148,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     pre_dispatch : int or str, default="2*n_jobs"
         As for ``joblib.Parallel``.
     verbose : int, default=0
-        Verbosity of ``joblib.Parallel``.
+        Above 0, prints one line before the trials (the law and mean of their number, the
+        per-trial epsilon) and one after (the released parameters and the charge). The number
+        of trials is secret, so ``joblib.Parallel``'s progress (which counts them) is never
+        shown.
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Checked for the whole cost before the data are touched and charged once after the
         fit (also when the fit fails after touching the data). None uses diffprivlib's
@@ -303,6 +306,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         for params in settings:
             self._check_setting(plan, params)
 
+        if self.verbose > 0:
+            print(f"Running a random number of trials ({self.distribution}, mean "
+                  f"{float(self.mean):g}), each {self.epsilon:g}-DP; their number is secret "
+                  "and not shown")
         try:
             self._run(X, y, fit_params, plan, settings, states)
         except BaseException:
@@ -311,6 +318,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             raise
         self._charge(accountant, plan["cost"])
         self._release(plan, plan["cost"], plan["report"])
+        if self.verbose > 0:
+            print(f"Released the best trial, {self.best_params_}; charged "
+                  f"epsilon={plan['cost'][0]:g}, delta={plan['cost'][1]:g}")
         return self
 
     def _run(self, X, y, fit_params, plan, settings, states):
@@ -331,7 +341,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         train, holdout = tuning[~is_validation], tuning[is_validation]
 
         outcomes = Parallel(
-            n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch, verbose=self.verbose
+            # No verbose: joblib's task counts would show the number of trials, which is secret.
+            n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch
         )(
             delayed(_trial)(
                 plan["estimator"], params, X, y, train, holdout, fit_params, plan["scoring"],

@@ -175,7 +175,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
     pre_dispatch : int or str, default="2*n_jobs"
         Number of tasks dispatched ahead, as for ``joblib.Parallel``.
     verbose : int, default=0
-        Verbosity of ``joblib.Parallel``.
+        Above 0, prints what ``GridSearchCV`` prints ("Fitting k partitions for each of m
+        candidates, totalling N fits"), then one line for the selection and one for the
+        refit: counts, budgets and the selected parameters, nothing private (no per-fit
+        score). Also the verbosity of ``joblib.Parallel`` (task counts and elapsed times;
+        times, like :attr:`refit_time_`, are a side channel outside the guarantee).
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Accountant checked for the whole a-priori cost before the data are touched and charged
         once with :attr:`privacy_spent_` after the fit. None uses diffprivlib's default
@@ -381,6 +385,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         reveal = revealing()
         withheld_notice(stacklevel=3)  # data-independent: at every fit
         self._warn_if_swamped(plan)
+        k, m = plan["n_partitions"], len(plan["candidates"])
+        self._say(f"Fitting {k} partitions for each of {m} candidates, totalling {k * m} fits")
         partition_seed, noise_state = self._random_states()
 
         # 2. Partition: independent labels per record (see skdptune.partition).
@@ -426,6 +432,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # 5. Account for the selection before anything is released or refit.
         self._charge(accountant, selection_cost)
         self._store_selection(selection, index, score, plan)
+        self._say(_selection_line(selection, self.best_index_, plan, selection_cost))
 
         # 6. Refit: charged its a-priori reservation once it starts.
         refit_cost, refit_rule = (0.0, 0.0), "no refit"
@@ -653,20 +660,34 @@ class PrivateGridSearchCV(BasePrivateSearch):
         partition_seed = rng.randint(np.iinfo(np.int32).max)
         return partition_seed, np.random.RandomState(rng.randint(np.iinfo(np.int32).max))
 
-    @staticmethod
-    def _selected_index(selection):
-        """The selected index, or the first candidate (with a warning) when none passed."""
+    def _selected_index(self, selection):
+        """The selected index, or the first candidate (with a warning) when none passed.
+
+        The warning is decided by the DP selection only. It names both causes, since which
+        one it is cannot be told privately: noise, or low utilities everywhere, for instance
+        because fits failed (which partitions fail is private and never reported).
+        """
         if selection.index is not None:
             return selection.index
         warnings.warn(
             "The selector selected no candidate (no noisy test passed); falling back to the "
-            "first candidate of the grid. The noise shrinks as n_partitions * epsilon grows: "
-            "consider a larger epsilon, more partitions, or a lower selector floor (see "
-            "skdptune.forecast).",
+            "first candidate of the grid. Either the noise swamped the utilities (it shrinks "
+            "as n_partitions * epsilon grows: consider a larger epsilon, more partitions, or a "
+            "lower selector floor; see search.forecast() and skdptune.forecast), or every "
+            "candidate scored low on every partition, for instance because its fits or scores "
+            f"failed: each failure scores error_score={self.error_score!r}, and which "
+            "partitions fail is private, so it is not reported. To check for failing fits, "
+            "run the search on non-sensitive data of the same shape with error_score='raise', "
+            "inside skdptune.reveal_fit_messages() to see the fits' warnings.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=4,  # the user's call of fit (through scikit-learn's _fit_context)
         )
         return 0
+
+    def _say(self, message):
+        """Print a progress line when verbose, as GridSearchCV does (nothing private)."""
+        if self.verbose > 0:
+            print(message)
 
     def _store_selection(self, selection, index, score, plan):
         """Fitted attributes computed from the DP selection and score estimate only."""
@@ -738,6 +759,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         cost = _at_least(reservation, measured)
         failure = _refit_failure(leak, measured, plan["declared_costs"][self.best_index_])
         self._charge(accountant, cost)
+        self._say(f"Refit {self.best_params_} on all the data, privately; charged "
+                  f"epsilon={cost[0]:g}, delta={cost[1]:g}")
         if failure is not None:
             raise ValueError(
                 f"The refit of {type(best).__name__} with {self.best_params_} {failure}; no "
@@ -747,6 +770,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.best_estimator_ = best
         rule = "a-priori reservation: the largest budget a candidate of the grid declares"
         return cost, rule
+
+
+def _selection_line(selection, index, plan, cost):
+    """The verbose line of the selection: DP outputs and public figures only."""
+    params = plan["candidates"][index]
+    how = (f"with {type(plan['selector']).__name__}" if selection.index is not None
+           else "as the fallback (no candidate passed)")
+    return (f"Selected candidate {index + 1}/{len(plan['candidates'])} {how}, charged "
+            f"epsilon={cost[0]:g}, delta={cost[1]:g}: {params}")
 
 
 def _at_least(reservation, measured):

@@ -588,3 +588,15 @@ def test_a_per_record_scorer_returning_a_dict_is_an_error_not_error_score(data):
         search.fit(X, y)
     # The data were touched (the trials ran): the whole cost is charged, as for any failure.
     assert len(accountant.spent_budget) == 1
+
+
+def test_verbose_never_shows_the_secret_number_of_trials(data, capsys):
+    # Before: verbose went to joblib, whose progress counts the trials (K is secret).
+    X, y = data
+    _nb_search(verbose=10, distribution="truncated_negative_binomial").fit(X, y)
+    out = capsys.readouterr()
+    lines = (out.out + out.err).splitlines()
+    assert lines[0].startswith("Running a random number of trials (truncated_negative_binomial, "
+                               "mean 4)") and "secret" in lines[0]
+    assert lines[1].startswith("Released the best trial, {'var_smoothing'")
+    assert len(lines) == 2

@@ -3,7 +3,6 @@ private refit, what the fitted object releases, and bad input."""
 
 import pickle
 import struct
-
 import warnings
 
 import numpy as np
@@ -841,3 +840,59 @@ def test_a_callable_refit_returning_no_valid_index(binary_data, returned, error,
         search.fit(X, y)
     assert acc.spent_budget == [(1.0, 1e-6)]  # the selection was released to the callable
     assert not hasattr(search, "best_estimator_")
+
+
+class AlwaysFails(StrictParamsClassifier):
+    def fit(self, X, y):
+        raise ValueError("scripted failure")
+
+
+def test_when_nothing_is_selected_the_warning_names_failing_fits(binary_data,
+                                                                  recording_selector):
+    # Before: "consider a larger epsilon" only, though every fit had failed.
+    X, y = binary_data
+    search = search_of(AlwaysFails(), {"foo_param": [1, 2]}, refit=False, scoring="accuracy",
+                       selector=recording_selector(index=None, delegate=False))
+    with pytest.warns(UserWarning, match=r"fits or scores failed: each failure scores "
+                                         r"error_score=0.0.*error_score='raise'.*"
+                                         r"skdptune.reveal_fit_messages\(\)"):
+        search.fit(X, y)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.0, 0.0])
+    assert search.best_index_ == 0
+
+
+def test_warnings_point_at_the_callers_line(binary_data, recording_selector):
+    X, y = binary_data
+    column = y.reshape(-1, 1)
+    search = search_of(selector=recording_selector(index=None, delegate=False), n_partitions=2,
+                       scoring=lambda estimator, X, y: 0.5, utility_range=(0, 1))
+    swamped = search_of(selector="exponential", epsilon=1e-3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, column, sample_weight=np.ones(len(X)))
+        swamped.fit(X, y)
+    shown = {w.category.__name__: w.filename for w in caught}
+    assert {"UserWarning", "NoisySelectionWarning", "DataConversionWarning",
+            "FitWarningsWithheld"} <= set(shown)
+    assert set(shown.values()) == {__file__}
+
+
+def test_verbose_prints_what_grid_search_cv_prints_and_nothing_private(binary_data, capsys):
+    # Before: joblib's task counts only.
+    X, y = binary_data
+    search_of(verbose=1, epsilon=0.5, selector="doubling").fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Fitting 5 partitions for each of 2 candidates, totalling 10 fits"
+    selected = [line for line in lines if line.startswith("Selected candidate")]
+    assert selected == [
+        f"Selected candidate 1/2 with ProposeTestDoubling, charged epsilon=0.5, delta=1e-06: "
+        f"{{'epsilon': 0.5}}"
+    ] or selected == [
+        f"Selected candidate 2/2 with ProposeTestDoubling, charged epsilon=0.5, delta=1e-06: "
+        f"{{'epsilon': 2.0}}"
+    ]
+    assert [line for line in lines if line.startswith("Refit ")] == [
+        "Refit " + selected[0].split(": ", 1)[1] + " on all the data, privately; charged "
+        "epsilon=2, delta=0"
+    ]
+    assert not any("score" in line for line in lines)
