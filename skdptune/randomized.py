@@ -18,7 +18,7 @@ from diffprivlib.utils import PrivacyLeakWarning
 from diffprivlib.utils import check_random_state as dp_check_random_state
 from joblib import Parallel, delayed
 from scipy.sparse import issparse
-from sklearn.base import clone, is_classifier
+from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
 from sklearn.utils import check_random_state, indexable
@@ -478,9 +478,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         """Everything decided before the data are touched; raises on any invalid input."""
         estimator = clone(self.estimator)
         check_record_wise(estimator, "the estimator")
-        # Every trial's model may be released: the estimator must pass the refit gate (each
-        # sampled setting is checked again in _check_setting).
-        check_release(estimator, sparse_input=issparse(X), context="the estimator")
+        # Every trial's model may be released: the estimator must pass the refit gate. Each
+        # sampled setting is checked again in _check_setting, before any data; when the
+        # distributions swap steps (a list of estimators), only there, as the grid search
+        # checks every candidate rather than the estimator (whose step may be a placeholder).
+        if not _swaps_steps(self.param_distributions):
+            check_release(estimator, sparse_input=issparse(X), context="the estimator")
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "
@@ -648,6 +651,16 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             "split": int(seeds[3]),
             "noise": np.random.RandomState(seeds[4]),
         }
+
+
+def _swaps_steps(param_distributions):
+    """Whether some distribution is a list holding an estimator (it swaps a step)."""
+    distributions = (param_distributions if isinstance(param_distributions, list)
+                     else [param_distributions])
+    return any(
+        isinstance(values, (list, tuple)) and any(isinstance(v, BaseEstimator) for v in values)
+        for distribution in distributions for values in distribution.values()
+    )
 
 
 def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility, error_score):

@@ -330,8 +330,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
     def _check_releases_model(self, attr):
         if not self.refit:
             raise AttributeError(
-                f"This {type(self).__name__} was initialized with refit=False. {attr} is "
-                "available only after refitting on the best parameters."
+                f"This {type(self).__name__} instance was initialized with `refit=False`. "
+                f"{attr} is available only after refitting on the best parameters (as in "
+                "GridSearchCV)."
             )
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -465,6 +466,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 "parameter setting (an empty dict {} tunes the estimator as it is)."
             )
         estimator = clone(self.estimator)
+        metric, key = selection_metric(estimator, self.scoring, self.refit)
         selection_epsilon, refit_budget = self._budgets()
         sparse_input = issparse(X)
         n_samples = _num_samples(X)  # treated as public, as in diffprivlib
@@ -496,11 +498,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 rescaled = rescaled_params(candidate, ratio, user_rules)
             partition_candidates.append({**refit_params, **rescaled})
         # After the gate, whose refusal of a step says more than a scorer's.
-        metric, key = selection_metric(estimator, self.scoring, self.refit)
         scorer, utility = make_utility(estimator, metric, self.utility_range, key)
         for params, candidate in zip(candidates, built):
             check_scorer_applies(scorer, candidate, params)
-        fit_params, score_params = route_fit_params(self, estimator, scorer, fit_params)
+        fit_params, score_params = route_fit_params(
+            self, estimator, scorer, fit_params,
+            scorer_name=self.refit if isinstance(self.scoring, (list, tuple, set, dict)) else None,
+        )
 
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(

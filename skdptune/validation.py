@@ -77,7 +77,8 @@ def check_record_wise(candidate, context):
     )
 
 
-def route_fit_params(search, estimator, scorer, params, *, weighted_scoring=True):
+def route_fit_params(search, estimator, scorer, params, *, weighted_scoring=True,
+                     scorer_name=None):
     """Split ``fit``'s ``**params`` between the estimator's ``fit`` and the scorer.
 
     As scikit-learn 1.7's searches do. With metadata routing enabled
@@ -104,6 +105,8 @@ def route_fit_params(search, estimator, scorer, params, *, weighted_scoring=True
         Whether the search can pass ``sample_weight`` to the scorer. When it cannot (the
         randomized search's held-out sum needs each record's utility in ``[0, 1]``), a
         ``sample_weight`` reaches the fits only, with a warning.
+    scorer_name : str or None, default=None
+        The scorer's name among several metrics, for the warning.
 
     Returns
     -------
@@ -126,12 +129,12 @@ def route_fit_params(search, estimator, scorer, params, *, weighted_scoring=True
                 "record's utility in [0, 1] (sensitivity 1).",
                 UserWarning, stacklevel=5,
             )
-        elif _scorer_accepts_sample_weight(scorer, search):
+        elif _scorer_accepts_sample_weight(scorer, search, scorer_name):
             score_params["sample_weight"] = params["sample_weight"]
     return dict(params), score_params
 
 
-def _scorer_accepts_sample_weight(scorer, search):
+def _scorer_accepts_sample_weight(scorer, search, name):
     """scikit-learn's ``BaseSearchCV._check_scorers_accept_sample_weight``, for one scorer."""
     if hasattr(scorer, "_accept_sample_weight"):
         accepts = scorer._accept_sample_weight()
@@ -139,7 +142,8 @@ def _scorer_accepts_sample_weight(scorer, search):
         accepts = "sample_weight" in inspect.signature(scorer).parameters
     if not accepts:
         warnings.warn(
-            f"The scoring {scorer} does not support sample_weight, which may lead to "
+            f"The scoring {scorer if name is None else f'{name}={scorer}'} does not support "
+            "sample_weight, which may lead to "
             f"statistically incorrect results when fitting {type(search).__name__} with "
             "sample_weight.",
             UserWarning, stacklevel=6,
@@ -229,7 +233,8 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
             ) from None
     if type(first_step(estimator)).__module__.startswith("diffprivlib"):
         _check_numeric(X)
-    if y is not None and is_classifier(estimator):
+    # type_of_target cannot tell for y of 3 or more dimensions: left to the estimator.
+    if y is not None and is_classifier(estimator) and np.ndim(np.asarray(y)) <= 2:
         check_classification_targets(y)
     if y is not None and np.ndim(np.asarray(y)) == 2 and np.shape(y)[1] == 1:
         warnings.warn(
