@@ -23,10 +23,10 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import _num_samples
 
-from ._sklearn_compat import _check_method_params, _safe_indexing
+from ._sklearn_compat import _check_method_params, _PassthroughScorer, _safe_indexing
 from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
 from .exceptions import ScorerOutputError
-from .utility import EMPTY_PART_UTILITY
+from .utility import EMPTY_PART_UTILITY, scores_accuracy
 
 # Tasks per worker that joblib gets to balance the load; fewer, larger tasks pay fewer fixed
 #: costs.
@@ -174,14 +174,17 @@ def _score(utility, estimator, X, y, score_params=None):
     scikit-learn's accuracy scorer costs about 3.5 ms per call in overhead; ``mean(predict(X)
     == y)`` is the same number (``accuracy_score`` of 1-d labels) without it.
     """
-    if (not score_params and _is_plain_accuracy(utility) and y is not None and np.ndim(y) == 1
-            and len(y)):
+    if (not score_params and _is_plain_accuracy(utility, estimator) and y is not None
+            and np.ndim(y) == 1 and len(y)):
         return float(utility.to_utility(np.mean(estimator.predict(X) == np.asarray(y))))
     return utility(estimator, X, y, **(score_params or {}))
 
 
-def _is_plain_accuracy(utility):
-    """Whether the utility is scikit-learn's accuracy scorer without options."""
+def _is_plain_accuracy(utility, estimator=None):
+    """Whether the utility is scikit-learn's accuracy scorer without options, or
+    ``estimator.score`` (``scoring=None``) where that is scikit-learn's accuracy."""
     scorer = getattr(utility, "scorer", None)
+    if isinstance(scorer, _PassthroughScorer):  # decided per candidate: a grid swaps steps
+        return estimator is not None and scores_accuracy(estimator)
     return (getattr(scorer, "_score_func", None) is accuracy_score
             and getattr(scorer, "_sign", None) == 1 and not getattr(scorer, "_kwargs", True))

@@ -177,7 +177,7 @@ def make_utility(estimator, scoring, utility_range, key=None):
     if utility_range is not None:
         low, high = _check_utility_range(utility_range)
         return scorer, BoundedUtility(scorer, low, high, key)
-    if (scoring is None and _scores_accuracy(estimator)) or (
+    if (scoring is None and scores_accuracy(estimator)) or (
         isinstance(scoring, str) and _BOUNDED_SCORER_PATTERN.match(scoring)
     ):
         return scorer, BoundedUtility(scorer, 0.0, 1.0, key)
@@ -311,8 +311,20 @@ def _final_step(estimator):
     return estimator
 
 
-def _scores_accuracy(estimator):
-    """Whether ``estimator.score`` is scikit-learn's accuracy, hence in ``[0, 1]``."""
+def scores_accuracy(estimator):
+    """Whether ``estimator.score`` is scikit-learn's accuracy, hence in ``[0, 1]``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An estimator or a pipeline (whose ``score`` is its final step's).
+
+    Returns
+    -------
+    bool
+        True when the (final step's) class's ``score`` is one of scikit-learn's accuracies
+        (``ClassifierMixin.score`` and the methods that return it), matched by identity.
+    """
     return getattr(type(_final_step(estimator)), "score", None) in _ACCURACY_SCORES
 
 
