@@ -679,3 +679,26 @@ def test_the_docs_state_the_total_cost_of_the_defaults():
     root = pathlib.Path(__file__).parents[1]
     for page in ("README.md", "docs/privacy_model.rst"):
         assert f"epsilon {default:.2f}" in " ".join((root / page).read_text().split()), page
+
+
+def test_text_through_a_hashing_vectorizer_and_a_private_model():
+    # Text has no n_features_in_; the search releases the best trial as for arrays.
+    from sklearn.feature_extraction.text import HashingVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    from skdptune.preprocessing import RowWiseFunctionTransformer
+
+    rng = np.random.RandomState(0)
+    words = np.array(["good", "bad", "fine", "awful", "great", "poor"])
+    y = rng.randint(0, 2, 300)
+    text = [" ".join(rng.choice(words[label::2], 4)) for label in y]
+    pipeline = make_pipeline(
+        HashingVectorizer(n_features=16, alternate_sign=False),
+        RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
+        LogisticRegression(data_norm=1.0, random_state=0),
+    )
+    search = _nb_search(estimator=pipeline, distribution="geometric")
+    search.set_params(param_distributions={"logisticregression__C": [0.1, 1.0]})
+    search.fit(text, y)
+    assert search.predict(text[:5]).shape == (5,)
+    assert not hasattr(search, "n_features_in_")
