@@ -4,6 +4,7 @@ A scikit-learn upgrade that moves one of these touches this file only.
 """
 
 from sklearn.base import _fit_context
+from sklearn.metrics._scorer import _check_multimetric_scoring, _PassthroughScorer
 from sklearn.model_selection._search import _yield_masked_array_for_each_param
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -11,17 +12,26 @@ from sklearn.utils._param_validation import (
     StrOptions,
 )
 from sklearn.utils import _safe_indexing
-from sklearn.utils._metadata_requests import _routing_enabled
+
+try:  # scikit-learn >= 1.7
+    from sklearn.utils._repr_html.estimator import _VisualBlock
+except ImportError:  # scikit-learn 1.4 to 1.6
+    from sklearn.utils._estimator_html_repr import _VisualBlock
+from sklearn.utils._metadata_requests import _raise_for_params, _routing_enabled
 from sklearn.utils.validation import _check_method_params, _get_feature_names, _num_features
 
 __all__ = [
     "HasMethods",
     "Interval",
     "StrOptions",
+    "_VisualBlock",
     "_check_method_params",
+    "_check_multimetric_scoring",
     "_fit_context",
     "_get_feature_names",
     "_num_features",
+    "_PassthroughScorer",
+    "_raise_for_params",
     "_routing_enabled",
     "_safe_indexing",
     "_yield_masked_array_for_each_param",

@@ -297,8 +297,9 @@ def repeat_and_select_bounds(trial_epsilon, delta, mean, shape):
         ``"poisson_exact_profile"`` for a Poisson count or ``"pure"`` for a truncated negative
         binomial one. :func:`repeat_and_select_epsilon` is their minimum.
     """
+    shape = math.inf if shape is None else float(shape)  # None: Poisson, as math.inf
     return dict(_repeat_and_select_bounds(float(trial_epsilon), float(delta), float(mean),
-                                          float(shape)))
+                                          shape))
 
 
 def repeat_and_select_epsilon(trial_epsilon, delta, mean, shape):
@@ -313,10 +314,10 @@ def repeat_and_select_epsilon(trial_epsilon, delta, mean, shape):
         Target delta, in ``(0, 1)``.
     mean : float
         Mean of ``K`` (at least 1).
-    shape : float
-        Law of ``K``: ``math.inf`` for Poisson(``mean``) (``K = 0`` possible, releasing
-        nothing), otherwise Papernot & Steinke's truncated negative binomial with ``eta =
-        shape`` (``1`` geometric, ``0`` logarithmic; see
+    shape : float or None
+        Law of ``K``: ``math.inf`` (or None) for Poisson(``mean``) (``K = 0`` possible,
+        releasing nothing), otherwise Papernot & Steinke's truncated negative binomial with
+        ``eta = shape`` (``1`` geometric, ``0`` logarithmic; see
         :func:`truncated_negative_binomial_mean`).
 
     Returns

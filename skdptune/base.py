@@ -6,15 +6,25 @@ tuned estimator, and a ``clone`` that keeps the very same accountant object.
 
 import os
 import weakref
+from collections.abc import Mapping
 from numbers import Integral, Real
 
 from diffprivlib.accountant import BudgetAccountant
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
+from sklearn.metrics import check_scoring
 from sklearn.utils import get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._sklearn_compat import HasMethods, Interval, StrOptions
+from ._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _raise_for_params,
+    _routing_enabled,
+    _VisualBlock,
+)
 from .accounting import PicklableBudget
 from .exceptions import AccountantCopyError
 
@@ -81,6 +91,34 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         "accountant": [HasMethods(["check", "spend"]), None],
         "random_state": ["random_state"],
     }
+
+    #: Methods of the search whose metadata the scorer receives (see get_metadata_routing).
+    _scorer_callers = ("score",)
+
+    def get_metadata_routing(self):
+        """Get the metadata routing of this search.
+
+        As scikit-learn's searches: ``fit``'s metadata go to the estimator's ``fit`` (and, for
+        :class:`~skdptune.PrivateGridSearchCV`, to the scorer of the partitions), ``score``'s
+        to the scorer. Used when metadata routing is enabled
+        (``sklearn.set_config(enable_metadata_routing=True)``); there is no splitter.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+        """
+        router = MetadataRouter(owner=type(self).__name__).add(
+            estimator=self.estimator,
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        )
+        mapping = MethodMapping()
+        for caller in self._scorer_callers:
+            mapping.add(caller=caller, callee="score")
+        return router.add(scorer=self._routing_scorer(), method_mapping=mapping)
+
+    def _routing_scorer(self):
+        """The scorer whose metadata requests the router follows."""
+        return check_scoring(self.estimator, self.scoring)
 
     def _user_accountant(self):
         """The accountant to charge; refuses a copy made by pickling.
@@ -171,6 +209,22 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         if hasattr(self, "_pickled_in_pid"):
             cloned._pickled_in_pid = self._pickled_in_pid
         return cloned
+
+    def _sk_visual_block_(self):
+        # As scikit-learn's searches: the released model once fitted, else the estimator to
+        # tune; and the selector when it is an estimator (its parameters are tunable).
+        if hasattr(self, "best_estimator_"):
+            key, estimator = "best_estimator_", self.best_estimator_
+        else:
+            key, estimator = "estimator", self.estimator
+        blocks = [(f"{key}: {type(estimator).__name__}", estimator)]
+        selector = getattr(self, "selector", None)
+        if isinstance(selector, BaseEstimator):
+            blocks.append((f"selector: {type(selector).__name__}", selector))
+        return _VisualBlock(
+            "parallel", [block for _, block in blocks], names=[name for name, _ in blocks],
+            name_details=[str(block) for _, block in blocks],
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -297,7 +351,7 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         return self.best_estimator_.inverse_transform(X)
 
     @available_if(_estimator_has("fit"))  # every estimator has fit: checks a model is released
-    def score(self, X, y=None):
+    def score(self, X, y=None, **params):
         """Score of the released best estimator on ``X``, with the search's scorer.
 
         Not private: call it on data whose privacy does not matter (a public test set).
@@ -306,10 +360,25 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,), default=None
+        **params : dict
+            Passed to the scorer; only with metadata routing enabled, as in scikit-learn.
 
         Returns
         -------
         score : float
         """
         check_is_fitted(self)
-        return self.scorer_(self.best_estimator_, X, y)
+        _raise_for_params(params, self, "score")
+        score_params = (process_routing(self, "score", **params).scorer["score"]
+                        if _routing_enabled() else {})
+        if y is None:  # scorer(estimator, X) for unsupervised scorers, as in fit
+            score = self.scorer_(self.best_estimator_, X, **score_params)
+        else:
+            score = self.scorer_(self.best_estimator_, X, y, **score_params)
+        if isinstance(score, Mapping) and self._metric_key() is not None:
+            return score[self._metric_key()]  # a scorer returning several metrics
+        return score
+
+    def _metric_key(self):
+        """The metric to take from a scorer that returns a dict of them, or None."""
+        return None

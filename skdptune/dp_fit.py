@@ -123,10 +123,15 @@ def with_params(estimator, params, source="param_grid candidate"):
 
     Estimator-valued parameters are cloned and the others deep-copied, as scikit-learn's
     searches do: the grid's own objects are never fitted (on private data, and then shown in
-    ``cv_results_``).
+    ``cv_results_``). An empty setting (``param_grid={}``) leaves the clone as it is:
+    ``set_params()`` without arguments is not part of the estimator contract (scikit-learn's
+    own mocking estimators reject it).
     """
+    cloned = clone(estimator)
+    if not params:
+        return cloned
     try:
-        return clone(estimator).set_params(
+        return cloned.set_params(
             **{name: clone(value, safe=False) for name, value in params.items()}
         )
     except ValueError as error:

@@ -21,9 +21,12 @@ import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.metrics import accuracy_score
+from sklearn.utils.validation import _num_samples
 
-from ._sklearn_compat import _check_method_params, _safe_indexing
+from ._sklearn_compat import _check_method_params, _PassthroughScorer, _safe_indexing
 from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
+from .exceptions import ScorerOutputError
+from .utility import EMPTY_PART_UTILITY, scores_accuracy
 
 # Tasks per worker that joblib gets to balance the load; fewer, larger tasks pay fewer fixed
 #: costs.
@@ -31,7 +34,8 @@ _TASKS_PER_WORKER = 4
 
 
 def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility, error_score,
-                        *, n_jobs=None, pre_dispatch="2*n_jobs", verbose=0, reveal=False):
+                        *, n_jobs=None, pre_dispatch="2*n_jobs", verbose=0, reveal=False,
+                        score_params=None):
     """Mean bounded utility of every candidate over the partitions.
 
     Parameters
@@ -54,6 +58,10 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
         Passed to :class:`joblib.Parallel` (the backend is the caller's choice).
     reveal : bool, default=False
         Re-emit the partition fits' warnings (:func:`skdptune.reveal_fit_messages`).
+    score_params : dict or None, default=None
+        Scorer parameters (``sample_weight``); sample-aligned ones are sliced to each
+        partition's validation rows. A weighted score still lies in ``[0, 1]`` after the
+        utility's clip, so the sensitivity is unchanged.
 
     Returns
     -------
@@ -67,7 +75,7 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
                         max_nbytes=_max_nbytes(X, y))(
         delayed(_evaluate_batch)(
             estimator, [candidates[i] for i in batch], X, y, train, validation, fit_params,
-            utility, error_score, reveal,
+            utility, error_score, reveal, score_params or {},
         )
         for train, validation in splits
         for batch in batches
@@ -103,7 +111,7 @@ def _max_nbytes(X, y):
 
 
 def _evaluate_batch(estimator, batch, X, y, train, validation, fit_params, utility,
-                    error_score, reveal):
+                    error_score, reveal, score_params):
     """Fit a batch of candidates on one partition's training rows; their utilities on the rest.
 
     Runs in a joblib worker. The partition is sliced once for the batch. Returns ``(utilities,
@@ -113,45 +121,70 @@ def _evaluate_batch(estimator, batch, X, y, train, validation, fit_params, utili
     X_train, X_validation = _safe_indexing(X, train), _safe_indexing(X, validation)
     y_train = None if y is None else _safe_indexing(y, train)
     y_validation = None if y is None else _safe_indexing(y, validation)
+    validation_params = _check_method_params(X, params=score_params, indices=validation)
     values = []
     with private_fit_context() as caught:
         for params in batch:
             values.append(_candidate_utility(
                 estimator, params, X_train, y_train, X_validation, y_validation, train_params,
-                utility, error_score,
+                utility, error_score, validation_params,
             ))
     return values, (plain_warnings(caught) if reveal else [])
 
 
 def _candidate_utility(estimator, params, X_train, y_train, X_validation, y_validation,
-                       train_params, utility, error_score):
+                       train_params, utility, error_score, validation_params):
     """One candidate's bounded utility on one partition, or ``error_score``."""
+    # A part the random split left empty is a property of the labels, not of the estimator:
+    # if the fit or the score cannot handle it, the partition scores the fixed
+    # EMPTY_PART_UTILITY, never error_score or an error (also under error_score="raise").
+    # Either way the utility depends on this partition's records only: sensitivity 1/k.
+    empty_part = _num_samples(X_train) == 0 or _num_samples(X_validation) == 0
     estimator = with_params(estimator, params)
     set_accountants(estimator, BudgetAccountant())  # throw-away: partition fits are not charged
     try:
         fit(estimator, X_train, y_train, train_params)
-        value = _score(utility, estimator, X_validation, y_validation)
+        value = _score(utility, estimator, X_validation, y_validation, validation_params)
+    except ScorerOutputError:
+        raise  # a misconfigured scorer, not a failure of the fit: never error_score
     except Exception:
+        if empty_part:
+            return EMPTY_PART_UTILITY
         if error_score == "raise":
             raise
         return error_score
-    # A NaN score (e.g. an empty validation part) is a failure like any other.
-    return value if np.isfinite(value) else error_score
+    if np.isfinite(value):
+        return value
+    # A NaN score is a failure like any other.
+    if empty_part:
+        return EMPTY_PART_UTILITY
+    if error_score == "raise":
+        raise ValueError(
+            f"The score of param_grid candidate {params} on a partition is {value}, not a "
+            "finite number; error_score='raise' makes this an error (a numeric error_score "
+            "would count it as that value)."
+        )
+    return error_score
 
 
-def _score(utility, estimator, X, y):
-    """``utility(estimator, X, y)``, with a fast exact path for unweighted accuracy.
+def _score(utility, estimator, X, y, score_params=None):
+    """``utility(estimator, X, y, **score_params)``, with a fast exact path for unweighted
+    accuracy.
 
     scikit-learn's accuracy scorer costs about 3.5 ms per call in overhead; ``mean(predict(X)
     == y)`` is the same number (``accuracy_score`` of 1-d labels) without it.
     """
-    if _is_plain_accuracy(utility) and y is not None and np.ndim(y) == 1 and len(y):
+    if (not score_params and _is_plain_accuracy(utility, estimator) and y is not None
+            and np.ndim(y) == 1 and len(y)):
         return float(utility.to_utility(np.mean(estimator.predict(X) == np.asarray(y))))
-    return utility(estimator, X, y)
+    return utility(estimator, X, y, **(score_params or {}))
 
 
-def _is_plain_accuracy(utility):
-    """Whether the utility is scikit-learn's accuracy scorer without options."""
+def _is_plain_accuracy(utility, estimator=None):
+    """Whether the utility is scikit-learn's accuracy scorer without options, or
+    ``estimator.score`` (``scoring=None``) where that is scikit-learn's accuracy."""
     scorer = getattr(utility, "scorer", None)
+    if isinstance(scorer, _PassthroughScorer):  # decided per candidate: a grid swaps steps
+        return estimator is not None and scores_accuracy(estimator)
     return (getattr(scorer, "_score_func", None) is accuracy_score
             and getattr(scorer, "_sign", None) == 1 and not getattr(scorer, "_kwargs", True))

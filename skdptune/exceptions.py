@@ -8,6 +8,18 @@ class GateError(ValueError):
     """
 
 
+class ScorerOutputError(ValueError):
+    """A scorer returned something other than one number for the selection's metric.
+
+    For example a dict of metrics when no ``refit=<metric name>`` says which one to select on,
+    or a dict without that key. It is a misconfiguration, not a failure of the estimator on a
+    partition, so it is raised (before the selection: nothing is charged) even with a numeric
+    ``error_score``, which would otherwise turn every partition into ``error_score`` and the
+    selection into noise. A ``ValueError``, as scikit-learn's own "scoring must return a
+    number".
+    """
+
+
 class PrivateFitError(RuntimeError):
     """A fit on the private data failed; its original message is withheld.
 

@@ -22,7 +22,6 @@ from numbers import Integral, Real
 
 from diffprivlib import models as dp
 from sklearn import ensemble, kernel_ridge, linear_model, neighbors, svm, tree
-from sklearn.base import BaseEstimator
 
 #: The scalings a rule can apply (``value`` is the candidate's, ``ratio`` > 1).
 SCALINGS = {
@@ -178,8 +177,10 @@ def rescaled_params(candidate, ratio, user_rules):
     """
     params = candidate.get_params(deep=True)
     owners = {"": candidate}
+    # Estimators that do not derive from BaseEstimator (scikit-learn's minimal-compatible
+    # ones) own parameters too: anything with get_params.
     owners.update((path, value) for path, value in params.items()
-                  if isinstance(value, BaseEstimator))
+                  if hasattr(value, "get_params") and not isinstance(value, type))
     user_rules = user_rules or {}
     changes = {}
     for path, value in params.items():

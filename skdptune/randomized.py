@@ -9,6 +9,7 @@ held-out sums stay in local variables; only the selected trial reaches the user.
 
 import math
 import secrets
+from functools import lru_cache
 from numbers import Real
 
 import numpy as np
@@ -17,7 +18,8 @@ from diffprivlib.utils import PrivacyLeakWarning
 from diffprivlib.utils import check_random_state as dp_check_random_state
 from joblib import Parallel, delayed
 from scipy.sparse import issparse
-from sklearn.base import clone, is_classifier
+from sklearn.base import BaseEstimator, clone, is_classifier
+from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
 from sklearn.utils import check_random_state, indexable
 from sklearn.utils.validation import _num_samples, check_consistent_length
@@ -32,6 +34,7 @@ from ._sklearn_compat import (
 )
 from .accounting import (
     ADJACENCY,
+    calibrate_trial_epsilon,
     PRIVACY_UNIT,
     REPEAT_AND_SELECT_BOUNDS,
     repeat_and_select_bounds,
@@ -49,12 +52,21 @@ from .dp_fit import (
     with_params,
     withheld_notice,
 )
-from .gate import check_release
+from .exceptions import ScorerOutputError
+from .gate import check_release, split_budget
 from .utility import make_utility
-from .validation import check_fit_params, input_shape, validate_candidate
+from .validation import check_record_wise, input_shape, route_fit_params, validate_candidate
 
-#: Laws of the number of trials, by name.
-DISTRIBUTIONS = ("poisson", "truncated_negative_binomial")
+#: Laws of the number of trials, by name: their ``shape`` (Papernot & Steinke's ``eta``;
+#: infinite for Poisson). ``"truncated_negative_binomial"`` takes the ``shape`` parameter.
+DISTRIBUTIONS = {"poisson": math.inf, "geometric": 1.0, "logarithmic": 0.0,
+                 "truncated_negative_binomial": None}
+
+#: The mean number of trials when neither ``n_iter`` nor ``mean`` is given.
+DEFAULT_N_ITER = 10.0
+
+#: The per-trial epsilon when neither ``epsilon`` nor ``total_epsilon`` is given.
+DEFAULT_EPSILON = 1.0
 
 # Scorers that are means of per-record scores, vectorised: per-record score from (y, y_pred).
 _PER_RECORD_SCORES = {
@@ -80,10 +92,15 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: add-or-remove one
     record. Every trial is pure ``epsilon``-DP (see Notes); releasing the best of ``K`` trials
     costs :func:`skdptune.accounting.repeat_and_select_epsilon` of it (the smallest of
-    Papernot & Steinke's bounds, see :func:`skdptune.accounting.repeat_and_select_bounds`):
-    ``3 * epsilon`` for a geometric ``K``, about ``5.6 * epsilon`` for the default Poisson
-    ``K`` of mean 10 at ``epsilon=1``. The total is in :attr:`privacy_spent_` and is charged
-    once to the ``accountant``.
+    Papernot & Steinke's bounds, see :func:`skdptune.accounting.repeat_and_select_bounds`).
+    **The epsilon is per trial, not the total**: with the defaults (Poisson ``K`` of mean
+    ``n_iter=10``, ``epsilon=1``, ``delta=1e-6``) the search spends epsilon 5.62; a
+    geometric ``K`` of the same mean spends 3.0 and a logarithmic one 2.0. Give
+    ``total_epsilon`` instead to state the whole budget. The total is in
+    :attr:`privacy_spent_` and is charged once to the ``accountant``.
+
+    ``RandomizedSearchCV``'s ``n_iter`` is the *mean* number of trials here: the number itself
+    is random (its randomness is part of the guarantee), secret, and never shown.
 
     Parameters
     ----------
@@ -96,24 +113,42 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         uniformly, objects with ``rvs`` (scipy distributions) are sampled. Every trial draws
         one setting independently (with replacement, also for lists), as the accounting
         requires.
-    epsilon : float, default=1.0
+    epsilon : float or None, default=None
         Pure epsilon of one trial, per record under add-or-remove adjacency; positive and
         finite. It is the budget of the held-out scoring noise and the cap on the estimator's
         own epsilon (and, with ``subsample``, on the final fit's). Not the total: see
-        :attr:`privacy_spent_`, and :func:`skdptune.accounting.calibrate_trial_epsilon` to
-        obtain it from a total.
+        :attr:`privacy_spent_`. None means 1.0, unless ``total_epsilon`` is given (then it
+        must be None).
+    total_epsilon : float or None, default=None
+        The whole search's epsilon: the one-budget form, as for
+        :class:`~skdptune.PrivateGridSearchCV`. The per-trial epsilon is solved with
+        :func:`skdptune.accounting.calibrate_trial_epsilon` (the largest whose total, with
+        ``subsample`` if given, is at most ``total_epsilon``), and every sampled setting's
+        diffprivlib steps are given that budget (each step's epsilon scaled by a common
+        factor, keeping their proportions: :func:`skdptune.gate.split_budget`). Then
+        :attr:`privacy_spent_` is at most ``(total_epsilon, delta)``, within a relative
+        ``1e-12``.
     delta : float, default=1e-6
         Delta of the whole search, in ``(0, 1)``, at which the Rényi DP bounds of the
         repeat-and-select are converted into ``(epsilon, delta)`` (a pure bound, when it is the
         smallest, holds at any delta).
-    distribution : {"poisson", "truncated_negative_binomial"}, default="poisson"
+    distribution : {"poisson", "geometric", "logarithmic", "truncated_negative_binomial"}, \
+            default="poisson"
         Law of the number of trials ``K``. Poisson allows ``K = 0`` (probability
-        ``exp(-mean)``), in which case nothing is released and ``fit`` raises.
-    mean : float, default=10.0
-        Mean number of trials: at least 1 for Poisson, above 1 for the negative binomial.
+        ``exp(-n_iter)``), in which case nothing is released and ``fit`` raises; it costs the
+        most (see above). ``"geometric"`` and ``"logarithmic"`` are Papernot & Steinke's
+        truncated negative binomial with shape 1 and 0 (``K >= 1``; pure bounds ``3 *
+        epsilon`` and ``2 * epsilon``); ``"truncated_negative_binomial"`` takes ``shape``.
+    n_iter : float or None, default=None
+        Mean number of trials (``RandomizedSearchCV``'s ``n_iter``, here the mean of the
+        random ``K``): at least 1 for Poisson, above 1 for the other laws. None means 10,
+        unless ``mean`` is given.
+    mean : float or None, default=None
+        The former name of ``n_iter``, kept for compatibility; give at most one of them.
     shape : float, default=1.0
         Shape ``eta >= 0`` of the truncated negative binomial (``1`` geometric, ``0``
-        logarithmic; Papernot & Steinke's Definition 1). Ignored for Poisson.
+        logarithmic; Papernot & Steinke's Definition 1). Used only with
+        ``distribution="truncated_negative_binomial"``.
     validation_fraction : float, default=0.2
         Probability, in ``(0, 1)``, that a record is held out for scoring rather than used for
         training. Each record's label is drawn independently (stable under adjacency); the
@@ -146,7 +181,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     pre_dispatch : int or str, default="2*n_jobs"
         As for ``joblib.Parallel``.
     verbose : int, default=0
-        Verbosity of ``joblib.Parallel``.
+        Above 0, prints one line before the trials (the law and mean of their number, the
+        per-trial epsilon) and one after (the released parameters and the charge). The number
+        of trials is secret, so ``joblib.Parallel``'s progress (which counts them) is never
+        shown.
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Checked for the whole cost before the data are touched and charged once after the
         fit (also when the fit fails after touching the data). None uses diffprivlib's
@@ -210,10 +248,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     _parameter_constraints = {
         **BasePrivateSearch._parameter_constraints,
         "param_distributions": [dict, list],
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "total_epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "distribution": [StrOptions(set(DISTRIBUTIONS))],
-        "mean": [Interval(Real, 1, None, closed="left")],
+        "n_iter": [Interval(Real, 1, None, closed="left"), None],
+        "mean": [Interval(Real, 1, None, closed="left"), None],
         "shape": [Interval(Real, 0, None, closed="left")],
         "scoring": [StrOptions(set(_PER_RECORD_SCORES)), callable, None],
         "subsample": [Interval(Real, 0, 1, closed="neither"), None],
@@ -225,10 +265,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         estimator,
         param_distributions,
         *,
-        epsilon=1.0,
+        epsilon=None,
         delta=1e-6,
+        total_epsilon=None,
         distribution="poisson",
-        mean=10.0,
+        n_iter=None,
+        mean=None,
         shape=1.0,
         validation_fraction=0.2,
         scoring=None,
@@ -246,7 +288,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         self.param_distributions = param_distributions
         self.epsilon = epsilon
         self.delta = delta
+        self.total_epsilon = total_epsilon
         self.distribution = distribution
+        self.n_iter = n_iter
         self.mean = mean
         self.shape = shape
         self.validation_fraction = validation_fraction
@@ -281,6 +325,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # 1. Validate and check the whole budget: no data has been looked at yet.
         X, y = indexable(X, y)  # as RandomizedSearchCV: row-indexable (COO -> CSR)
         plan = self._plan(X, y, fit_params)
+        fit_params = plan["fit_params"]  # routed, as in scikit-learn's searches
         accountant = self._user_accountant()
         accountant.check(*plan["cost"])
         withheld_notice(stacklevel=3)  # data-independent: at every fit
@@ -288,7 +333,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
         # 2. K and the trials' hyperparameters, without data. K stays in this function: the
         # guarantee covers the best trial only, not how many trials ran.
-        n_trials = _sample_trial_count(float(self.mean), plan["shape"], states["count"])
+        n_trials = _sample_trial_count(plan["n_iter"], plan["shape"], states["count"])
         # One independent draw per trial (ParameterSampler with n_iter > 1 would sample lists
         # without replacement, and the trials must be independent runs).
         settings = [
@@ -297,20 +342,28 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             for _ in range(n_trials)
         ]
         del n_trials
-        for params in settings:
-            self._check_setting(plan, params)
+        # The parameters each trial (and the final fit) is fitted with: the setting, with the
+        # per-trial budget in the one-budget form. best_params_ stays the sampled setting.
+        fitted = [self._check_setting(plan, params) for params in settings]
 
+        if self.verbose > 0:
+            print(f"Running a random number of trials ({self.distribution}, mean "
+                  f"{plan['n_iter']:g}), each {plan['trial_epsilon']:g}-DP; their number is "
+                  "secret and not shown")
         try:
-            self._run(X, y, fit_params, plan, settings, states)
+            self._run(X, y, fit_params, plan, settings, fitted, states)
         except BaseException:
             # The data were touched: the failure can depend on them. Charge the whole cost.
             self._charge(accountant, plan["cost"])
             raise
         self._charge(accountant, plan["cost"])
         self._release(plan, plan["cost"], plan["report"])
+        if self.verbose > 0:
+            print(f"Released the best trial, {self.best_params_}; charged "
+                  f"epsilon={plan['cost'][0]:g}, delta={plan['cost'][1]:g}")
         return self
 
-    def _run(self, X, y, fit_params, plan, settings, states):
+    def _run(self, X, y, fit_params, plan, settings, fitted, states):
         """Everything that touches the data; sets the released attributes."""
         n_samples = plan["n_samples"]
         if self.subsample is None:
@@ -328,34 +381,38 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         train, holdout = tuning[~is_validation], tuning[is_validation]
 
         outcomes = Parallel(
-            n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch, verbose=self.verbose
+            # No verbose: joblib's task counts would show the number of trials, which is secret.
+            n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch
         )(
             delayed(_trial)(
-                plan["estimator"], params, X, y, train, holdout, fit_params, plan["scoring"],
-                plan["utility"], self.error_score,
+                plan["estimator"], trial_params, X, y, train, holdout, fit_params,
+                plan["scoring"], plan["utility"], self.error_score,
             )
-            for params in settings
+            for trial_params, _ in fitted
         )
         if not outcomes:
             raise RuntimeError(
                 "The random number of trials came out 0 (Poisson, probability "
-                f"exp(-{self.mean}) = {math.exp(-self.mean):.3g}): nothing is released. The "
+                f"exp(-{plan['n_iter']:g}) = {math.exp(-plan['n_iter']):.3g}): nothing is "
+                "released. The "
                 "budget of this run has been charged; fit again to draw a new number."
             )
         for outcome in outcomes:
-            self._check_outcome(outcome)
+            self._check_outcome(outcome, plan["trial_epsilon"])
 
         # 3. Noise every trial's held-out sum. Each per-record utility is in [0, 1] and the
         # model never sees held-out records, so the sum has sensitivity 1 under add-or-remove:
         # Laplace(1 / epsilon) makes the score epsilon-DP (the trial's whole budget, in
         # parallel with the training, which sees the other records).
-        noise = Laplace(epsilon=self.epsilon, sensitivity=1.0, random_state=states["noise"])
+        noise = Laplace(epsilon=plan["trial_epsilon"], sensitivity=1.0,
+                        random_state=states["noise"])
         noisy = [noise.randomise(outcome["sum"]) for outcome in outcomes]
         # ``best`` indexes this call's trials and never leaves it (it would bound K).
         best = int(np.argmax(noisy))
         chosen, best_noisy, model = settings[best], noisy[best], outcomes[best]["model"]
         del outcomes, noisy  # raw sums and non-selected models are not kept
-        model = self._released_model(model, chosen, X, y, fit_params, plan, final)
+        model = self._released_model(model, chosen, fitted[best][1], X, y, fit_params, plan,
+                                     final)
 
         # 4. Release: post-processing of the best trial's (params, model, noisy score).
         self.best_params_ = chosen
@@ -370,8 +427,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         results.update(_yield_masked_array_for_each_param([chosen]))
         self.cv_results_ = results
 
-    def _released_model(self, model, chosen, X, y, fit_params, plan, final):
-        """The model to release: the best trial's, or the final fit on the remainder."""
+    def _released_model(self, model, chosen, final_params, X, y, fit_params, plan, final):
+        """The model to release: the best trial's, or the final fit on the remainder (with
+        ``final_params``, the transferred setting)."""
         if model is None:
             raise RuntimeError(
                 f"The best trial, with {chosen}, failed to fit or score, so there is no model "
@@ -380,7 +438,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             )
         if final is None:
             return model
-        params = plan["transferred"](chosen)
+        params = final_params
         estimator = with_params(plan["estimator"], params, source="transferred setting")
         spent = MeasuringAccountant()
         leak = fit_for_release(
@@ -388,11 +446,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             _check_method_params(X, params=fit_params, indices=final), spent,
         )
         self._check_outcome({"model": estimator, "spent": spent.total(), "params": params,
-                             "leak": leak})
+                             "leak": leak}, plan["trial_epsilon"])
         return estimator
 
-    def _check_outcome(self, outcome):
-        """A fit whose model may be released must be pure epsilon-DP and leak nothing."""
+    def _check_outcome(self, outcome, trial_epsilon):
+        """A fit whose model may be released must be pure ``trial_epsilon``-DP and leak
+        nothing."""
         if outcome["leak"] is not None:
             raise ValueError(
                 f"The fit with {outcome['params']} is not private: it warned "
@@ -402,22 +461,29 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         if outcome["model"] is None:
             return
         epsilon_spent, delta_spent = outcome["spent"]
-        if not 0 < epsilon_spent <= self.epsilon * (1 + _SPEND_RTOL) or delta_spent > 0:
+        if not 0 < epsilon_spent <= trial_epsilon * (1 + _SPEND_RTOL) or delta_spent > 0:
             raise ValueError(
                 f"The fit with {outcome['params']} spent (epsilon={epsilon_spent}, "
                 f"delta={delta_spent}), but every fit must be pure epsilon-DP with 0 < epsilon "
-                f"<= epsilon={self.epsilon} (the per-trial budget) and delta 0; the search's "
+                f"<= {trial_epsilon} (the per-trial budget) and delta 0; the search's "
                 "guarantee does not hold for it. Use a pure-DP diffprivlib estimator whose "
                 "epsilon is at most the search's."
             )
 
+    def _routing_scorer(self):
+        # scoring=None means accuracy here (the held-out sum needs a per-record score).
+        return check_scoring(self.estimator, "accuracy" if self.scoring is None else self.scoring)
+
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched; raises on any invalid input."""
         estimator = clone(self.estimator)
-        # Every trial's model may be released: the estimator must pass the refit gate (each
-        # sampled setting is checked again in _check_setting).
-        check_release(estimator, sparse_input=issparse(X), context="the estimator")
-        check_fit_params(estimator, fit_params)
+        check_record_wise(estimator, "the estimator")
+        # Every trial's model may be released: the estimator must pass the refit gate. Each
+        # sampled setting is checked again in _check_setting, before any data; when the
+        # distributions swap steps (a list of estimators), only there, as the grid search
+        # checks every candidate rather than the estimator (whose step may be a placeholder).
+        if not _swaps_steps(self.param_distributions):
+            check_release(estimator, sparse_input=issparse(X), context="the estimator")
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "
@@ -434,16 +500,14 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 )
             scoring = "accuracy"
         scorer, utility = make_utility(estimator, scoring, self.utility_range)
+        fit_params, _ = route_fit_params(self, estimator, scorer, fit_params,
+                                         weighted_scoring=False)
         if self.transfer is not None and self.subsample is None:
             raise ValueError(
                 f"transfer={self.transfer!r} is only used with subsample=q; pass a subsample "
                 "rate in (0, 1) or transfer=None."
             )
-        if self.distribution == "truncated_negative_binomial" and self.mean <= 1:
-            raise ValueError(
-                f"mean={self.mean} is invalid for distribution='truncated_negative_binomial': "
-                "its number of trials is at least 1, so its mean must be above 1."
-            )
+        n_iter, shape = self._trial_count_law()
         n_samples = _num_samples(X)
         check_consistent_length(X, y)
         rate = (self.subsample or 1.0) * min(self.validation_fraction,
@@ -456,55 +520,112 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 f"expect at least one record, which needs at least {needed} samples."
             )
 
-        shape = math.inf if self.distribution == "poisson" else float(self.shape)
+        trial_epsilon = self._trial_epsilon(n_iter, shape)
         # Papernot & Steinke: the best of K pure epsilon-DP trials (see the class Notes). Every
         # bound is valid on its own; the smallest (repeat_and_select_epsilon) is charged.
-        tuning_bounds = repeat_and_select_bounds(self.epsilon, self.delta, self.mean, shape)
+        tuning_bounds = repeat_and_select_bounds(trial_epsilon, self.delta, n_iter, shape)
         tuning_cost = (min(tuning_bounds.values()), float(self.delta))
         cost = tuning_cost
         if self.subsample is not None:
             # Koskela & Kulkarni: mixture of the tuning (record in the subsample) and the
-            # final fit (record in the rest), whose epsilon is capped by self.epsilon.
-            cost = subsampled_tuning_cost(tuning_cost, self.epsilon, self.subsample)
+            # final fit (record in the rest), whose epsilon is capped by the trial epsilon.
+            cost = subsampled_tuning_cost(tuning_cost, trial_epsilon, self.subsample)
         transfer = self.transfer
         return {
             "estimator": estimator,
             "scorer": scorer,
             "utility": utility,
             "scoring": scoring,
+            "fit_params": fit_params,
             "n_samples": n_samples,
+            "n_iter": n_iter,
             "shape": shape,
+            "trial_epsilon": trial_epsilon,
             "cost": cost,
             "transferred": (
                 (lambda params: params) if transfer is None
                 else (lambda params: _check_transferred(transfer(dict(params), self.subsample),
                                                         params))
             ),
-            "report": _privacy_report(self, shape, tuning_bounds, tuning_cost, cost),
+            "report": _privacy_report(self, n_iter, shape, trial_epsilon, tuning_bounds,
+                                      tuning_cost, cost),
             "sparse_input": issparse(X),
             "input_shape": input_shape(X),
         }
 
     def _check_setting(self, plan, params):
         """Before any data: a sampled setting (and its transfer) declares a pure budget within
-        the per-trial epsilon."""
+        the per-trial epsilon.
+
+        Returns
+        -------
+        trial_params, final_params : dict, dict or None
+            The parameters of the trial's fit and (with ``subsample``) of the final fit: the
+            setting (transferred for the final fit), with the per-trial budget given to its
+            diffprivlib steps in the one-budget form.
+        """
         checked = [params]
         if self.subsample is not None:
             checked.append(plan["transferred"](params))
+        fitted = []
         for setting in checked:
             candidate = with_params(plan["estimator"], setting, source="sampled setting")
             context = f"sampled setting {setting}"
             validate_candidate(candidate, context)
+            check_record_wise(candidate, context)
             epsilon_declared, delta_declared = check_release(
                 candidate, sparse_input=plan["sparse_input"], context=context
             )
-            if epsilon_declared > self.epsilon * (1 + _SPEND_RTOL) or delta_declared > 0:
+            if self.total_epsilon is not None:
+                # The one-budget form: the steps share the per-trial epsilon (sequential
+                # composition of the steps; each scaled by a common factor).
+                setting = {**setting, **split_budget(candidate, plan["trial_epsilon"])}
+            elif (epsilon_declared > plan["trial_epsilon"] * (1 + _SPEND_RTOL)
+                  or delta_declared > 0):
                 raise ValueError(
                     f"The sampled setting {setting} declares (epsilon={epsilon_declared}, "
                     f"delta={delta_declared}), but every fit must be pure epsilon-DP within the "
-                    f"per-trial budget epsilon={self.epsilon}. Narrow param_distributions (or "
-                    "transfer) or raise epsilon."
+                    f"per-trial budget epsilon={plan['trial_epsilon']}. Narrow "
+                    "param_distributions (or transfer), raise epsilon, or give total_epsilon "
+                    "(the budget is then split for you)."
                 )
+            fitted.append(setting)
+        return fitted[0], (fitted[1] if self.subsample is not None else None)
+
+    def _trial_count_law(self):
+        """``(mean, shape)`` of the number of trials, from the parameters alone."""
+        if self.n_iter is not None and self.mean is not None:
+            raise ValueError(
+                f"n_iter={self.n_iter} and mean={self.mean} were both given; mean is the former "
+                "name of n_iter (the mean number of trials): give one of them."
+            )
+        n_iter = float(next((value for value in (self.n_iter, self.mean) if value is not None),
+                            DEFAULT_N_ITER))
+        shape = DISTRIBUTIONS[self.distribution]
+        if shape is None:
+            shape = float(self.shape)
+        if not math.isinf(shape) and n_iter <= 1:
+            name = "mean" if self.mean is not None else "n_iter"
+            raise ValueError(
+                f"{name}={getattr(self, name)} is invalid for distribution="
+                f"{self.distribution!r}: its number of trials is at least 1, so its mean must "
+                "be above 1."
+            )
+        return n_iter, shape
+
+    def _trial_epsilon(self, n_iter, shape):
+        """The per-trial epsilon: ``epsilon``, or solved from ``total_epsilon``."""
+        if self.total_epsilon is None:
+            return float(DEFAULT_EPSILON if self.epsilon is None else self.epsilon)
+        if self.epsilon is not None:
+            raise ValueError(
+                f"epsilon={self.epsilon} and total_epsilon={self.total_epsilon} were both "
+                "given; give epsilon (the budget of one trial, the total following from the "
+                "law of the number of trials) or total_epsilon (the whole search's, from which "
+                "the per-trial epsilon is solved), not both."
+            )
+        return _calibrated_trial_epsilon(float(self.total_epsilon), float(self.delta), n_iter,
+                                         shape, self.subsample)
 
     def _random_states(self):
         """Independent sources for K, the hyperparameters, the subsample, the split and the
@@ -530,6 +651,16 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             "split": int(seeds[3]),
             "noise": np.random.RandomState(seeds[4]),
         }
+
+
+def _swaps_steps(param_distributions):
+    """Whether some distribution is a list holding an estimator (it swaps a step)."""
+    distributions = (param_distributions if isinstance(param_distributions, list)
+                     else [param_distributions])
+    return any(
+        isinstance(values, (list, tuple)) and any(isinstance(v, BaseEstimator) for v in values)
+        for distribution in distributions for values in distribution.values()
+    )
 
 
 def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility, error_score):
@@ -560,6 +691,8 @@ def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility
             )
         if not np.isfinite(value):
             raise ValueError("the held-out score is not finite")
+    except ScorerOutputError:
+        raise  # a misconfigured scorer, not a failure of the trial: never error_score
     except Exception:
         if error_score == "raise":
             raise
@@ -584,7 +717,8 @@ def _holdout_sum(estimator, X, y, scoring, utility):
         scores = _PER_RECORD_SCORES[scoring](y, estimator.predict(X))
     else:  # a callable: applied to one record at a time
         scores = np.array([
-            scoring(estimator, _safe_indexing(X, [i]), _safe_indexing(y, [i]))
+            utility.metric_value(scoring(estimator, _safe_indexing(X, [i]),
+                                         _safe_indexing(y, [i])))
             for i in range(_num_samples(X))
         ], dtype=float)
     return float(np.sum(utility.to_utility(scores)))
@@ -641,7 +775,14 @@ def _check_transferred(transferred, params):
     return transferred
 
 
-def _privacy_report(search, shape, tuning_bounds, tuning_cost, cost):
+@lru_cache(maxsize=64)
+def _calibrated_trial_epsilon(total_epsilon, delta, n_iter, shape, subsample):
+    # calibrate_trial_epsilon bisects over the accountant's bounds (about a second): cached,
+    # as clones refit with the same parameters (cross-validation).
+    return calibrate_trial_epsilon(total_epsilon, delta, n_iter, shape, subsample)
+
+
+def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost, cost):
     """A plain dict that explains ``privacy_spent_`` line by line.
 
     ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
@@ -654,13 +795,18 @@ def _privacy_report(search, shape, tuning_bounds, tuning_cost, cost):
         "adjacency": ADJACENCY,
         "mechanism": "best of a random number of trials (Papernot & Steinke 2022), only the "
                      "best trial released",
-        "trial_epsilon": float(search.epsilon),
+        "trial_epsilon": trial_epsilon,
+        "trial_epsilon_rule": (
+            "epsilon" if search.total_epsilon is None
+            else f"solved from total_epsilon={search.total_epsilon} "
+                 "(skdptune.accounting.calibrate_trial_epsilon)"
+        ),
         "trial_composition": "training and held-out scoring see disjoint records: "
                              "max(training epsilon <= trial_epsilon, scoring epsilon)",
         "score_mechanism": "Laplace on the sum of per-record held-out utilities in [0, 1]",
         "score_sensitivity": 1.0,
         "distribution": search.distribution,
-        "mean": float(search.mean),
+        "mean": n_iter,
         "shape": shape,
         "tuning_bound": tuning_bound,
         "accounting": REPEAT_AND_SELECT_BOUNDS[tuning_bound],
@@ -672,9 +818,9 @@ def _privacy_report(search, shape, tuning_bounds, tuning_cost, cost):
         "total_delta": cost[1],
     }
     if not math.isinf(shape):
-        report["gamma"] = truncated_negative_binomial_gamma(shape, float(search.mean))
+        report["gamma"] = truncated_negative_binomial_gamma(shape, n_iter)
     if search.subsample is not None:
-        report["final_epsilon"] = float(search.epsilon)
+        report["final_epsilon"] = trial_epsilon
         report["total_composition"] = (
             "Poisson subsample: log(q e^tuning_epsilon + (1-q) e^final_epsilon) "
             "(skdptune.accounting.subsampled_tuning_cost)"

@@ -13,6 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.sparse import issparse
 from sklearn.base import clone
+from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import check_random_state, get_tags, indexable
 from sklearn.utils.validation import _num_samples, check_consistent_length
@@ -41,12 +42,13 @@ from .gate import check_budget_types, check_release, split_budget
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS
 from .selection.score import estimate_utility
-from .utility import make_utility
+from .utility import make_utility, selection_metric
 from .validation import (
-    check_fit_params,
     check_input_data,
+    check_record_wise,
     check_scorer_applies,
     input_shape,
+    route_fit_params,
     validate_candidate,
 )
 
@@ -111,7 +113,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Share of the selection's epsilon spent on a Laplace estimate of the selected
         candidate's utility (sensitivity ``1 / n_partitions``), released as
         :attr:`best_score_`; in ``[0, 1)``. The selector gets the rest. 0 releases no
-        estimate.
+        estimate; with a callable ``refit`` the selector gets it all.
     n_partitions : int or "auto", default="auto"
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
@@ -132,29 +134,52 @@ class PrivateGridSearchCV(BasePrivateSearch):
         a callable ``rule(value, ratio)``. None fits partitions with the candidates as
         written. The refit always uses the candidate as written, and the charge never
         depends on this setting: partition fits are not charged.
-    scoring : str, callable or None, default=None
-        Anything :func:`~sklearn.metrics.get_scorer` takes. None means accuracy for
-        classifiers and ``estimator.score`` otherwise.
+    scoring : str, callable, list, tuple, set, dict or None, default=None
+        Anything :func:`~sklearn.metrics.get_scorer` takes. None means ``estimator.score``,
+        as in ``GridSearchCV``; it needs no ``utility_range`` when it is scikit-learn's
+        accuracy (``ClassifierMixin.score``), and the estimator must have one (refused before
+        the data otherwise). A callable is called ``scoring(estimator, X, y)``, or
+        ``scoring(estimator, X)`` when ``y`` is None. Several metrics (a list, tuple, set or
+        dict, as for ``GridSearchCV``) need ``refit=<metric name>``: the selection uses that
+        metric only, and the others are not computed (a per-candidate score of each would not
+        be private). A callable that returns a dict of metrics needs the same
+        ``refit=<key>``; without it, or without that key, fit raises
+        :class:`~skdptune.exceptions.ScorerOutputError` (never ``error_score``).
     utility_range : (float, float) or None, default=None
-        Declared range ``(low, high)`` of the scorer; scores are rescaled to ``[0, 1]`` and
-        clipped. Required for scorers not known to be bounded (R², negative errors,
-        ``KMeans.score``, callables).
-    refit : bool, default=True
+        Declared range ``(low, high)`` of the scorer, from public knowledge; scores are
+        rescaled to ``[0, 1]`` and clipped. Required for scorers not known to be bounded (R²,
+        negative errors, ``KMeans.score``, callables), and used whenever given. For
+        ``KMeans.score`` see :func:`skdptune.utility.kmeans_score_range`.
+    refit : bool, str or callable, default=True
         Refit the selected candidate privately on all the data. The refit must be DP: every
         fitted step of the estimator must take a diffprivlib ``accountant`` and record a spend.
-        With ``refit=False`` only the selection is run and charged.
+        With ``refit=False`` only the selection is run and charged. A metric name (for
+        multi-metric ``scoring``) names the metric the selection uses, and refits. A callable
+        ``refit(cv_results_) -> index``, as for ``GridSearchCV``, chooses the candidate to refit
+        from the released :attr:`cv_results_` (``params``, ``n_passes``, ``selected``): private
+        post-processing, provided it reads nothing else of the private data. It sets
+        :attr:`best_index_`; there is then no :attr:`best_score_` (and ``score_share`` is not
+        spent).
     error_score : "raise" or float, default=0.0
         Utility, in ``[0, 1]``, of a partition whose fit or score fails (or gives NaN).
-        ``"raise"`` re-raises the error instead: for debugging on non-sensitive data only, since
-        an exception depends on the data without any privacy protection. Failures are not
-        reported one by one, because which partitions fail depends on the private data.
+        ``"raise"`` re-raises the error instead (a NaN score raises ``ValueError``): for
+        debugging on non-sensitive data only, since an exception depends on the data without
+        any privacy protection. Failures are not reported one by one, because which
+        partitions fail depends on the private data. A training or validation part that the
+        random split left empty is not a failure: where the fit or the score cannot handle
+        it, the partition scores :data:`skdptune.utility.EMPTY_PART_UTILITY` (0.0), whatever
+        ``error_score``.
     n_jobs : int, default=None
         Number of jobs fitting candidates in parallel (``joblib.Parallel``); the backend is
         not forced, so ``joblib.parallel_backend("dask")`` distributes the fits.
     pre_dispatch : int or str, default="2*n_jobs"
         Number of tasks dispatched ahead, as for ``joblib.Parallel``.
     verbose : int, default=0
-        Verbosity of ``joblib.Parallel``.
+        Above 0, prints what ``GridSearchCV`` prints ("Fitting k partitions for each of m
+        candidates, totalling N fits"), then one line for the selection and one for the
+        refit: counts, budgets and the selected parameters, nothing private (no per-fit
+        score). Also the verbosity of ``joblib.Parallel`` (task counts and elapsed times;
+        times, like :attr:`refit_time_`, are a side channel outside the guarantee).
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Accountant checked for the whole a-priori cost before the data are touched and charged
         once with :attr:`privacy_spent_` after the fit. None uses diffprivlib's default
@@ -170,12 +195,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
     ----------
     best_index_ : int
         Index (into ``cv_results_["params"]``) of the selected candidate; the first candidate,
-        with a warning, when the selector selected none.
+        with a warning, when the selector selected none; with a callable ``refit``, what it
+        returned.
     best_params_ : dict
         Parameters of the selected candidate.
     best_score_ : float
         The selector's DP estimate of the selected candidate's score, in the scorer's units
         (mapped back from ``[0, 1]`` through ``utility_range``); NaN when it releases none.
+        Not set with a callable ``refit``.
     best_estimator_ : estimator
         The selected candidate refit privately on all the data (only with ``refit=True``).
     cv_results_ : dict of numpy arrays
@@ -195,7 +222,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Seconds spent refitting (0 with ``refit=False``). Like every wall-clock time, it is a
         side channel outside the DP guarantee (as in diffprivlib).
     scorer_ : callable
-        The scorer used on partitions and by :meth:`score`.
+        The scorer used on partitions and by :meth:`score`: with several metrics, the one
+        ``refit`` names.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of str
@@ -233,8 +261,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         "delta": [Interval(Real, 0, 1, closed="left")],
         "selector": [StrOptions(set(SELECTORS)), HasMethods(["select", "validate_parameters"])],
         "n_partitions": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
-        "scoring": [str, callable, None],
-        "refit": ["boolean"],
+        "scoring": [str, callable, list, tuple, set, dict, None],
+        "refit": ["boolean", str, callable],
         "partition_scaling": [StrOptions({"auto"}), dict, None],
     }
 
@@ -283,11 +311,28 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.accountant = accountant
         self.random_state = random_state
 
+    # The partition scores receive fit's metadata too (sample_weight, or routed metadata).
+    _scorer_callers = ("score", "fit")
+
+    def _score_share(self):
+        """Share of the selection budget bought for best_score_: none with a callable refit,
+        which releases no best_score_ (as GridSearchCV)."""
+        return 0.0 if callable(self.refit) else self.score_share
+
+    def _routing_scorer(self):
+        # The scorer of the one metric the selection uses (multi-metric: the one refit names).
+        return check_scoring(self.estimator,
+                             selection_metric(self.estimator, self.scoring, self.refit)[0])
+
+    def _metric_key(self):
+        return self.refit if isinstance(self.refit, str) else None
+
     def _check_releases_model(self, attr):
         if not self.refit:
             raise AttributeError(
-                f"This {type(self).__name__} was initialized with refit=False. {attr} is "
-                "available only after refitting on the best parameters."
+                f"This {type(self).__name__} instance was initialized with `refit=False`. "
+                f"{attr} is available only after refitting on the best parameters (as in "
+                "GridSearchCV)."
             )
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -335,11 +380,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # 1. Validate everything and check the budget: no data has been looked at yet.
         X, y = indexable(X, y)  # as GridSearchCV: row-indexable (COO -> CSR, lists kept)
         plan = self._plan(X, y, fit_params)
+        fit_params = plan["fit_params"]  # routed, as in scikit-learn's searches
         accountant = self._user_accountant()
         accountant.check(*plan["a_priori_cost"])
         reveal = revealing()
         withheld_notice(stacklevel=3)  # data-independent: at every fit
         self._warn_if_swamped(plan)
+        k, m = plan["n_partitions"], len(plan["candidates"])
+        self._say(f"Fitting {k} partitions for each of {m} candidates, totalling {k * m} fits")
         partition_seed, noise_state = self._random_states()
 
         # 2. Partition: independent labels per record (see skdptune.partition).
@@ -355,7 +403,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             plan["estimator"], plan["partition_candidates"], X, y, splits, fit_params,
             plan["utility"],
             self.error_score, n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch,
-            verbose=self.verbose, reveal=reveal,
+            verbose=self.verbose, reveal=reveal, score_params=plan["score_params"],
         )
 
         # 4. Select: the selector gets (1 - score_share) of the selection budget, a Laplace
@@ -363,7 +411,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # Everything below is post-processing of them, plus the refit's own DP spend.
         sensitivity = 1.0 / plan["n_partitions"]
         selection_epsilon = plan["selection_epsilon"]
-        selector_epsilon = (1 - self.score_share) * selection_epsilon
+        selector_epsilon = (1 - self._score_share()) * selection_epsilon
         # Exact in floating point for score_share <= 0.5 (Sterbenz): the two add up to the
         # selection epsilon, bit for bit.
         score_epsilon = selection_epsilon - selector_epsilon
@@ -385,6 +433,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # 5. Account for the selection before anything is released or refit.
         self._charge(accountant, selection_cost)
         self._store_selection(selection, index, score, plan)
+        self._say(_selection_line(selection, self.best_index_, plan, selection_cost))
 
         # 6. Refit: charged its a-priori reservation once it starts.
         refit_cost, refit_rule = (0.0, 0.0), "no refit"
@@ -417,8 +466,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 "parameter setting (an empty dict {} tunes the estimator as it is)."
             )
         estimator = clone(self.estimator)
-        scorer, utility = make_utility(estimator, self.scoring, self.utility_range)
-        check_fit_params(estimator, fit_params)
+        metric, key = selection_metric(estimator, self.scoring, self.refit)
         selection_epsilon, refit_budget = self._budgets()
         sparse_input = issparse(X)
         n_samples = _num_samples(X)  # treated as public, as in diffprivlib
@@ -431,8 +479,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         for params, candidate in zip(candidates, built):
             context = f"param_grid candidate {params}"
             validate_candidate(candidate, context)
+            check_record_wise(candidate, context)
             check_budget_types(candidate, context)
-            check_scorer_applies(scorer, candidate, params)
             refit_params = dict(params)
             if self.refit:
                 # The gate, on every candidate: the grid can swap steps.
@@ -449,6 +497,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
             if self.partition_scaling is not None:
                 rescaled = rescaled_params(candidate, ratio, user_rules)
             partition_candidates.append({**refit_params, **rescaled})
+        # After the gate, whose refusal of a step says more than a scorer's.
+        scorer, utility = make_utility(estimator, metric, self.utility_range, key)
+        for params, candidate in zip(candidates, built):
+            check_scorer_applies(scorer, candidate, params)
+        fit_params, score_params = route_fit_params(
+            self, estimator, scorer, fit_params,
+            scorer_name=self.refit if isinstance(self.scoring, (list, tuple, set, dict)) else None,
+        )
 
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(
@@ -489,6 +545,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "a_priori_cost": add_costs((selection_epsilon, self.delta), max_refit_cost),
             "scorer": scorer,
             "utility": utility,
+            "fit_params": fit_params,
+            "score_params": score_params,
             "n_samples": n_samples,
             "input_shape": input_shape(X),
         }
@@ -539,7 +597,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return forecast_selection(
             max(n_candidates, 2),
             n_partitions=self._n_partitions(n_samples, n_candidates, selection_epsilon),
-            epsilon=(1 - self.score_share) * selection_epsilon, delta=self.delta,
+            epsilon=(1 - self._score_share()) * selection_epsilon, delta=self.delta,
             selector=selector, confidence=confidence,
         )
 
@@ -549,7 +607,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             return self.n_partitions
         return auto_n_partitions(
             n_samples, n_candidates=n_candidates,
-            epsilon=(1 - self.score_share) * selection_epsilon,
+            epsilon=(1 - self._score_share()) * selection_epsilon,
             validation_fraction=self.validation_fraction,
         )
 
@@ -560,7 +618,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         try:
             forecast = forecast_selection(
                 2, n_partitions=plan["n_partitions"],
-                epsilon=(1 - self.score_share) * plan["selection_epsilon"], delta=self.delta,
+                epsilon=(1 - self._score_share()) * plan["selection_epsilon"], delta=self.delta,
                 selector=plan["selector"],
             )
         except TypeError:
@@ -606,20 +664,34 @@ class PrivateGridSearchCV(BasePrivateSearch):
         partition_seed = rng.randint(np.iinfo(np.int32).max)
         return partition_seed, np.random.RandomState(rng.randint(np.iinfo(np.int32).max))
 
-    @staticmethod
-    def _selected_index(selection):
-        """The selected index, or the first candidate (with a warning) when none passed."""
+    def _selected_index(self, selection):
+        """The selected index, or the first candidate (with a warning) when none passed.
+
+        The warning is decided by the DP selection only. It names both causes, since which
+        one it is cannot be told privately: noise, or low utilities everywhere, for instance
+        because fits failed (which partitions fail is private and never reported).
+        """
         if selection.index is not None:
             return selection.index
         warnings.warn(
             "The selector selected no candidate (no noisy test passed); falling back to the "
-            "first candidate of the grid. The noise shrinks as n_partitions * epsilon grows: "
-            "consider a larger epsilon, more partitions, or a lower selector floor (see "
-            "skdptune.forecast).",
+            "first candidate of the grid. Either the noise swamped the utilities (it shrinks "
+            "as n_partitions * epsilon grows: consider a larger epsilon, more partitions, or a "
+            "lower selector floor; see search.forecast() and skdptune.forecast), or every "
+            "candidate scored low on every partition, for instance because its fits or scores "
+            f"failed: each failure scores error_score={self.error_score!r}, and which "
+            "partitions fail is private, so it is not reported. To check for failing fits, "
+            "run the search on non-sensitive data of the same shape with error_score='raise', "
+            "inside skdptune.reveal_fit_messages() to see the fits' warnings.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=4,  # the user's call of fit (through scikit-learn's _fit_context)
         )
         return 0
+
+    def _say(self, message):
+        """Print a progress line when verbose, as GridSearchCV does (nothing private)."""
+        if self.verbose > 0:
+            print(message)
 
     def _store_selection(self, selection, index, score, plan):
         """Fitted attributes computed from the DP selection and score estimate only."""
@@ -642,6 +714,24 @@ class PrivateGridSearchCV(BasePrivateSearch):
         results["n_passes"] = n_passes
         results["selected"] = np.arange(len(candidates)) == index
         self.cv_results_ = results
+        if callable(self.refit):
+            self._choose_with_refit_callable(candidates)
+
+    def _choose_with_refit_callable(self, candidates):
+        """``refit=callable``: the candidate to refit, chosen from the released cv_results_.
+
+        The callable sees only DP outputs (params, ``n_passes``, ``selected``): its choice is
+        post-processing, and the refit's charge (the grid's maximum) does not depend on it.
+        As in ``GridSearchCV``, it sets ``best_index_`` and there is no ``best_score_``.
+        """
+        index = self.refit(self.cv_results_)
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, Integral):
+            raise TypeError("best_index_ returned is not an integer")
+        if not 0 <= index < len(candidates):
+            raise IndexError("best_index_ index out of range")
+        self.best_index_ = int(index)
+        self.best_params_ = candidates[self.best_index_]
+        del self.best_score_
 
     def _refit(self, X, y, fit_params, plan, accountant, selection_cost):
         """Refit the selected candidate on all the data, charge it, and release it.
@@ -673,6 +763,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         cost = _at_least(reservation, measured)
         failure = _refit_failure(leak, measured, plan["declared_costs"][self.best_index_])
         self._charge(accountant, cost)
+        self._say(f"Refit {self.best_params_} on all the data, privately; charged "
+                  f"epsilon={cost[0]:g}, delta={cost[1]:g}")
         if failure is not None:
             raise ValueError(
                 f"The refit of {type(best).__name__} with {self.best_params_} {failure}; no "
@@ -682,6 +774,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.best_estimator_ = best
         rule = "a-priori reservation: the largest budget a candidate of the grid declares"
         return cost, rule
+
+
+def _selection_line(selection, index, plan, cost):
+    """The verbose line of the selection: DP outputs and public figures only."""
+    params = plan["candidates"][index]
+    how = (f"with {type(plan['selector']).__name__}" if selection.index is not None
+           else "as the fallback (no candidate passed)")
+    return (f"Selected candidate {index + 1}/{len(plan['candidates'])} {how}, charged "
+            f"epsilon={cost[0]:g}, delta={cost[1]:g}: {params}")
 
 
 def _at_least(reservation, measured):

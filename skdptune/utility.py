@@ -9,11 +9,20 @@ clip at an arbitrary bound would make the utilities meaningless.
 """
 
 import re
+from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
-from sklearn.base import is_classifier
-from sklearn.metrics import get_scorer
+from sklearn.base import ClassifierMixin
+from sklearn.dummy import DummyClassifier
+from sklearn.metrics import check_scoring
+from sklearn.multioutput import MultiOutputClassifier
+from sklearn.neighbors import KNeighborsClassifier, RadiusNeighborsClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.utils import get_tags
+
+from ._sklearn_compat import _check_multimetric_scoring
+from .exceptions import ScorerOutputError
 
 # Names of get_scorer scorers whose values lie in [0, 1] for every input.
 _BOUNDED_SCORER_PATTERN = re.compile(
@@ -24,22 +33,48 @@ _BOUNDED_SCORER_PATTERN = re.compile(
 )
 
 
+#: Utility of a partition whose training or validation part the random split left empty
+#: (possible for small data even when every part expects a record), when the fit or the score
+#: cannot handle the empty part (it raises, or the score is not finite: accuracy on no
+#: record). A fixed value, independent of the data and of error_score: an empty part is a
+#: property of the record labels, not a failure of the estimator, so it is never an error,
+#: also under error_score="raise". An estimator and scorer that handle an empty part (a
+#: score that reads the fitted model only) keep their own utility.
+EMPTY_PART_UTILITY = 0.0
+
+# score methods that are scikit-learn's accuracy (ClassifierMixin.score, or a method that
+# returns it or the mean subset accuracy), whose values lie in [0, 1]. Matched by identity: a
+# subclass that overrides score is not covered.
+_ACCURACY_SCORES = (
+    ClassifierMixin.score,
+    DummyClassifier.score,
+    KNeighborsClassifier.score,
+    RadiusNeighborsClassifier.score,
+    MultiOutputClassifier.score,
+)
+
+
 class BoundedUtility:
     """A scorer followed by an affine map to ``[0, 1]`` and a clip.
 
     Parameters
     ----------
     scorer : callable
-        ``scorer(estimator, X, y) -> float``.
+        ``scorer(estimator, X, y, **score_params) -> float``, or ``scorer(estimator, X,
+        **score_params)`` when there is no ``y``.
     low, high : float
         The declared range of the scorer; scores are mapped by ``(s - low) / (high - low)``
         and clipped to ``[0, 1]``.
+    key : str or None, default=None
+        For a callable scorer that returns a dict of metrics: the metric to use (the search's
+        ``refit``). Without it a dict is a :class:`~skdptune.exceptions.ScorerOutputError`.
     """
 
-    def __init__(self, scorer, low, high):
+    def __init__(self, scorer, low, high, key=None):
         self.scorer = scorer
         self.low = low
         self.high = high
+        self.key = key
 
     def to_utility(self, score):
         """Map a raw score (or an array of them) to ``[0, 1]``; NaN stays NaN (the caller
@@ -51,11 +86,49 @@ class BoundedUtility:
         """Map a utility back to the scorer's units (for reporting a DP estimate)."""
         return self.low + utility * (self.high - self.low)
 
-    def __call__(self, estimator, X, y):
-        return float(self.to_utility(self.scorer(estimator, X, y)))
+    def __call__(self, estimator, X, y=None, **score_params):
+        # Without y, the scorer is called as scorer(estimator, X), as scikit-learn does.
+        if y is None:
+            score = self.scorer(estimator, X, **score_params)
+        else:
+            score = self.scorer(estimator, X, y, **score_params)
+        return float(self.to_utility(self.metric_value(score)))
+
+    def metric_value(self, score):
+        """The selection's metric from one output of the scorer.
+
+        Raises
+        ------
+        ScorerOutputError
+            For a dict without ``key`` (or any dict when ``key`` is None), or anything else
+            that is not one number.
+        """
+        if isinstance(score, Mapping):
+            if self.key is None:
+                raise ScorerOutputError(
+                    f"The scorer {self.scorer!r} returned a dict of metrics, but a private "
+                    "search selects on one metric: name it with refit='<key>' (the others are "
+                    "not released), or make the scorer return that metric alone (with "
+                    "refit=False)."
+                )
+            if self.key not in score:
+                raise ScorerOutputError(
+                    "For multi-metric scoring, the parameter refit must be set to a scorer key: "
+                    f"the scorer {self.scorer!r} returned a dict without the key "
+                    f"refit={self.key!r}."
+                )
+            score = score[self.key]
+        if isinstance(score, (bool, np.bool_)) or not (
+            isinstance(score, (Real, np.number)) or (isinstance(score, np.ndarray)
+                                                     and score.ndim == 0)
+        ):
+            raise ScorerOutputError(
+                f"The scorer {self.scorer!r} returned a {type(score).__name__}, not one number."
+            )
+        return score
 
 
-def make_utility(estimator, scoring, utility_range):
+def make_utility(estimator, scoring, utility_range, key=None):
     """Build the scorer and its bounded utility, or raise if the scorer is not bounded.
 
     Parameters
@@ -63,43 +136,248 @@ def make_utility(estimator, scoring, utility_range):
     estimator : estimator
         The estimator being tuned (decides the default scorer).
     scoring : str, callable or None
-        As for :func:`sklearn.metrics.get_scorer`; None means accuracy for classifiers and
-        ``estimator.score`` otherwise.
+        As for :func:`sklearn.metrics.check_scoring`; None means ``estimator.score``, as in
+        scikit-learn's searches. It is known to lie in ``[0, 1]`` when it is scikit-learn's
+        accuracy (``ClassifierMixin.score``, also at the end of a pipeline).
     utility_range : (float, float) or None
-        Declared ``(low, high)`` of the scorer's values.
+        Declared ``(low, high)`` of the scorer's values; when given, it is used whatever the
+        scorer.
+    key : str or None, default=None
+        The metric to take from a callable scorer that returns a dict (see
+        :func:`selection_metric`).
 
     Returns
     -------
     scorer : callable
-        The scikit-learn scorer (for ``score``).
+        The scikit-learn scorer (for ``score``): ``scorer(estimator, X, y)``, or
+        ``scorer(estimator, X)`` when there is no ``y``.
     utility : BoundedUtility
+
+    Raises
+    ------
+    TypeError
+        When ``scoring`` is None and the estimator has no ``score`` method: every partition
+        would score ``error_score`` and the selection would be pure noise.
+    ValueError
+        When the scorer is not known to be bounded and no ``utility_range`` is declared; the
+        message advises on a range for the kind of estimator.
     """
-    if scoring is None and is_classifier(estimator):
-        scoring = "accuracy"
     if scoring is None:
-        scorer = _estimator_score
+        if not hasattr(estimator, "score"):
+            raise TypeError(
+                "If no scoring is specified, the estimator passed should have a 'score' "
+                f"method. The estimator {type(estimator).__name__} does not: every partition "
+                "would score error_score and the selection would be pure noise. Pass "
+                f"scoring=... ({_scoring_advice(estimator)})."
+            )
+        scorer = check_scoring(estimator, None)
     else:
-        scorer = get_scorer(scoring)
+        scorer = check_scoring(estimator, scoring)
 
     if utility_range is not None:
         low, high = _check_utility_range(utility_range)
-        return scorer, BoundedUtility(scorer, low, high)
-    if isinstance(scoring, str) and _BOUNDED_SCORER_PATTERN.match(scoring):
-        return scorer, BoundedUtility(scorer, 0.0, 1.0)
-    described = "estimator.score" if scoring is None else repr(scoring)
+        return scorer, BoundedUtility(scorer, low, high, key)
+    if (scoring is None and scores_accuracy(estimator)) or (
+        isinstance(scoring, str) and _BOUNDED_SCORER_PATTERN.match(scoring)
+    ):
+        return scorer, BoundedUtility(scorer, 0.0, 1.0, key)
+    described = (f"estimator.score of {type(estimator).__name__}" if scoring is None
+                 else repr(scoring))
     raise ValueError(
         f"The scorer {described} is not known to be bounded, and utilities must lie in [0, 1] "
-        "for a private selection. Declare its range with utility_range=(low, high) (scores are "
-        "rescaled to [0, 1] and clipped), or use a bounded scorer such as 'accuracy', "
-        "'balanced_accuracy', 'roc_auc' or 'f1'."
+        "for a private selection. Declare its range with utility_range=(low, high) from "
+        "public knowledge (scores are rescaled to [0, 1] and clipped): "
+        f"{_range_advice(estimator, scoring)}"
     )
 
 
-def _estimator_score(estimator, X, y=None):
-    # Mirrors scikit-learn's passthrough scorer (scoring=None): the estimator's own score.
-    if y is None:
-        return estimator.score(X)
-    return estimator.score(X, y)
+def selection_metric(estimator, scoring, refit):
+    """The one metric a private selection uses, from ``scoring`` and ``refit``.
+
+    A private search releases a selection made on one metric; with several metrics (a list,
+    tuple, set or dict, as in scikit-learn's multi-metric scoring) ``refit`` names it, as it
+    does for ``GridSearchCV``, and the other metrics are not computed (releasing their
+    per-candidate scores would not be private). Decided from the parameters alone.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator being tuned.
+    scoring : str, callable, list, tuple, set, dict or None
+        The search's ``scoring``.
+    refit : bool, str or callable
+        The search's ``refit``.
+
+    Returns
+    -------
+    metric : str, callable or None
+        The ``scoring`` of the selection's metric, for :func:`make_utility`.
+    key : str or None
+        For a callable ``scoring`` and ``refit=<name>``: the key to take when the callable
+        returns a dict of metrics (as ``GridSearchCV`` does).
+
+    Raises
+    ------
+    ValueError
+        For several metrics without ``refit=<one of their names>``.
+    """
+    if not isinstance(scoring, (list, tuple, set, dict)):
+        return scoring, (refit if callable(scoring) and isinstance(refit, str) else None)
+    names = sorted(_check_multimetric_scoring(estimator, scoring))
+    if isinstance(refit, str) and refit in names:
+        return (scoring[refit] if isinstance(scoring, dict) else refit), None
+    if refit is False:
+        remedy = (f"With refit=False, a private search still selects one candidate on one "
+                  f"metric: pass that metric alone, e.g. scoring={names[0]!r}.")
+    elif callable(refit):
+        remedy = ("A callable refit sees only the released cv_results_, which hold no score "
+                  "per metric: name the metric instead.")
+    else:
+        remedy = f"E.g. refit={names[0]!r}."
+    raise ValueError(
+        "For multi-metric scoring, the parameter refit must be set to a scorer key naming the "
+        f"metric the private selection uses, one of {names}; got refit={refit!r}. A private "
+        "search selects on one metric and computes no other: releasing every metric's score "
+        f"per candidate would not be private. {remedy}"
+    )
+
+
+def kmeans_score_range(bounds, n_records, *, n_features=None):
+    """``utility_range`` for ``KMeans.score`` from public quantities only.
+
+    ``KMeans.score(X)`` is minus the inertia of ``X``: the sum, over the records of ``X``, of
+    the squared distance from the record to its nearest centre. When every feature ``j`` lies
+    in a declared interval ``[lower_j, upper_j]`` (diffprivlib's ``KMeans(bounds=...)`` needs
+    them anyway) and the centres lie in the same box (diffprivlib's do: they are noisy means
+    of clipped records, clipped to the bounds), one record contributes at most the squared
+    diagonal ``D^2 = sum_j (upper_j - lower_j)^2``. On ``n_records`` records the score
+    therefore lies in ``[-n_records * D^2, 0]``.
+
+    Parameters
+    ----------
+    bounds : (float or array-like, float or array-like)
+        ``(lower, upper)`` per feature, as declared to diffprivlib; scalars apply to every
+        feature (then give ``n_features``).
+    n_records : int
+        The number of records one partition scores: about ``n_samples * validation_fraction
+        / n_partitions`` for :class:`~skdptune.PrivateGridSearchCV` (the dataset size is
+        treated as public, as everywhere in this library). A partition that happens to score
+        more records is clipped (to utility 0) only if its records are almost all at the
+        worst-case distance.
+    n_features : int or None, default=None
+        Number of features; needed only when both bounds are scalars.
+
+    Returns
+    -------
+    utility_range : (float, float)
+        ``(-n_records * D^2, 0.0)``.
+
+    Notes
+    -----
+    Only public quantities enter: the declared bounds and a record count fixed before the
+    data. Records outside the declared bounds can score below the range; they are clipped,
+    which keeps every utility in ``[0, 1]`` (the privacy guarantee never depends on the range
+    being right, only the usefulness of the selection does). With ``sample_weight`` given to
+    the scorer, multiply ``n_records`` by the largest total weight a partition can have.
+
+    Examples
+    --------
+    >>> from skdptune.utility import kmeans_score_range
+    >>> n_samples, n_partitions, validation_fraction = 1000, 10, 0.2
+    >>> kmeans_score_range(([0, 0], [1, 2]), n_samples * validation_fraction / n_partitions)
+    (-100.0, 0.0)
+    """
+    lower, upper = (np.asarray(bound, dtype=float) for bound in bounds)
+    if lower.ndim == upper.ndim == 0:
+        if n_features is None:
+            raise ValueError(f"bounds={bounds!r} are scalars: give n_features, the number of "
+                             "features they apply to.")
+        lower = np.full(int(n_features), float(lower))
+    lower, upper = np.broadcast_arrays(lower, upper)
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
+            and np.all(lower <= upper)):
+        raise ValueError(f"bounds must be finite (lower, upper) with lower <= upper, got "
+                         f"{bounds!r}.")
+    if not (isinstance(n_records, Real) and np.isfinite(n_records) and n_records > 0):
+        raise ValueError(f"n_records must be a positive number, got {n_records!r}.")
+    squared_diagonal = float(np.sum((upper - lower) ** 2))
+    return (-float(n_records) * squared_diagonal, 0.0)
+
+
+def _final_step(estimator):
+    """The step whose ``score`` a pipeline's ``score`` calls."""
+    while isinstance(estimator, Pipeline):
+        estimator = estimator.steps[-1][1]
+    return estimator
+
+
+def scores_accuracy(estimator):
+    """Whether ``estimator.score`` is scikit-learn's accuracy, hence in ``[0, 1]``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An estimator or a pipeline (whose ``score`` is its final step's).
+
+    Returns
+    -------
+    bool
+        True when the (final step's) class's ``score`` is one of scikit-learn's accuracies
+        (``ClassifierMixin.score`` and the methods that return it), matched by identity.
+    """
+    return getattr(type(_final_step(estimator)), "score", None) in _ACCURACY_SCORES
+
+
+def _kind(estimator):
+    return get_tags(_final_step(estimator)).estimator_type
+
+
+def _scoring_advice(estimator):
+    """A bounded scorer to suggest for this kind of estimator."""
+    kind = _kind(estimator)
+    if kind == "classifier":
+        return "e.g. 'accuracy', 'balanced_accuracy', 'roc_auc' or 'f1', bounded in [0, 1]"
+    if kind == "regressor":
+        return "e.g. 'r2' with utility_range=(-1, 1)"
+    if kind == "clusterer":
+        return ("with y, a bounded clustering score such as 'v_measure_score' or "
+                "'fowlkes_mallows_score'; without y, a callable scorer(estimator, X) with a "
+                "declared utility_range")
+    return "a callable scorer(estimator, X[, y]) with a declared utility_range"
+
+
+def _range_advice(estimator, scoring):
+    """How to choose ``utility_range`` for this scorer and kind of estimator."""
+    kind = _kind(estimator)
+    final = _final_step(estimator)
+    if kind == "classifier":
+        return ("for a classifier, prefer a bounded scorer such as 'accuracy', "
+                "'balanced_accuracy', 'roc_auc' or 'f1'.")
+    if kind == "regressor" or (isinstance(scoring, str)
+                               and (scoring == "r2" or scoring.startswith("neg_"))):
+        return ("R² has no lower bound: utility_range=(-1, 1) counts every R² below -1 as -1; "
+                "an error such as 'neg_mean_absolute_error' lies in (-(y_max - y_min), 0) for "
+                "public bounds on y (those declared to diffprivlib's bounds_y), squared errors "
+                "in (-(y_max - y_min)**2, 0).")
+    if kind == "clusterer":
+        if scoring is None and hasattr(final, "n_clusters") and hasattr(final, "bounds"):
+            return ("KMeans.score is minus the sum of squared distances to the nearest centre "
+                    "over the scored records; derive its range from the declared bounds with "
+                    "utility_range=skdptune.utility.kmeans_score_range(bounds, n_records), "
+                    "n_records being about n_samples * validation_fraction / n_partitions. A "
+                    "guess such as (-1e13, 0) maps every candidate to a utility near 1 and "
+                    "leaves nothing to select. With y, prefer a bounded score: "
+                    "'v_measure_score', 'fowlkes_mallows_score', 'homogeneity_score', "
+                    "'completeness_score' or 'normalized_mutual_info_score' (in [0, 1]); "
+                    "'adjusted_rand_score' lies in [-0.5, 1].")
+        return ("with y, use a bounded clustering score: 'v_measure_score', "
+                "'fowlkes_mallows_score', 'homogeneity_score', 'completeness_score' or "
+                "'normalized_mutual_info_score' (in [0, 1]); 'adjusted_rand_score' lies in "
+                "[-0.5, 1]. Without y, declare the range the scorer can take on one partition's "
+                "validation records, from public bounds on the features.")
+    return ("it must hold whatever the data, so derive it from public bounds (a score summed "
+            "over records also scales with the number of records a partition scores, about "
+            "n_samples * validation_fraction / n_partitions).")
 
 
 def _check_utility_range(utility_range):

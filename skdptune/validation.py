@@ -15,9 +15,15 @@ from sklearn.base import BaseEstimator, is_classifier
 from sklearn.exceptions import DataConversionWarning
 from sklearn.pipeline import Pipeline
 from sklearn.utils import assert_all_finite, check_array, get_tags
+from sklearn.utils.metadata_routing import process_routing
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._sklearn_compat import _get_feature_names, _num_features, _routing_enabled
+from ._sklearn_compat import (
+    _get_feature_names,
+    _num_features,
+    _PassthroughScorer,
+    _routing_enabled,
+)
 
 _GROUPS_MESSAGE = (
     "fit(..., groups=...) is not supported: the search draws each record's partition "
@@ -46,18 +52,103 @@ def validate_candidate(candidate, context):
                 raise type(error)(f"{context}: {error}") from None
 
 
-def check_fit_params(estimator, fit_params):
-    """Refuse ``groups`` and any fit parameter the estimator's ``fit`` does not take.
+def check_record_wise(candidate, context):
+    """Refuse an estimator that takes ``X`` as a pairwise matrix (``kernel="precomputed"``,
+    ``metric="precomputed"``: scikit-learn's ``pairwise`` tag).
 
-    A parameter the estimator rejects would fail every partition fit (each silently scored
-    ``error_score``) and then the refit, after the selection was charged.
+    The guarantee's unit is one record, a row of ``X``. In a precomputed kernel or distance
+    matrix a record is also a column, an entry of every other record's row, so adding or
+    removing one record changes every partition at once and the utilities' sensitivity of
+    ``1 / n_partitions`` no longer holds. Decided from the parameters, before any data.
     """
-    if "groups" in fit_params:
+    if not get_tags(first_step(candidate)).input_tags.pairwise:
+        return
+    named = [f"{name}='precomputed'" for name, value in candidate.get_params(deep=True).items()
+             if isinstance(value, str) and value == "precomputed"]
+    described = ", ".join(named) or "its pairwise tag"
+    raise ValueError(
+        f"{context}: {type(candidate).__name__} takes X as a precomputed kernel or distance "
+        f"matrix ({described}), which a private search cannot use. Its privacy unit is one "
+        "record, a row of X; in a pairwise matrix a record is also a column, an entry of every "
+        "other record's row, so adding or removing one record changes every partition and the "
+        "1/n_partitions sensitivity of the utilities does not hold. Pass the features instead "
+        "and let the estimator compute the kernel or distances (e.g. kernel='rbf', "
+        "metric='euclidean')."
+    )
+
+
+def route_fit_params(search, estimator, scorer, params, *, weighted_scoring=True,
+                     scorer_name=None):
+    """Split ``fit``'s ``**params`` between the estimator's ``fit`` and the scorer.
+
+    As scikit-learn 1.7's searches do. With metadata routing enabled
+    (``sklearn.set_config(enable_metadata_routing=True)``), through ``search``'s router
+    (:meth:`~skdptune.PrivateGridSearchCV.get_metadata_routing`): a parameter that no
+    consumer requested raises before the data. Otherwise every parameter goes to ``fit`` (each
+    name must be accepted by the estimator's ``fit``: one it rejects would fail every
+    partition fit, silently, and then the refit, after the selection was charged), and a
+    ``sample_weight`` also goes to the scorer when the scorer accepts it (scikit-learn warns
+    when it does not; so does this). ``groups`` is refused: there is no splitter, and the
+    guarantee is per record.
+
+    Parameters
+    ----------
+    search : BasePrivateSearch
+        The search whose router routes the parameters.
+    estimator : estimator
+        The (unfitted) estimator being tuned.
+    scorer : callable
+        The scorer that computes the utilities.
+    params : dict
+        ``fit``'s keyword arguments.
+    weighted_scoring : bool, default=True
+        Whether the search can pass ``sample_weight`` to the scorer. When it cannot (the
+        randomized search's held-out sum needs each record's utility in ``[0, 1]``), a
+        ``sample_weight`` reaches the fits only, with a warning.
+    scorer_name : str or None, default=None
+        The scorer's name among several metrics, for the warning.
+
+    Returns
+    -------
+    fit_params, score_params : dict
+        Sample-aligned values are sliced later, to the rows each fit or score sees.
+    """
+    if "groups" in params:
         raise ValueError(_GROUPS_MESSAGE)
     if _routing_enabled():
-        return  # the estimator's metadata router decides, as in scikit-learn's searches
-    for name in fit_params:
+        routed = process_routing(search, "fit", **params)
+        return dict(routed.estimator.fit), dict(routed.scorer.get("score", {}))
+    for name in params:
         _check_accepts(estimator, name, name)
+    score_params = {}
+    if params.get("sample_weight") is not None:
+        if not weighted_scoring:
+            warnings.warn(
+                f"{type(search).__name__} passes sample_weight to the fits only: held-out "
+                "records are scored unweighted, because the noisy held-out sum needs every "
+                "record's utility in [0, 1] (sensitivity 1).",
+                UserWarning, stacklevel=5,
+            )
+        elif _scorer_accepts_sample_weight(scorer, search, scorer_name):
+            score_params["sample_weight"] = params["sample_weight"]
+    return dict(params), score_params
+
+
+def _scorer_accepts_sample_weight(scorer, search, name):
+    """scikit-learn's ``BaseSearchCV._check_scorers_accept_sample_weight``, for one scorer."""
+    if hasattr(scorer, "_accept_sample_weight"):
+        accepts = scorer._accept_sample_weight()
+    else:
+        accepts = "sample_weight" in inspect.signature(scorer).parameters
+    if not accepts:
+        warnings.warn(
+            f"The scoring {scorer if name is None else f'{name}={scorer}'} does not support "
+            "sample_weight, which may lead to "
+            f"statistically incorrect results when fitting {type(search).__name__} with "
+            "sample_weight.",
+            UserWarning, stacklevel=6,
+        )
+    return accepts
 
 
 def _check_accepts(estimator, name, full_name):
@@ -84,11 +175,18 @@ def _check_accepts(estimator, name, full_name):
 
 
 def check_scorer_applies(scorer, estimator, params):
-    """Refuse a scorer that needs a method (``predict_proba``...) the candidate lacks.
+    """Refuse a scorer that needs a method (``predict_proba``, ``score``...) the candidate
+    lacks.
 
     Otherwise every partition score would raise and silently become ``error_score``. Decided
     from the unfitted candidate (``available_if`` answers before fit), so no data is touched.
     """
+    if isinstance(scorer, _PassthroughScorer) and not hasattr(estimator, "score"):
+        # scoring=None on a candidate whose step (swapped in by the grid) has no score method.
+        raise TypeError(
+            "If no scoring is specified, the estimator passed should have a 'score' method. "
+            f"{type(estimator).__name__} with {params} does not: pass scoring=..."
+        )
     # scikit-learn scorers name the prediction methods they can use (any one suffices).
     methods = getattr(scorer, "_response_method", None)
     if methods is None:
@@ -135,13 +233,14 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
             ) from None
     if type(first_step(estimator)).__module__.startswith("diffprivlib"):
         _check_numeric(X)
-    if y is not None and is_classifier(estimator):
+    # type_of_target cannot tell for y of 3 or more dimensions: left to the estimator.
+    if y is not None and is_classifier(estimator) and np.ndim(np.asarray(y)) <= 2:
         check_classification_targets(y)
     if y is not None and np.ndim(np.asarray(y)) == 2 and np.shape(y)[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the "
             "shape of y to (n_samples,), for example using ravel().",
-            DataConversionWarning, stacklevel=4,
+            DataConversionWarning, stacklevel=5,  # the user's call of fit
         )
     # np.asarray first: np.ndim on an array-like that is not an array (a list, or scikit-learn's
     # _NotAnArray) goes through __array_function__, which such objects may refuse.

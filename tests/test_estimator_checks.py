@@ -188,3 +188,23 @@ def _expected_failed_checks(estimator):
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def test_html_repr_shows_the_released_model_once_fitted(binary_data):
+    # Before: the fitted repr showed the unfitted estimator, not best_estimator_ (scikit-learn
+    # shows the refit model after fit).
+    X, y = binary_data
+    from sklearn import config_context
+    from sklearn.pipeline import Pipeline
+
+    pipeline = Pipeline([("scale", FunctionTransformer()),
+                         ("clf", GaussianNB(bounds=BOUNDS, random_state=0))])
+    grid = {"clf": [LogisticRegression(data_norm=2.0, random_state=0)], "clf__C": [0.1, 1.0]}
+    search = make_search(refit=False).set_params(estimator=pipeline, param_grid=grid)
+    with config_context(display="diagram"):
+        assert "<div>GaussianNB</div>" in search._repr_html_()
+        assert "<div>GaussianNB</div>" in search.fit(X, y)._repr_html_()  # no model released
+        refit = clone(search).set_params(refit=True).fit(X, y)
+        html = refit._repr_html_()
+    assert "<div>GaussianNB</div>" not in html
+    assert "<div>LogisticRegression</div>" in html and "best_estimator_" in html

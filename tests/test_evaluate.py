@@ -69,3 +69,22 @@ def test_batching_does_not_change_the_result(binary_data):
     ]
     assert results[0].best_index_ == results[1].best_index_
     assert results[0].best_score_ == results[1].best_score_
+
+
+def test_default_scoring_of_a_plain_classifier_takes_the_fast_path(binary_data):
+    # scoring=None is estimator.score (scikit-learn's passthrough scorer): scikit-learn's
+    # accuracy for these, decided per fitted candidate.
+    from sklearn.dummy import DummyClassifier
+
+    class CustomScore(DummyClassifier):
+        def score(self, X, y, sample_weight=None):
+            return 0.5
+
+    X, y = binary_data
+    for estimator, fast in [(GaussianNB(bounds=(0, 1), random_state=0), True),
+                            (CustomScore(), False)]:
+        estimator.fit(X[:200], y[:200])
+        _, utility = make_utility(estimator, None, (0, 1))
+        assert _is_plain_accuracy(utility, estimator) is fast
+        assert _score(utility, estimator, X[200:], y[200:]) == utility(estimator, X[200:],
+                                                                      y[200:])

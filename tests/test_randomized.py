@@ -542,3 +542,163 @@ def test_parallel_trials_and_cross_validation(data):
     scores = cross_val_score(search, X, y, cv=2)
     assert scores.shape == (2,)
     assert len(accountant.spent_budget) == 2
+
+
+def test_coo_input_is_made_indexable(data):
+    from scipy.sparse import coo_matrix
+
+    from skdptune.preprocessing import RowWiseFunctionTransformer
+    from sklearn.pipeline import make_pipeline
+
+    X, y = data
+    densify = make_pipeline(RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
+                            GaussianNB(bounds=BOUNDS, epsilon=1.0))
+    search = _nb_search(estimator=densify, distribution="truncated_negative_binomial")
+    search.set_params(param_distributions={"gaussiannb__var_smoothing": [1e-9, 1e-3]})
+    search.fit(coo_matrix(X), y)
+    assert search.predict(coo_matrix(X[:3])).shape == (3,)
+
+
+def test_sample_weight_reaches_the_fits_only_and_routing_checks_requests(data):
+    import sklearn
+    from sklearn.exceptions import UnsetMetadataPassedError
+
+    X, y = data
+    weights = np.ones(len(X))
+    with pytest.warns(UserWarning, match="sample_weight to the fits only"):
+        _nb_search(distribution="truncated_negative_binomial").fit(X, y, sample_weight=weights)
+    with sklearn.config_context(enable_metadata_routing=True):
+        accountant = BudgetAccountant()
+        with pytest.raises(UnsetMetadataPassedError):
+            _nb_search(accountant=accountant).fit(X, y, sample_weight=weights)
+        assert accountant.spent_budget == []
+        requested = GaussianNB(bounds=BOUNDS, epsilon=1.0).set_fit_request(sample_weight=True)
+        _nb_search(estimator=requested, distribution="truncated_negative_binomial").fit(
+            X, y, sample_weight=weights)
+
+
+def test_a_per_record_scorer_returning_a_dict_is_an_error_not_error_score(data):
+    from skdptune.exceptions import ScorerOutputError
+
+    X, y = data
+    accountant = BudgetAccountant()
+    search = _nb_search(accountant=accountant, distribution="truncated_negative_binomial",
+                        scoring=lambda estimator, X, y: {"accuracy": 1.0}, utility_range=(0, 1))
+    with pytest.raises(ScorerOutputError, match="returned a dict of metrics"):
+        search.fit(X, y)
+    # The data were touched (the trials ran): the whole cost is charged, as for any failure.
+    assert len(accountant.spent_budget) == 1
+
+
+def test_verbose_never_shows_the_secret_number_of_trials(data, capsys):
+    # Before: verbose went to joblib, whose progress counts the trials (K is secret).
+    X, y = data
+    _nb_search(verbose=10, distribution="truncated_negative_binomial").fit(X, y)
+    out = capsys.readouterr()
+    lines = (out.out + out.err).splitlines()
+    assert lines[0].startswith("Running a random number of trials (truncated_negative_binomial, "
+                               "mean 4)") and "secret" in lines[0]
+    assert lines[1].startswith("Released the best trial, {'var_smoothing'")
+    assert len(lines) == 2
+
+
+# --- RandomizedSearchCV's vocabulary (the parity issue) ----------------------------------------
+
+
+def test_n_iter_is_the_mean_number_of_trials_and_mean_its_former_name(data):
+    # Before: n_iter was refused (unexpected keyword), with no pointer to mean.
+    X, y = data
+    by_n_iter = _nb_search(n_iter=3.0, mean=None, distribution="geometric").fit(X, y)
+    by_mean = _nb_search(mean=3.0, distribution="geometric").fit(X, y)
+    assert by_n_iter.privacy_report_["mean"] == by_mean.privacy_report_["mean"] == 3.0
+    assert by_n_iter.privacy_spent_ == by_mean.privacy_spent_
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="n_iter=3.0 and mean=3.0 were both given"):
+        _nb_search(n_iter=3.0, mean=3.0, accountant=accountant).fit(X, y)
+    assert accountant.spent_budget == []
+    assert _nb_search(mean=None).set_params(n_iter=None).fit(X, y).privacy_report_["mean"] == 10
+
+
+@pytest.mark.parametrize("name, shape", [("geometric", 1.0), ("logarithmic", 0.0)])
+def test_laws_by_name(data, name, shape):
+    # Before: a geometric count needed distribution="truncated_negative_binomial", shape=1.0.
+    X, y = data
+    named = _nb_search(distribution=name, shape=7.0).fit(X, y)  # shape: ignored here
+    spelled = _nb_search(distribution="truncated_negative_binomial", shape=shape).fit(X, y)
+    assert named.privacy_spent_ == spelled.privacy_spent_
+    assert named.privacy_report_["shape"] == shape
+    assert named.privacy_report_["distribution"] == name
+
+
+@pytest.mark.parametrize("distribution, subsample", [("poisson", None), ("geometric", 0.5)])
+def test_total_epsilon_is_the_whole_search_and_sets_the_trials_budget(data, distribution,
+                                                                    subsample):
+    # Before: only the per-trial epsilon could be given.
+    X, y = data
+    accountant = BudgetAccountant()
+    pipeline_budget = {"var_smoothing": [1e-9, 1e-3]}
+    search = _nb_search(total_epsilon=2.0, distribution=distribution, subsample=subsample,
+                        accountant=accountant, mean=3.0,
+                        estimator=GaussianNB(bounds=BOUNDS, epsilon=5.0)).fit(X, y)
+    spent = search.privacy_spent_[0]
+    assert 2.0 * (1 - 1e-9) <= spent <= 2.0
+    assert accountant.spent_budget == [tuple(search.privacy_spent_)]
+    trial = search.privacy_report_["trial_epsilon"]
+    assert trial == calibrate_trial_epsilon(2.0, 1e-6, 3.0, None if distribution == "poisson"
+                                            else 1.0, subsample)
+    assert "total_epsilon=2.0" in search.privacy_report_["trial_epsilon_rule"]
+    # The candidates' DP budget follows the trial epsilon (the estimator's 5.0 is replaced).
+    assert search.best_estimator_.epsilon == pytest.approx(trial)
+    assert search.best_params_.keys() == pipeline_budget.keys()
+
+
+def test_epsilon_and_total_epsilon_are_refused_together_before_data(data):
+    X, y = data
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="epsilon=1.0 and total_epsilon=3.0 were both given"):
+        _nb_search(epsilon=1.0, total_epsilon=3.0, accountant=accountant).fit(X, y)
+    assert accountant.spent_budget == []
+
+
+def test_calibrate_trial_epsilon_takes_none_for_poisson():
+    # Before: TypeError (float(None)).
+    assert calibrate_trial_epsilon(3.0, 1e-6, 10.0, None) == calibrate_trial_epsilon(
+        3.0, 1e-6, 10.0, math.inf)
+
+
+def test_the_docs_state_the_total_cost_of_the_defaults():
+    import pathlib
+
+    default = repeat_and_select_epsilon(1.0, 1e-6, 10.0, math.inf)
+    figures = {f"{default:.2f}", f"{repeat_and_select_epsilon(1.0, 1e-6, 10.0, 1.0):.1f}",
+               f"{repeat_and_select_epsilon(1.0, 1e-6, 10.0, 0.0):.1f}"}
+    assert figures == {"5.62", "3.0", "2.0"}
+    docstring = " ".join(PrivateRandomizedSearchCV.__doc__.split())
+    assert "with the defaults (Poisson ``K`` of mean ``n_iter=10``, ``epsilon=1``, " \
+           f"``delta=1e-6``) the search spends epsilon {default:.2f}" in docstring
+    root = pathlib.Path(__file__).parents[1]
+    for page in ("README.md", "docs/privacy_model.rst"):
+        assert f"epsilon {default:.2f}" in " ".join((root / page).read_text().split()), page
+
+
+def test_text_through_a_hashing_vectorizer_and_a_private_model():
+    # Text has no n_features_in_; the search releases the best trial as for arrays.
+    from sklearn.feature_extraction.text import HashingVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    from skdptune.preprocessing import RowWiseFunctionTransformer
+
+    rng = np.random.RandomState(0)
+    words = np.array(["good", "bad", "fine", "awful", "great", "poor"])
+    y = rng.randint(0, 2, 300)
+    text = [" ".join(rng.choice(words[label::2], 4)) for label in y]
+    pipeline = make_pipeline(
+        HashingVectorizer(n_features=16, alternate_sign=False),
+        RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
+        LogisticRegression(data_norm=1.0, random_state=0),
+    )
+    search = _nb_search(estimator=pipeline, distribution="geometric")
+    search.set_params(param_distributions={"logisticregression__C": [0.1, 1.0]})
+    search.fit(text, y)
+    assert search.predict(text[:5]).shape == (5,)
+    assert not hasattr(search, "n_features_in_")

@@ -3,26 +3,38 @@ private refit, what the fitted object releases, and bad input."""
 
 import pickle
 import struct
-
 import warnings
 
 import numpy as np
 import pytest
+import sklearn
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, KMeans, LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from diffprivlib.utils import BudgetError, PrivacyLeakWarning
-from sklearn.base import clone
+from scipy.sparse import coo_array, coo_matrix
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.neighbors import KernelDensity
+from sklearn.svm import LinearSVC as SkLinearSVC
+from sklearn.exceptions import UnsetMetadataPassedError
+from sklearn.metrics import accuracy_score, make_scorer
 from sklearn.model_selection import cross_val_score
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
+from sklearn.utils._mocking import CheckingClassifier
 
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
+from skdptune.exceptions import ScorerOutputError
+from skdptune.partition import partition_labels, split_indices
+from skdptune.preprocessing import RowWiseFunctionTransformer
 from skdptune.selection import ProposeTestDoubling
 from skdptune.selection.doubling import auto_max_iter
+from skdptune.utility import kmeans_score_range
 
 # The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
 BOUNDS = (0.0, 1.0)
@@ -488,3 +500,399 @@ def test_minimum_sample_count_is_exact_despite_float_rounding():
     search.fit(X, y)
     with pytest.raises(ValueError, match="needs at least 20 samples"):
         search.fit(X[:19], y[:19])
+
+
+# --- scikit-learn conventions (the parity issue: tests/test_sklearn_parity.py ports the rest) --
+
+
+class StrictParamsClassifier(ClassifierMixin, BaseEstimator):
+    """scikit-learn's MockClassifier contract: no accountant, and ``set_params`` that requires
+    its parameter (``set_params()`` with no argument raises KeyError)."""
+
+    def __init__(self, foo_param=0):
+        self.foo_param = foo_param
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+    def get_params(self, deep=False):
+        return {"foo_param": self.foo_param}
+
+    def set_params(self, **params):
+        self.foo_param = params["foo_param"]
+        return self
+
+
+@pytest.mark.parametrize("estimator", [StrictParamsClassifier(), CheckingClassifier()],
+                         ids=["MockClassifier-like", "CheckingClassifier"])
+def test_estimators_without_accountant_and_an_empty_grid(binary_data, estimator):
+    # Before: set_params() was called with no argument for the empty grid: KeyError.
+    X, y = binary_data
+    search = search_of(estimator, {}, refit=False, scoring="accuracy").fit(X, y)
+    assert search.best_params_ == {}
+
+
+@pytest.mark.parametrize("container", [coo_matrix, coo_array])
+def test_coo_input_is_made_indexable(binary_data, container):
+    # Before: "'coo_matrix' object is not subscriptable" on every partition (error_score="raise"
+    # shows it) and in the refit.
+    X, y = binary_data
+    search = search_of(SkLogisticRegression(), {"C": [0.1, 1.0]}, refit=False,
+                       error_score="raise").fit(container(X), y)
+    dense = search_of(SkLogisticRegression(), {"C": [0.1, 1.0]}, refit=False).fit(X, y)
+    assert search.best_params_ == dense.best_params_
+    densify = make_pipeline(RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
+                            gnb())
+    refit = search_of(densify, {"gaussiannb__epsilon": [0.5, 1.0]}).fit(container(X), y)
+    assert refit.predict(container(X[:5])).shape == (5,)
+
+
+@pytest.mark.parametrize(
+    "estimator, grid, named",
+    [
+        (SVC(kernel="precomputed"), {"C": [0.1, 1.0]}, "kernel='precomputed'"),
+        (SVC(), {"kernel": ["rbf", "precomputed"]}, "kernel='precomputed'"),
+        (KNeighborsClassifier(metric="precomputed"), {"n_neighbors": [3]},
+         "metric='precomputed'"),
+    ],
+    ids=["SVC", "SVC-in-grid", "KNeighbors"],
+)
+def test_pairwise_estimators_are_refused_before_data(binary_data, partition_calls, estimator,
+                                                      grid, named):
+    # Before: accepted, with partition fits on a square matrix sliced by rows only.
+    X, y = binary_data
+    acc = BudgetAccountant()
+    kernel = X @ X.T
+    with pytest.raises(ValueError, match=f"{named}.*a record is also a column.*1/n_partitions "
+                                         "sensitivity"):
+        search_of(estimator, grid, refit=False, accountant=acc).fit(kernel, y)
+    assert acc.spent_budget == [] and partition_calls == []
+
+
+class ThresholdScoreClassifier(StrictParamsClassifier):
+    """scikit-learn's MockClassifier score: 1 when foo_param > 1, else 0 (not accuracy)."""
+
+    def score(self, X=None, y=None):
+        return 1.0 if self.foo_param > 1 else 0.0
+
+
+def test_default_scoring_is_the_estimators_own_score(binary_data, recording_selector):
+    # Before: scoring=None meant accuracy for every classifier, whatever its score method.
+    X, y = binary_data
+    grid = {"foo_param": [1, 2, 3]}
+    search_of(ThresholdScoreClassifier(), grid, refit=False, utility_range=(0, 1),
+              selector=recording_selector()).fit(X, y)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="estimator.score of ThresholdScoreClassifier is not "
+                                         "known to be bounded"):
+        search_of(ThresholdScoreClassifier(), grid, refit=False).fit(X, y)
+    # scikit-learn's accuracy (ClassifierMixin.score), also at the end of a pipeline: bounded.
+    search = search_of(make_pipeline(FunctionTransformer(), gnb()),
+                       {"gaussiannb__epsilon": [1.0]}).fit(X, y)
+    assert search.score(X, y) == search.best_estimator_.score(X, y)
+
+
+class NoScoreSVC(SkLinearSVC):
+    """scikit-learn's LinearSVCNoScore."""
+
+    @property
+    def score(self):
+        raise AttributeError
+
+
+def test_an_estimator_without_score_and_no_scoring_is_refused_up_front(binary_data,
+                                                                        partition_calls):
+    # Before: accepted; every partition scored error_score and the selection was pure noise.
+    acc = BudgetAccountant()
+    with pytest.raises(TypeError, match="no scoring is specified.*NoScoreSVC does not"):
+        search_of(NoScoreSVC(), {"C": [1.0]}, refit=False, accountant=acc).fit([[1]])
+    X, y = binary_data
+    swapped = Pipeline([("scale", FunctionTransformer()), ("svc", SkLinearSVC())])
+    with pytest.raises(TypeError, match="NoScoreSVC.*does not"):
+        search_of(swapped, {"svc": [SkLinearSVC(), NoScoreSVC()]}, refit=False,
+                  accountant=acc).fit(X, y)
+    assert acc.spent_budget == [] and partition_calls == []
+    # With a scorer it works.
+    search_of(NoScoreSVC(), {"C": [1.0]}, refit=False, scoring="accuracy").fit(X, y)
+
+
+def test_unsupervised_callable_scorer_is_called_without_y(binary_data, recording_selector):
+    # Before: scorer(estimator, X, None), a TypeError on every partition (error_score).
+    X, _ = binary_data
+
+    def scorer(estimator, X):
+        return 42.0 if estimator.bandwidth == 0.1 else 0.0
+
+    search = search_of(KernelDensity(), {"bandwidth": [0.01, 0.1, 1.0]}, refit=False,
+                       scoring=scorer, utility_range=(0, 42), selector=recording_selector())
+    search.fit(X)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.0, 1.0, 0.0])
+    assert 0 <= search.best_score_ <= 42
+
+
+def test_kmeans_score_with_a_range_from_public_bounds(binary_data, recording_selector):
+    X, _ = binary_data
+    n_records = len(X) * 0.2 / 5  # validation_fraction * n_samples / n_partitions
+    search = search_of(KMeans(bounds=BOUNDS, random_state=0), {"n_clusters": [2, 3]},
+                       utility_range=kmeans_score_range(([0.0] * 4, [1.0] * 4), n_records),
+                       selector=recording_selector()).fit(X)
+    utilities = recording_selector.calls[0]["utilities"]
+    # Spread over [0, 1], not all within 1e-12 of 1 as with a guessed (-1e13, 0).
+    assert np.all((utilities > 0.5) & (utilities < 1.0))
+    assert search.score(X) == search.best_estimator_.score(X)
+
+
+def _seed_leaving_a_part_empty(n_samples, n_partitions, validation_fraction):
+    """A random_state whose partition labels leave some training or validation part empty."""
+    for seed in range(1000):
+        probe = PrivateGridSearchCV(gnb(), {}, n_partitions=n_partitions, random_state=seed,
+                                    validation_fraction=validation_fraction)
+        partition_seed, _ = probe._random_states()
+        labels = partition_labels(n_samples, n_partitions, validation_fraction, partition_seed)
+        splits = split_indices(*labels, n_partitions)
+        if any(len(train) == 0 or len(validation) == 0 for train, validation in splits):
+            return seed
+    raise AssertionError("no such seed")
+
+
+def test_a_part_left_empty_by_the_split_is_not_an_error(binary_data, recording_selector):
+    # Before: at a size the search accepts (every part expects a record), a part the random
+    # split left empty failed the fit or gave a NaN score: with error_score="raise" a user
+    # error ("could not convert string to float: 'raise'"), else error_score.
+    X, y = binary_data
+    n_samples = 25  # the smallest accepted for 5 partitions and validation_fraction=0.2
+    seed = _seed_leaving_a_part_empty(n_samples, 5, 0.2)
+    search = search_of(SkDecisionTree(random_state=0), {"max_depth": [1, 2]}, refit=False,
+                       error_score="raise", random_state=seed, selector=recording_selector())
+    search.fit(X[:n_samples], y[:n_samples])
+    assert search.best_params_ in search.cv_results_["params"]
+    assert np.all(recording_selector.calls[0]["utilities"] <= 4 / 5)  # one part scores 0
+
+
+def test_a_nan_score_under_error_score_raise_is_a_clear_error(binary_data):
+    X, y = binary_data
+    search = search_of(SkDecisionTree(), {"max_depth": [1]}, refit=False, error_score="raise",
+                       scoring=lambda estimator, X, y: float("nan"), utility_range=(0, 1))
+    with pytest.raises(ValueError, match=r"candidate \{'max_depth': 1\} on a partition is nan"):
+        search.fit(X, y)
+
+
+def _recording_accuracy(received):
+    """An accuracy scorer that records the sample_weight it receives."""
+
+    def accuracy(y_true, y_pred, sample_weight=None):
+        received.append(None if sample_weight is None else np.asarray(sample_weight))
+        return accuracy_score(y_true, y_pred, sample_weight=sample_weight)
+
+    return make_scorer(accuracy)
+
+
+def test_the_scorer_receives_sample_weight_of_the_validation_rows(binary_data, partition_calls,
+                                                                 recording_selector):
+    # Before: the scorer never received metadata (GridSearchCV gives it sample_weight).
+    X, y = binary_data
+    weights = np.arange(1.0, len(X) + 1)
+    received = []
+    search_of(SkDecisionTree(random_state=0), {"max_depth": [1, 2]}, refit=False,
+              scoring=_recording_accuracy(received), utility_range=(0, 1),
+              selector=recording_selector()).fit(X, y, sample_weight=weights)
+    assert len(received) == len(partition_calls) == 10
+    for (_, _, _, validation, _), got in zip(partition_calls, received):
+        np.testing.assert_array_equal(got, weights[list(validation)])
+    # Weighted scores still lie in [0, 1] (a weighted mean), as the 1/k sensitivity needs.
+    utilities = recording_selector.calls[0]["utilities"]
+    assert np.all((utilities >= 0) & (utilities <= 1))
+    # A scorer that takes no sample_weight is warned about, as in scikit-learn.
+    with pytest.warns(UserWarning, match="does not support sample_weight"):
+        search_of(SkDecisionTree(), {"max_depth": [1]}, refit=False, utility_range=(0, 1),
+                  scoring=lambda estimator, X, y: 0.5).fit(X, y, sample_weight=weights)
+
+
+def test_metadata_routing_routes_fit_and_score_params_like_grid_search_cv(binary_data,
+                                                                         partition_calls):
+    # Before: with routing enabled, fit parameters went unchecked to every partition fit.
+    X, y = binary_data
+    weights = np.arange(1.0, len(X) + 1)
+    acc = BudgetAccountant()
+    with sklearn.config_context(enable_metadata_routing=True):
+        unrequested = search_of(SkDecisionTree(), {"max_depth": [1]}, refit=False, accountant=acc,
+                                scoring="accuracy")
+        with pytest.raises(UnsetMetadataPassedError, match="sample_weight"):
+            unrequested.fit(X, y, sample_weight=weights)
+        assert acc.spent_budget == [] and partition_calls == []
+        received = []
+        scorer = _recording_accuracy(received).set_score_request(sample_weight="score_weight")
+        search = search_of(SkDecisionTree().set_fit_request(sample_weight=True),
+                           {"max_depth": [1, 2]}, refit=False, scoring=scorer,
+                           utility_range=(0, 1))
+        search.fit(X, y, sample_weight=weights, score_weight=2 * weights)
+        assert len(received) == 10
+        np.testing.assert_array_equal(received[0], 2 * weights[list(partition_calls[0][3])])
+        # score() routes its metadata to the scorer too; without routing it refuses them.
+        refit = search_of(gnb(), {"var_smoothing": [1e-9]}, utility_range=(0, 1),
+                          scoring=_recording_accuracy(received).set_score_request(
+                              sample_weight=True)).fit(X, y)
+        refit.score(X, y, sample_weight=weights)
+        np.testing.assert_array_equal(received[-1], weights)
+    with pytest.raises(ValueError, match="is only supported if enable_metadata_routing=True"):
+        refit.score(X, y, sample_weight=weights)
+
+
+def test_multimetric_scoring_selects_on_the_metric_refit_names(binary_data, recording_selector):
+    # Before: a list or dict of metrics was refused with a generic message.
+    X, y = binary_data
+    unused = []
+    scoring = {"acc": "accuracy", "other": _recording_accuracy(unused)}
+    search = search_of(gnb(), {"var_smoothing": [1e-9, 1e-3]}, scoring=scoring, refit="acc",
+                       selector=recording_selector()).fit(X, y)
+    plain = search_of(gnb(), {"var_smoothing": [1e-9, 1e-3]}, scoring="accuracy",
+                      selector=recording_selector()).fit(X, y)
+    first, second = recording_selector.calls
+    np.testing.assert_array_equal(first["utilities"], second["utilities"])
+    assert unused == []  # the metric the selection does not use is not computed
+    assert search.best_params_ == plain.best_params_
+    assert search.score(X, y) == plain.score(X, y)
+    lists = search_of(gnb(), {"var_smoothing": [1e-9]}, scoring=["recall", "accuracy"],
+                      refit="accuracy").fit(X, y)
+    assert lists.score(X, y) == lists.best_estimator_.score(X, y)
+
+
+@pytest.mark.parametrize("refit, remedy", [
+    (True, r"E.g. refit='acc'"),
+    (False, r"pass that metric alone, e.g. scoring='acc'"),
+    ("recall", r"E.g. refit='acc'"),
+])
+def test_multimetric_scoring_without_a_metric_to_select_on_is_refused(binary_data,
+                                                                      partition_calls, refit,
+                                                                      remedy):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    search = search_of(gnb(), {"var_smoothing": [1e-9]}, accountant=acc, refit=refit,
+                       scoring={"acc": "accuracy", "prec": "precision"})
+    with pytest.raises(ValueError, match="For multi-metric scoring, the parameter refit must be "
+                                         rf"set to a scorer key.*would not be private.*{remedy}"):
+        search.fit(X, y)
+    assert acc.spent_budget == [] and partition_calls == []
+
+
+def test_a_callable_returning_a_dict_is_never_accepted_silently(binary_data, recording_selector):
+    # Before: each partition's dict failed the utility, silently scored error_score.
+    X, y = binary_data
+
+    def metrics(estimator, X, y):
+        predicted = estimator.predict(X)
+        return {"accuracy": accuracy_score(y, predicted), "constant": 0.25}
+
+    acc = BudgetAccountant()
+    for refit, match in [(True, "returned a dict of metrics.*refit='<key>'"),
+                         ("recall", "returned a dict without the key refit='recall'")]:
+        search = search_of(gnb(), {"var_smoothing": [1e-9]}, scoring=metrics, refit=refit,
+                           utility_range=(0, 1), accountant=acc, error_score=0.5)
+        with pytest.raises(ScorerOutputError, match=match):
+            search.fit(X, y)
+    assert acc.spent_budget == []
+    search = search_of(gnb(), {"var_smoothing": [1e-9, 1e-3]}, scoring=metrics,
+                       refit="constant", utility_range=(0, 1),
+                       selector=recording_selector()).fit(X, y)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.25, 0.25])
+    assert search.score(X, y) == 0.25
+
+
+def test_a_callable_refit_chooses_from_the_released_cv_results(binary_data):
+    # Before: refit accepted booleans only.
+    X, y = binary_data
+    seen = []
+
+    def fewest_passes(results):
+        seen.append(set(results))
+        return int(np.argmin(results["n_passes"]))
+
+    acc = BudgetAccountant()
+    grid = {"epsilon": [0.5, 1.0, 2.0]}
+    # The doubling selector: its trace makes n_passes informative.
+    search = search_of(gnb(), grid, refit=fewest_passes, accountant=acc, epsilon=0.6,
+                       selector="doubling").fit(X, y)
+    assert seen == [{"params", "param_epsilon", "n_passes", "selected"}]
+    assert search.best_index_ == int(np.argmin(search.cv_results_["n_passes"]))
+    assert search.best_params_ == search.cv_results_["params"][search.best_index_]
+    assert search.best_estimator_.epsilon == search.best_params_["epsilon"]
+    assert not hasattr(search, "best_score_")  # as GridSearchCV with a callable refit
+    # No best_score_ is released, so the selector gets the whole selection budget.
+    assert search.privacy_report_["score_epsilon"] == 0
+    assert acc.spent_budget == [(0.6, 1e-6), (2.0, 0.0)]  # the refit: the grid's maximum
+
+
+@pytest.mark.parametrize("returned, error, match", [
+    (None, TypeError, "best_index_ returned is not an integer"),
+    (-1, IndexError, "best_index_ index out of range"),
+    (3, IndexError, "best_index_ index out of range"),
+])
+def test_a_callable_refit_returning_no_valid_index(binary_data, returned, error, match):
+    X, y = binary_data
+    acc = BudgetAccountant()
+    search = search_of(gnb(), {"epsilon": [0.5, 1.0, 2.0]}, refit=lambda results: returned,
+                       accountant=acc, selector="doubling")
+    with pytest.raises(error, match=match):
+        search.fit(X, y)
+    assert acc.spent_budget == [(1.0, 1e-6)]  # the selection was released to the callable
+    assert not hasattr(search, "best_estimator_")
+
+
+class AlwaysFails(StrictParamsClassifier):
+    def fit(self, X, y):
+        raise ValueError("scripted failure")
+
+
+def test_when_nothing_is_selected_the_warning_names_failing_fits(binary_data,
+                                                                  recording_selector):
+    # Before: "consider a larger epsilon" only, though every fit had failed.
+    X, y = binary_data
+    search = search_of(AlwaysFails(), {"foo_param": [1, 2]}, refit=False, scoring="accuracy",
+                       selector=recording_selector(index=None, delegate=False))
+    with pytest.warns(UserWarning, match=r"fits or scores failed: each failure scores "
+                                         r"error_score=0.0.*error_score='raise'.*"
+                                         r"skdptune.reveal_fit_messages\(\)"):
+        search.fit(X, y)
+    np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.0, 0.0])
+    assert search.best_index_ == 0
+
+
+def test_warnings_point_at_the_callers_line(binary_data, recording_selector):
+    X, y = binary_data
+    column = y.reshape(-1, 1)
+    search = search_of(selector=recording_selector(index=None, delegate=False), n_partitions=2,
+                       scoring=lambda estimator, X, y: 0.5, utility_range=(0, 1))
+    swamped = search_of(selector="exponential", epsilon=1e-3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, column, sample_weight=np.ones(len(X)))
+        swamped.fit(X, y)
+    shown = {w.category.__name__: w.filename for w in caught}
+    assert {"UserWarning", "NoisySelectionWarning", "DataConversionWarning",
+            "FitWarningsWithheld"} <= set(shown)
+    assert set(shown.values()) == {__file__}
+
+
+def test_verbose_prints_what_grid_search_cv_prints_and_nothing_private(binary_data, capsys):
+    # Before: joblib's task counts only.
+    X, y = binary_data
+    search_of(verbose=1, epsilon=0.5, selector="doubling").fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Fitting 5 partitions for each of 2 candidates, totalling 10 fits"
+    selected = [line for line in lines if line.startswith("Selected candidate")]
+    assert selected == [
+        f"Selected candidate 1/2 with ProposeTestDoubling, charged epsilon=0.5, delta=1e-06: "
+        f"{{'epsilon': 0.5}}"
+    ] or selected == [
+        f"Selected candidate 2/2 with ProposeTestDoubling, charged epsilon=0.5, delta=1e-06: "
+        f"{{'epsilon': 2.0}}"
+    ]
+    assert [line for line in lines if line.startswith("Refit ")] == [
+        "Refit " + selected[0].split(": ", 1)[1] + " on all the data, privately; charged "
+        "epsilon=2, delta=0"
+    ]
+    assert not any("score" in line for line in lines)
