@@ -11,7 +11,9 @@ Prints, as Markdown:
    workers, sampled every 50 ms), against the size of X;
 3. ``speed-up``: n_jobs=2 over n_jobs=1 on the 100,000-row LogisticRegression case;
 4. ``overhead``: the selection and its accounting (an uncached eps0 calibration and the
-   selector) as a share of a default fit's wall time.
+   selector) as a share of a default fit's wall time;
+5. with ``--scaling-cost`` only: the same searches with ``partition_scaling="auto"`` and
+   ``None``, what partition fidelity costs in time.
 
 Run on a quiet machine with BLAS pinned to one thread (DESIGN.md section 4)::
 
@@ -69,11 +71,11 @@ def make_data(n_samples, seed=0):
     return np.clip(X, -4, 4) / 4, y
 
 
-def time_private(name, X, y, n_partitions, n_jobs, grid=None):
+def time_private(name, X, y, n_partitions, n_jobs, grid=None, **options):
     search = PrivateGridSearchCV(
         make_estimator(name), grid or GRIDS[name], epsilon=1.0, n_partitions=n_partitions,
         selector="permute_and_flip", n_jobs=n_jobs, accountant=BudgetAccountant(),
-        random_state=0,
+        random_state=0, **options,
     )
     start = time.perf_counter()
     search.fit(X, y)
@@ -91,23 +93,48 @@ def time_sklearn(name, X, y, n_jobs):
 
 
 class PeakMemory:
-    """Peak resident memory of this process and all its children, sampled every 50 ms."""
+    """Peak memory of this process and all its children, sampled every 50 ms.
+
+    ``peak`` sums the resident set sizes (RSS), which counts a page shared by several
+    processes (the memory-mapped X every worker reads) once per process; ``peak_pss`` sums
+    the proportional set sizes (Linux), which split each shared page between its processes:
+    the physical memory the tree uses.
+    """
 
     def __init__(self):
         self.peak = 0
+        self.peak_pss = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def _run(self):
+    @staticmethod
+    def tree_rss():
+        """Resident memory of this process and all its children now."""
         me = psutil.Process()
+        total = 0
+        for process in [me] + me.children(recursive=True):
+            try:
+                total += process.memory_info().rss
+            except psutil.Error:
+                pass
+        return total
+
+    @staticmethod
+    def tree_pss():
+        """Proportional set size of this process and all its children now (Linux)."""
+        me = psutil.Process()
+        total = 0
+        for process in [me] + me.children(recursive=True):
+            try:
+                total += process.memory_full_info().pss
+            except (psutil.Error, AttributeError):
+                pass
+        return total
+
+    def _run(self):
         while not self._stop.is_set():
-            total = 0
-            for process in [me] + me.children(recursive=True):
-                try:
-                    total += process.memory_info().rss
-                except psutil.Error:
-                    pass
-            self.peak = max(self.peak, total)
+            self.peak = max(self.peak, self.tree_rss())
+            self.peak_pss = max(self.peak_pss, self.tree_pss())
             time.sleep(0.05)
 
     def __enter__(self):
@@ -137,16 +164,47 @@ def ratio_table(n_samples, repetitions, n_jobs, partitions=(10, 100), models=tup
                   f"{statistics.median(ratios):.2f} / {max(ratios):.2f} |", flush=True)
 
 
+def scaling_cost(n_samples, repetitions, n_jobs, models=("LogisticRegression", "GaussianNB")):
+    """The same searches with partition_scaling="auto" (the default) and None, interleaved:
+    what partition fidelity costs in time (rescaled C and epsilon change the partition fits)."""
+    X, y = make_data(n_samples)
+    print(f"\n## Cost of partition fidelity: {n_samples:,} x {N_FEATURES}, 24 candidates, "
+          f"n_jobs={n_jobs}, {repetitions} interleaved repetitions\n")
+    print("| estimator | k | scaling auto s (median) | scaling None s (median) | ratio |")
+    print("|---|---|---|---|---|")
+    for name in models:
+        for k in (10, 100):
+            auto, off = [], []
+            for _ in range(repetitions):
+                auto.append(time_private(name, X, y, k, n_jobs))
+                off.append(time_private(name, X, y, k, n_jobs, partition_scaling=None))
+            print(f"| {name} | {k} | {statistics.median(auto):.2f} | "
+                  f"{statistics.median(off):.2f} | "
+                  f"{statistics.median(auto) / statistics.median(off):.2f} |", flush=True)
+
+
 def scale_run(n_samples, n_candidates=50):
     X, y = make_data(n_samples, seed=1)
     grid = {"C": list(np.logspace(-3, 2, n_candidates // 2)), "fit_intercept": [True, False]}
+    # Start the two joblib workers (loky keeps them for the next call) on a small search, so
+    # that "idle" counts the three interpreters with their imports, and the data apart.
+    time_private("LogisticRegression", X[:2000], y[:2000], 10, 2, grid=grid)
+    idle, idle_pss = PeakMemory.tree_rss(), PeakMemory.tree_pss()
     with PeakMemory() as memory:
         seconds = time_private("LogisticRegression", X, y, 100, 2, grid=grid)
     print(f"\n## Scale: {n_samples:,} x {N_FEATURES}, {n_candidates} candidates, k=100, "
           "LogisticRegression, n_jobs=2\n")
     print(f"wall time {seconds:.1f} s; peak memory of the process tree "
           f"{memory.peak / 2**30:.2f} GiB = {memory.peak / X.nbytes:.2f} x the size of X "
-          f"({X.nbytes / 2**30:.2f} GiB)", flush=True)
+          f"({X.nbytes / 2**30:.2f} GiB); the idle tree (3 interpreters, X and y loaded) "
+          f"{idle / 2**30:.2f} GiB, so the search itself adds at most "
+          f"{(memory.peak - idle) / 2**30:.2f} GiB = {(memory.peak - idle) / X.nbytes:.2f} x "
+          "the size of X", flush=True)
+    print(f"proportional set size (shared pages counted once): peak "
+          f"{memory.peak_pss / 2**30:.2f} GiB = {memory.peak_pss / X.nbytes:.2f} x the size "
+          f"of X; idle {idle_pss / 2**30:.2f} GiB; the search adds at most "
+          f"{(memory.peak_pss - idle_pss) / 2**30:.2f} GiB = "
+          f"{(memory.peak_pss - idle_pss) / X.nbytes:.2f} x", flush=True)
 
 
 def speed_up(n_samples, repetitions):
@@ -176,9 +234,24 @@ def overhead(n_samples):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small check of the script")
+    parser.add_argument("--scaling-cost", action="store_true",
+                        help="only the cost of partition fidelity (scaling auto against None)")
+    parser.add_argument("--scale-only", action="store_true", help="only the 1,000,000-row run")
+    parser.add_argument("--ratio-only", type=int, metavar="REPETITIONS", default=None,
+                        help="only the ratio table, with this many repetitions (interleave "
+                             "runs of two versions of the library from a shell loop)")
     args = parser.parse_args()
     print(f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform()}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    if args.ratio_only is not None:
+        ratio_table(100_000, args.ratio_only, 2)
+        return
+    if args.scale_only:
+        scale_run(1_000_000)
+        return
+    if args.scaling_cost:
+        scaling_cost(100_000, 3, 2)
+        return
     if args.quick:
         ratio_table(20_000, 1, 2, partitions=(10,), models=("LogisticRegression",))
         overhead(20_000)

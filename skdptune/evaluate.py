@@ -12,7 +12,11 @@ warnings are recorded and dropped (:func:`skdptune.dp_fit.private_fit_context`).
 Speed: the fixed costs of a task (sending the data's indices, slicing a partition, the
 warnings lock) are paid once per task, and a task fits a batch of candidates on one
 partition. Batches are as large as load balancing allows: about four tasks per worker, never
-fewer than one per partition.
+fewer than one per partition. ``X`` travels as one object (memory-mapped by joblib's process
+backends above its default 1 MB) that each task indexes; ``y`` and sample-aligned parameters
+are sliced to the partition here, so a task carries its partition's ``n / k`` labels, not
+all ``n``. joblib's own memory-mapping threshold is left as it is: a different one makes loky
+replace its reusable workers, about a second each time a search follows another joblib call.
 """
 
 import math
@@ -69,15 +73,11 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
         Raw (non-private) mean utilities, each in ``[0, 1]``; sensitivity ``1 / len(splits)``.
     """
     batches = _batches(len(candidates), len(splits), n_jobs)
-    # Arrays above joblib's max_nbytes are memory-mapped for process workers; y is given the
-    # same threshold as X so that it is shared rather than pickled into every task.
-    outcomes = Parallel(n_jobs=n_jobs, pre_dispatch=pre_dispatch, verbose=verbose,
-                        max_nbytes=_max_nbytes(X, y))(
+    outcomes = Parallel(n_jobs=n_jobs, pre_dispatch=pre_dispatch, verbose=verbose)(
         delayed(_evaluate_batch)(
-            estimator, [candidates[i] for i in batch], X, y, train, validation, fit_params,
-            utility, error_score, reveal, score_params or {},
+            estimator, [candidates[i] for i in batch], X, part, utility, error_score, reveal,
         )
-        for train, validation in splits
+        for part in _partitions(X, y, splits, fit_params, score_params or {})
         for batch in batches
     )
     values = np.empty((len(candidates), len(splits)))
@@ -100,28 +100,29 @@ def _batches(n_candidates, n_partitions, n_jobs):
             if len(batch)]
 
 
-def _max_nbytes(X, y):
-    """joblib's 1 MB threshold for memory-mapping, lowered so that y is shared like X.
+def _partitions(X, y, splits, fit_params, score_params):
+    """Per partition, lazily: ``(train, validation, y_train, y_validation, train_params,
+    validation_params)``, the row indices with ``y`` and the sample-aligned fit and scorer
+    parameters sliced to them (once per partition, whatever the number of batches)."""
+    for train, validation in splits:
+        yield (
+            train, validation,
+            None if y is None else _safe_indexing(y, train),
+            None if y is None else _safe_indexing(y, validation),
+            _check_method_params(X, params=fit_params, indices=train),
+            _check_method_params(X, params=score_params, indices=validation),
+        )
 
-    Below 64 kB pickling y into every task costs less than a memory-mapped file.
-    """
-    default, floor = 1024 ** 2, 64 * 1024
-    size = getattr(y, "nbytes", 0)
-    return default if size <= floor else min(default, int(size) - 1)
 
-
-def _evaluate_batch(estimator, batch, X, y, train, validation, fit_params, utility,
-                    error_score, reveal, score_params):
+def _evaluate_batch(estimator, batch, X, part, utility, error_score, reveal):
     """Fit a batch of candidates on one partition's training rows; their utilities on the rest.
 
-    Runs in a joblib worker. The partition is sliced once for the batch. Returns ``(utilities,
-    recorded warnings)``; the warnings are only returned under ``reveal``.
+    Runs in a joblib worker. ``part`` is one item of :func:`_partitions`; ``X`` is sliced
+    once for the batch. Returns ``(utilities, recorded warnings)``; the warnings are only
+    returned under ``reveal``.
     """
-    train_params = _check_method_params(X, params=fit_params, indices=train)
+    train, validation, y_train, y_validation, train_params, validation_params = part
     X_train, X_validation = _safe_indexing(X, train), _safe_indexing(X, validation)
-    y_train = None if y is None else _safe_indexing(y, train)
-    y_validation = None if y is None else _safe_indexing(y, validation)
-    validation_params = _check_method_params(X, params=score_params, indices=validation)
     values = []
     with private_fit_context() as caught:
         for params in batch:

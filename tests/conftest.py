@@ -102,8 +102,9 @@ def partition_fits(monkeypatch):
         partitions.clear()  # number each search's partitions from 0
         return original_stage(*args, **kwargs)
 
-    def spy(estimator, batch, X, y, train, validation, *args):
-        values, recorded = original(estimator, batch, X, y, train, validation, *args)
+    def spy(estimator, batch, X, part, *args):
+        values, recorded = original(estimator, batch, X, part, *args)
+        train, validation = part[:2]
         key = (tuple(train), tuple(validation))
         number = partitions.setdefault(key, len(partitions))
         records.extend((params, number, key[0], key[1], value)

@@ -1,4 +1,4 @@
-"""The evaluate stage: batching, the fast accuracy path, and memory-mapping of y."""
+"""The evaluate stage: batching, the fast accuracy path, and what a task carries."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,8 @@ from diffprivlib.models import GaussianNB, LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 from skdptune import PrivateGridSearchCV
-from skdptune.evaluate import _batches, _is_plain_accuracy, _max_nbytes, _score
+from skdptune import evaluate
+from skdptune.evaluate import _batches, _is_plain_accuracy, _score
 from skdptune.utility import make_utility
 
 
@@ -51,11 +52,43 @@ def test_other_scorers_take_the_scorer_path(binary_data):
     assert not _is_plain_accuracy(utility)
 
 
-def test_y_is_memory_mapped_once_it_is_worth_it():
-    assert _max_nbytes(None, np.zeros(100)) == 1024 ** 2  # 800 bytes: pickled
-    assert _max_nbytes(None, np.zeros(100_000)) == 800_000 - 1  # 800 kB: memory-mapped
-    assert _max_nbytes(None, np.zeros(1_000_000)) == 1024 ** 2
-    assert _max_nbytes(None, None) == 1024 ** 2
+def test_a_task_carries_its_partitions_labels_not_all_of_y(binary_data, monkeypatch):
+    X, y = binary_data
+    weights = np.linspace(1.0, 2.0, len(y))
+    parts, original = [], evaluate._evaluate_batch
+
+    def spy(estimator, batch, X_task, part, *args):
+        parts.append(part)
+        return original(estimator, batch, X_task, part, *args)
+
+    monkeypatch.setattr(evaluate, "_evaluate_batch", spy)
+    PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
+                        n_partitions=4, accountant=BudgetAccountant(), random_state=0,
+                        refit=False).fit(X, y, sample_weight=weights)
+    assert len(parts) == 4  # one task per partition: both candidates in one batch
+    for train, validation, y_train, y_validation, train_params, validation_params in parts:
+        np.testing.assert_array_equal(y_train, y[train])
+        np.testing.assert_array_equal(y_validation, y[validation])
+        np.testing.assert_array_equal(train_params["sample_weight"], weights[train])
+        np.testing.assert_array_equal(validation_params["sample_weight"], weights[validation])
+
+
+def test_joblibs_memory_mapping_threshold_is_left_alone(binary_data, monkeypatch):
+    # Another max_nbytes than the one joblib's previous call used makes loky replace its
+    # reusable workers: about a second lost whenever a search follows another joblib call.
+    calls = []
+
+    class Recording(evaluate.Parallel):
+        def __init__(self, *args, **kwargs):
+            calls.append(kwargs)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate, "Parallel", Recording)
+    X, y = binary_data
+    PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
+                        n_partitions=3, accountant=BudgetAccountant(), random_state=0,
+                        refit=False).fit(X, y)
+    assert calls and all("max_nbytes" not in kwargs for kwargs in calls)
 
 
 def test_batching_does_not_change_the_result(binary_data):
