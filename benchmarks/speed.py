@@ -108,28 +108,26 @@ class PeakMemory:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     @staticmethod
-    def tree_rss():
-        """Resident memory of this process and all its children now."""
+    def _tree_sum(measure):
+        """``measure(process)`` summed over this process and all its children now."""
         me = psutil.Process()
         total = 0
         for process in [me] + me.children(recursive=True):
             try:
-                total += process.memory_info().rss
-            except psutil.Error:
+                total += measure(process)
+            except (psutil.Error, AttributeError):  # a process gone, or PSS not on this OS
                 pass
         return total
 
-    @staticmethod
-    def tree_pss():
+    @classmethod
+    def tree_rss(cls):
+        """Resident memory of this process and all its children now."""
+        return cls._tree_sum(lambda process: process.memory_info().rss)
+
+    @classmethod
+    def tree_pss(cls):
         """Proportional set size of this process and all its children now (Linux)."""
-        me = psutil.Process()
-        total = 0
-        for process in [me] + me.children(recursive=True):
-            try:
-                total += process.memory_full_info().pss
-            except (psutil.Error, AttributeError):
-                pass
-        return total
+        return cls._tree_sum(lambda process: process.memory_full_info().pss)
 
     def _run(self):
         while not self._stop.is_set():
