@@ -210,6 +210,12 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
             cloned._pickled_in_pid = self._pickled_in_pid
         return cloned
 
+    def _say(self, message):
+        """Print a progress line when verbose, as scikit-learn's searches do (counts, budgets
+        and parameters only: nothing private)."""
+        if self.verbose > 0:
+            print(message)
+
     def _sk_visual_block_(self):
         # As scikit-learn's searches: the released model once fitted, else the estimator to
         # tune; and the selector when it is an estimator (its parameters are tunable).

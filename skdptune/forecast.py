@@ -29,6 +29,7 @@ from .selection import (
     PermuteAndFlip,
     ProposeTestDoubling,
     ReportNoisyMax,
+    _as_selector,
 )
 from .selection.doubling import NOISE_SPLITS, _n_levels
 from .accounting import calibrate_epsilon_per_step
@@ -116,8 +117,7 @@ def forecast_selection(n_candidates, *, n_partitions, epsilon, delta=0.0,
     >>> round(f.pairwise_gap, 3)
     0.088
     """
-    if isinstance(selector, str):
-        selector = SELECTORS[selector]()
+    selector = _as_selector(selector)
     if int(n_candidates) < 2:
         raise ValueError(f"n_candidates={n_candidates} must be at least 2 to forecast a choice.")
     if not 0 < confidence < 1:

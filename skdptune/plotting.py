@@ -16,7 +16,7 @@ import textwrap
 
 from sklearn.utils.validation import check_is_fitted
 
-from .selection import SELECTORS, ProposeTestDoubling
+from .selection import ProposeTestDoubling, _as_selector
 
 _INSTALL_HINT = 'pip install "skdptune[plot]"'
 
@@ -51,10 +51,7 @@ def _integer_locator():
 
 def _selector_of(search):
     """The selector object a search was configured with (its parameters are public)."""
-    selector = search.selector
-    if isinstance(selector, str):
-        return SELECTORS[selector]()
-    return selector
+    return _as_selector(search.selector)
 
 
 def _candidate_label(params):

@@ -346,8 +346,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # per-trial budget in the one-budget form. best_params_ stays the sampled setting.
         fitted = [self._check_setting(plan, params) for params in settings]
 
-        if self.verbose > 0:
-            print(f"Running a random number of trials ({self.distribution}, mean "
+        self._say(f"Running a random number of trials ({self.distribution}, mean "
                   f"{plan['n_iter']:g}), each {plan['trial_epsilon']:g}-DP; their number is "
                   "secret and not shown")
         try:
@@ -358,8 +357,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             raise
         self._charge(accountant, plan["cost"])
         self._release(plan, plan["cost"], plan["report"])
-        if self.verbose > 0:
-            print(f"Released the best trial, {self.best_params_}; charged "
+        self._say(f"Released the best trial, {self.best_params_}; charged "
                   f"epsilon={plan['cost'][0]:g}, delta={plan['cost'][1]:g}")
         return self
 

@@ -40,7 +40,7 @@ from .fidelity import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection
 from .gate import check_budget_types, check_release, split_budget
 from .partition import auto_n_partitions, partition_labels, split_indices
-from .selection import SELECTORS
+from .selection import SELECTORS, _as_selector
 from .selection.score import estimate_utility
 from .utility import make_utility, selection_metric
 from .validation import (
@@ -314,10 +314,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
     # The partition scores receive fit's metadata too (sample_weight, or routed metadata).
     _scorer_callers = ("score", "fit")
 
-    def _score_share(self):
-        """Share of the selection budget bought for best_score_: none with a callable refit,
-        which releases no best_score_ (as GridSearchCV)."""
-        return 0.0 if callable(self.refit) else self.score_share
+    def _selector_epsilon(self, selection_epsilon):
+        """The selector's part of the selection epsilon; ``score_share`` of it buys the
+        estimate released as best_score_, except with a callable refit, which releases no
+        best_score_ (as GridSearchCV): the selector then gets it all."""
+        score_share = 0.0 if callable(self.refit) else self.score_share
+        return (1 - score_share) * selection_epsilon
 
     def _routing_scorer(self):
         # The scorer of the one metric the selection uses (multi-metric: the one refit names).
@@ -411,7 +413,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # Everything below is post-processing of them, plus the refit's own DP spend.
         sensitivity = 1.0 / plan["n_partitions"]
         selection_epsilon = plan["selection_epsilon"]
-        selector_epsilon = (1 - self._score_share()) * selection_epsilon
+        selector_epsilon = self._selector_epsilon(selection_epsilon)
         # Exact in floating point for score_share <= 0.5 (Sterbenz): the two add up to the
         # selection epsilon, bit for bit.
         score_epsilon = selection_epsilon - selector_epsilon
@@ -452,11 +454,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched; raises on any invalid input."""
-        selector = self.selector
-        if isinstance(selector, str):
-            selector = SELECTORS[selector]()
-        else:
-            selector = clone(selector)
+        selector = clone(_as_selector(self.selector))
         selector.validate_parameters()
 
         candidates = list(ParameterGrid(self.param_grid))
@@ -586,8 +584,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         """
         self._validate_params()
         selection_epsilon, _ = self._budgets()
-        selector = (SELECTORS[self.selector]() if isinstance(self.selector, str)
-                    else self.selector)
+        selector = _as_selector(self.selector)
         n_candidates = len(ParameterGrid(self.param_grid))
         if self.n_partitions == "auto" and n_samples is None:
             raise ValueError(
@@ -597,7 +594,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return forecast_selection(
             max(n_candidates, 2),
             n_partitions=self._n_partitions(n_samples, n_candidates, selection_epsilon),
-            epsilon=(1 - self._score_share()) * selection_epsilon, delta=self.delta,
+            epsilon=self._selector_epsilon(selection_epsilon), delta=self.delta,
             selector=selector, confidence=confidence,
         )
 
@@ -607,7 +604,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             return self.n_partitions
         return auto_n_partitions(
             n_samples, n_candidates=n_candidates,
-            epsilon=(1 - self._score_share()) * selection_epsilon,
+            epsilon=self._selector_epsilon(selection_epsilon),
             validation_fraction=self.validation_fraction,
         )
 
@@ -618,7 +615,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         try:
             forecast = forecast_selection(
                 2, n_partitions=plan["n_partitions"],
-                epsilon=(1 - self._score_share()) * plan["selection_epsilon"], delta=self.delta,
+                epsilon=self._selector_epsilon(plan["selection_epsilon"]), delta=self.delta,
                 selector=plan["selector"],
             )
         except TypeError:
@@ -687,11 +684,6 @@ class PrivateGridSearchCV(BasePrivateSearch):
             stacklevel=4,  # the user's call of fit (through scikit-learn's _fit_context)
         )
         return 0
-
-    def _say(self, message):
-        """Print a progress line when verbose, as GridSearchCV does (nothing private)."""
-        if self.verbose > 0:
-            print(message)
 
     def _store_selection(self, selection, index, score, plan):
         """Fitted attributes computed from the DP selection and score estimate only."""
@@ -810,9 +802,9 @@ def _refit_failure(leak, measured, declared):
 
 
 def _privacy_report(selection, score_epsilon, n_partitions, refit_cost, refit_rule, total):
+    """A plain dict that explains ``privacy_spent_`` line by line."""
     # selection_epsilon is charged as one accountant entry: the selector and the score
     # estimate compose sequentially (basic composition).
-    """A plain dict that explains ``privacy_spent_`` line by line."""
     return {
         "unit": PRIVACY_UNIT,
         "adjacency": ADJACENCY,

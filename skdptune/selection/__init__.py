@@ -20,6 +20,13 @@ SELECTORS = {
     "report_noisy_max": ReportNoisyMax,
 }
 
+
+def _as_selector(selector):
+    """The selector object for a name of :data:`SELECTORS` (a new instance), or ``selector``
+    itself when it is already one."""
+    return SELECTORS[selector]() if isinstance(selector, str) else selector
+
+
 __all__ = [
     "SELECTORS",
     "BaseSelector",
