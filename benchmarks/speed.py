@@ -144,6 +144,12 @@ class PeakMemory:
         self._thread.join()
 
 
+def interleaved(repetitions, first, second):
+    """``([first() ...], [second() ...])``, alternating, so that drifts in load hit both."""
+    times = [(first(), second()) for _ in range(repetitions)]
+    return [a for a, _ in times], [b for _, b in times]
+
+
 def ratio_table(n_samples, repetitions, n_jobs, partitions=(10, 100), models=tuple(GRIDS)):
     X, y = make_data(n_samples)
     print(f"\n## Ratio private / GridSearchCV(cv=5): {n_samples:,} x {N_FEATURES}, 24 "
@@ -152,10 +158,9 @@ def ratio_table(n_samples, repetitions, n_jobs, partitions=(10, 100), models=tup
     print("|---|---|---|---|---|")
     for name in models:
         for k in partitions:
-            private, sklearn = [], []
-            for _ in range(repetitions):  # interleaved, so drifts in load hit both
-                private.append(time_private(name, X, y, k, n_jobs))
-                sklearn.append(time_sklearn(name, X, y, n_jobs))
+            private, sklearn = interleaved(
+                repetitions, lambda: time_private(name, X, y, k, n_jobs),
+                lambda: time_sklearn(name, X, y, n_jobs))
             ratios = [p / s for p, s in zip(private, sklearn)]
             print(f"| {name} | {k} | {statistics.median(private):.2f} | "
                   f"{statistics.median(sklearn):.2f} | {min(ratios):.2f} / "
@@ -172,10 +177,9 @@ def scaling_cost(n_samples, repetitions, n_jobs, models=("LogisticRegression", "
     print("|---|---|---|---|---|")
     for name in models:
         for k in (10, 100):
-            auto, off = [], []
-            for _ in range(repetitions):
-                auto.append(time_private(name, X, y, k, n_jobs))
-                off.append(time_private(name, X, y, k, n_jobs, partition_scaling=None))
+            auto, off = interleaved(
+                repetitions, lambda: time_private(name, X, y, k, n_jobs),
+                lambda: time_private(name, X, y, k, n_jobs, partition_scaling=None))
             print(f"| {name} | {k} | {statistics.median(auto):.2f} | "
                   f"{statistics.median(off):.2f} | "
                   f"{statistics.median(auto) / statistics.median(off):.2f} |", flush=True)
