@@ -4,6 +4,7 @@ Delegation of ``predict`` and friends to :attr:`best_estimator_`, the tags copie
 tuned estimator, and a ``clone`` that keeps the very same accountant object.
 """
 
+import gc
 import os
 import weakref
 from collections.abc import Mapping
@@ -58,6 +59,33 @@ def _is_copied(accountant):
         return accountant in _COPIED_ACCOUNTANTS
     except TypeError:
         return any(accountant is copied for copied in _COPIED_STRONG)
+
+
+# Set in a process forked from another (multiprocessing's "fork" start method, Linux's default
+# before Python 3.14): every object it inherited is a copy, made without pickling, so
+# __setstate__ never ran.
+_FORKED = False
+
+
+def _after_fork_in_child():
+    """Mark every accountant the child inherited as a copy (``os.register_at_fork``).
+
+    One pass over the objects the garbage collector tracks, at each fork: diffprivlib
+    accountants wherever they are referenced (a search created in the child may be given one
+    the parent made), and the accountant of every search (any class with ``check`` and
+    ``spend``).
+    """
+    global _FORKED
+    _FORKED = True
+    for obj in gc.get_objects():
+        if isinstance(obj, BudgetAccountant):
+            _mark_copied(obj)
+        elif isinstance(obj, BasePrivateSearch) and obj.__dict__.get("accountant") is not None:
+            _mark_copied(obj.accountant)
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _estimator_has(attr):
@@ -129,6 +157,14 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         user's accountant short, silently.
         """
         if self.accountant is None:
+            if _FORKED:
+                raise AccountantCopyError(
+                    f"This {type(self).__name__} runs in a process forked from another (e.g. "
+                    "by multiprocessing with the 'fork' start method) with accountant=None: it "
+                    "would charge this process's copy of the default accountant, not yours. "
+                    f"{_PARALLEL_ADVICE} To tune in this process on purpose, give it an "
+                    "accountant made here: accountant=BudgetAccountant(...)."
+                )
             origin = getattr(self, "_pickled_in_pid", None)
             if origin is not None and origin != os.getpid():
                 raise AccountantCopyError(
@@ -142,7 +178,8 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
             raise AccountantCopyError(
                 f"This {type(self).__name__}'s accountant is a copy made when the search was "
                 "pickled (sent to another process, e.g. by cross_val_score(search, ..., "
-                "n_jobs=2) or GridSearchCV(search, n_jobs=2)) or deep-copied: charging it would "
+                "n_jobs=2) or GridSearchCV(search, n_jobs=2)), deep-copied, or inherited by a "
+                "forked process (multiprocessing's 'fork' start method): charging it would "
                 f"not charge yours. {_PARALLEL_ADVICE} If this copy is the accountant you mean "
                 "to charge, set it again: search.set_params(accountant=...)."
             )
@@ -185,6 +222,13 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         if params.get("accountant") is not None:
             _unmark_copied(params["accountant"])
         return self
+
+    def __copy__(self):
+        # A shallow copy shares the very accountant object: it is the user's, not a copy, so
+        # neither search is marked (pickling, which __setstate__ covers, would mark it).
+        copied = type(self).__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        return copied
 
     def __getstate__(self):
         state = dict(super().__getstate__())

@@ -6,19 +6,25 @@ runs inside :func:`private_fit_context`:
 - nested joblib parallelism is made sequential, so a step's spend or ``PrivacyLeakWarning``
   cannot happen in another process, where it would go unseen (the search's own ``n_jobs`` is
   where parallelism goes; the fit itself stays in one process and one thread);
+- what it prints, to Python's streams or to the file descriptors, is discarded
+  (:func:`silenced_output`): it can quote the data;
 - every warning is recorded, never shown: whether a fit warns can depend on one record. A
   released fit's ``PrivacyLeakWarning`` is an error; the rest are withheld, and
   :func:`withheld_notice` says so at every fit, whether or not any was raised;
 - a failing released fit is re-raised as :class:`~skdptune.exceptions.PrivateFitError`, naming
   the step and the exception type but not its message, which can quote the data.
 
-:func:`reveal_fit_messages` lifts the last two, for debugging on non-sensitive data.
+:func:`reveal_fit_messages` lifts the last three, for debugging on non-sensitive data.
 """
 
 import contextvars
+import ctypes
+import io
+import os
+import sys
 import threading
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext, redirect_stderr, redirect_stdout
 
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.utils import PrivacyLeakWarning
@@ -84,13 +90,71 @@ def revealing():
 
 
 @contextmanager
-def private_fit_context():
-    """The context of every fit on private data; yields the list of recorded warnings."""
+def private_fit_context(reveal=None):
+    """The context of every fit on private data; yields the list of recorded warnings.
+
+    What the fit prints is discarded (:func:`silenced_output`) unless ``reveal`` (by default,
+    whether :func:`reveal_fit_messages` is active in this thread; a joblib worker is told by
+    its caller, since the context does not travel to workers).
+    """
+    reveal = revealing() if reveal is None else reveal
     with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught, parallel_config(
         backend="sequential"
-    ):
+    ), (nullcontext() if reveal else silenced_output()):
         warnings.simplefilter("always")
         yield caught
+
+
+def _flush_c_streams():
+    """Flush the C library's stdio buffers (printf from compiled code), where there is one."""
+    if _LIBC is not None:
+        _LIBC.fflush(None)
+
+
+def _load_libc():
+    try:
+        return ctypes.CDLL(None)  # the running process's C library (POSIX)
+    except OSError:
+        return None
+
+
+_LIBC = _load_libc() if os.name == "posix" else None
+
+
+@contextmanager
+def silenced_output():
+    """Discard everything written to standard output and error, down to the file descriptors.
+
+    A fit on private data can print what it computes from the records (``verbose`` training
+    losses of scikit-learn's ``MLPClassifier`` or ``SGDClassifier``, objective values of
+    scipy's optimisers), and whether it prints can depend on one record. So every fit on
+    private data runs with Python's ``sys.stdout``/``sys.stderr`` replaced (prints, also in
+    notebooks, whose streams are not file descriptors) and file descriptors 1 and 2 pointed at
+    the null device (compiled code's ``printf`` and direct writes), the C library's buffers
+    flushed before they are restored. Process-wide state, so it is entered under
+    :data:`WARNINGS_LOCK`, which every fit on private data holds.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    _flush_c_streams()
+    saved = []
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            saved.append((fd, os.dup(fd)))
+            os.dup2(devnull, fd)
+        os.close(devnull)
+    except OSError:
+        pass  # no such descriptors (an embedded interpreter): the Python streams still are
+    try:
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        _flush_c_streams()
+        for fd, copy in saved:
+            os.dup2(copy, fd)
+            os.close(copy)
 
 
 def withheld_notice(stacklevel):

@@ -124,7 +124,7 @@ def _evaluate_batch(estimator, batch, X, part, utility, error_score, reveal):
     train, validation, y_train, y_validation, train_params, validation_params = part
     X_train, X_validation = _safe_indexing(X, train), _safe_indexing(X, validation)
     values = []
-    with private_fit_context() as caught:
+    with private_fit_context(reveal) as caught:
         for params in batch:
             values.append(_candidate_utility(
                 estimator, params, X_train, y_train, X_validation, y_validation, train_params,

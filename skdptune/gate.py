@@ -85,6 +85,69 @@ class Rule:
     output: object = DENSE
 
 
+def _public_number(value, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        return f"{name}={value!r} ({type(value).__name__}) is not a number"
+    return None
+
+
+def _check_norm(value, name):
+    """A bound on every row's L2 norm: a positive finite number."""
+    reason = _public_number(value, name)
+    if reason is None and not (np.isfinite(value) and value > 0):
+        reason = f"{name}={value!r} is not a positive finite number"
+    return reason and f"{reason}; declare the largest L2 norm a row can have, e.g. {name}=1.0"
+
+
+def _check_bounds(value, name):
+    """``(lower, upper)``: finite numbers or equal-length 1-d arrays, ``lower <= upper``.
+
+    diffprivlib's own check lets NaN through, and its bounded-domain samplers never return on
+    infinite bounds (DESIGN.md, section 4), so the values are checked here.
+    """
+    remedy = (f"declare {name}=(lower, upper) with finite lower <= upper, numbers or one value "
+              "per feature, from public knowledge")
+    try:
+        lower, upper = value
+        lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    except (TypeError, ValueError):
+        return f"{name}={value!r} is not a pair (lower, upper) of numbers; {remedy}"
+    if lower.ndim > 1 or upper.ndim > 1 or (lower.ndim == upper.ndim == 1
+                                             and lower.shape != upper.shape):
+        return (f"{name} has lower of shape {lower.shape} and upper of shape {upper.shape}; "
+                f"{remedy}")
+    if lower.size == 0 or upper.size == 0:
+        return f"{name}={value!r} is empty; {remedy}"
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        return f"{name}={value!r} is not finite (NaN or infinity); {remedy}"
+    if np.any(lower > upper):
+        return f"{name}={value!r} has a lower bound above its upper bound; {remedy}"
+    return None
+
+
+def _check_classes(value, name):
+    """The declared class labels: a non-empty sequence."""
+    try:
+        size = np.asarray(value, dtype=object).size
+    except (TypeError, ValueError):
+        size = 0
+    if isinstance(value, str) or size == 0:
+        return f"{name}={value!r} is not a non-empty list of class labels; declare {name}=[...]"
+    return None
+
+
+#: Public parameters of diffprivlib models, checked wherever they are given (refit or not, on
+#: every candidate and every partition fit): a bad public bound fails every fit, or hangs it,
+#: or releases a model of NaNs. Adding a parameter is one line here.
+PUBLIC_PARAMETERS = {
+    "data_norm": _check_norm,
+    "bounds": _check_bounds,
+    "bounds_X": _check_bounds,
+    "bounds_y": _check_bounds,
+    "classes": _check_classes,
+}
+
+
 def _dp(*declared, condition=None):
     return Rule(
         "dp",
@@ -254,7 +317,7 @@ _META_REASONS = {
 }
 
 
-def check_release(estimator, *, sparse_input=False, context=""):
+def check_release(estimator, *, sparse_input=False, context="", seeded_search=False):
     """Check that a fit of ``estimator`` is DP and return the budget it declares.
 
     Parameters
@@ -265,6 +328,11 @@ def check_release(estimator, *, sparse_input=False, context=""):
         Whether ``X`` is a sparse matrix.
     context : str, default=""
         Describes the configuration in messages (e.g. the candidate's parameters).
+    seeded_search : bool, default=False
+        Whether the search itself is seeded (``random_state`` set), so that the run already
+        has no guarantee and is reproducible on purpose. Only then may a diffprivlib step be
+        seeded too: a seeded step's noise is predictable, so its model is not private, and a
+        search with secure noise refuses it.
 
     Returns
     -------
@@ -277,7 +345,18 @@ def check_release(estimator, *, sparse_input=False, context=""):
     GateError
         Naming the step, what is wrong and the remedy.
     """
+    check_public_parameters(estimator, context)
     epsilon, _ = _walk(estimator, "", sparse_input, context)
+    if not seeded_search:
+        for path, step in _steps(estimator):
+            rule = ALLOWED.get(type(step))
+            seed = getattr(step, "random_state", None)
+            if rule is not None and rule.kind == "dp" and seed is not None:
+                _refuse(step, path, context,
+                        f"random_state={seed!r} makes its noise predictable, so "
+                        "the released model would not be private; set random_state=None (a "
+                        "seeded step is accepted only in a seeded search, random_state=..., "
+                        "which is for tests and examples and has no guarantee)")
     if epsilon == 0:
         _refuse(estimator, "", context,
                 "none of its steps is differentially private, so a fit would spend nothing and "
@@ -305,16 +384,59 @@ def _steps(estimator):
     return [("", estimator)] + list(estimator.get_params(deep=True).items())
 
 
-def check_budget_types(estimator, context=""):
-    """Check that every diffprivlib step's ``epsilon`` is a privacy budget, refit or not.
+def check_public_parameters(estimator, context=""):
+    """Check every diffprivlib step's budget and declared public parameters, refit or not.
 
-    ``epsilon="1.0"`` would otherwise fail every partition fit (each silently scored
-    ``error_score``), whether or not the model is released.
+    Decided from the parameters alone, before any data: ``epsilon`` must be a positive finite
+    number, and every public parameter of :data:`PUBLIC_PARAMETERS` that is given (bounds,
+    norms, classes) must be valid. ``epsilon="1.0"``, ``data_norm=-1`` or ``bounds=(1, 0)``
+    would otherwise fail every partition fit (each silently scored ``error_score``, so the
+    selection runs on constants), infinite bounds would hang diffprivlib's samplers, and NaN
+    bounds would release a model of NaNs. None is left to :func:`check_release`, which
+    requires what a released model needs.
+
+    Raises
+    ------
+    GateError
+        Naming the step, the parameter, its value and what is valid.
     """
     for path, step in _steps(estimator):
         rule = ALLOWED.get(type(step))
-        if rule is not None and rule.kind == "dp":
-            _budget(step, path, context)
+        if rule is None or rule.kind != "dp":
+            continue
+        _budget(step, path, context)
+        for name, check in PUBLIC_PARAMETERS.items():
+            value = getattr(step, name, None)
+            reason = None if value is None else check(value, name)
+            if reason is not None:
+                _refuse(step, path, context, reason)
+
+
+def check_input_width(estimator, n_features, context=""):
+    """Refuse per-feature bounds whose length is not the number of columns of ``X``.
+
+    Only for a diffprivlib model that receives ``X`` itself (the first step of the
+    estimator): after an encoder the width is the encoder's business. The shape of ``X`` is
+    public; a mismatch would fail every fit.
+    """
+    first = estimator
+    while isinstance(first, Pipeline):
+        steps = [step for _, step in first.steps if step not in (None, "passthrough")]
+        if not steps:
+            return
+        first = steps[0]
+    rule = ALLOWED.get(type(first))
+    if n_features is None or rule is None or rule.kind != "dp":
+        return
+    for name in ("bounds", "bounds_X"):
+        value = getattr(first, name, None)
+        if value is None:
+            continue
+        widths = {np.size(bound) for bound in value if np.ndim(bound) == 1}
+        if widths and widths != {n_features}:
+            _refuse(first, "", context,
+                    f"{name} gives {widths.pop()} values per bound but X has {n_features} "
+                    f"features; declare one (lower, upper) value per feature, or scalars")
 
 
 def _walk(step, path, sparse_input, context):

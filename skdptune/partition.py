@@ -1,9 +1,10 @@
-"""Partition and holdout labels that are stable under adding or removing one record.
+"""Partition and holdout labels that are stable under a change of one record.
 
 Every record draws its partition label and its holdout label independently of every other
-record. Adding or removing one record therefore changes exactly one partition (the one it joins
-or leaves) and no other record's labels, which is what gives the mean partition utility its
-sensitivity of ``1 / n_partitions``. "Shuffle, then cut into equal chunks" would not: one added
+record, by position. Replacing one record (the library's adjacency) therefore changes exactly
+one partition's contents and no record's labels; adding or removing one (with ``n_partitions``
+fixed) changes one partition and no other record's labels. Either is what gives the mean
+partition utility its sensitivity of ``1 / n_partitions``. "Shuffle, then cut into equal chunks" would not: one added
 record would shift the boundaries and move many records between partitions.
 """
 
@@ -106,8 +107,8 @@ def auto_n_partitions(n_samples, *, n_candidates, epsilon, validation_fraction):
     Parameters
     ----------
     n_samples : int
-        Number of records (treated as public, as everywhere in the library: a guarantee that
-        must hide it needs an explicit ``n_partitions``).
+        Number of records, public: the library's guarantee is for replace-one adjacency, under
+        which neighbouring datasets share it.
     n_candidates : int
         Size of the grid.
     epsilon : float

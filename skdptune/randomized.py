@@ -35,6 +35,7 @@ from ._sklearn_compat import (
 from .accounting import (
     ADJACENCY,
     calibrate_trial_epsilon,
+    guarantee,
     PRIVACY_UNIT,
     REPEAT_AND_SELECT_BOUNDS,
     repeat_and_select_bounds,
@@ -89,8 +90,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     drawn secretly and never released), and only the best trial is released: its model is
     :attr:`best_estimator_` (no refit), with its parameters and its noisy score.
 
-    Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: add-or-remove one
-    record. Every trial is pure ``epsilon``-DP (see Notes); releasing the best of ``K`` trials
+    Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: replace one record,
+    the number of records being public (:data:`skdptune.accounting.ADJACENCY`). Every trial is pure ``epsilon``-DP (see Notes); releasing the best of ``K`` trials
     costs :func:`skdptune.accounting.repeat_and_select_epsilon` of it (the smallest of
     Papernot & Steinke's bounds, see :func:`skdptune.accounting.repeat_and_select_bounds`).
     **The epsilon is per trial, not the total**: with the defaults (Poisson ``K`` of mean
@@ -114,7 +115,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         one setting independently (with replacement, also for lists), as the accounting
         requires.
     epsilon : float or None, default=None
-        Pure epsilon of one trial, per record under add-or-remove adjacency; positive and
+        Pure epsilon of one trial, per record under replace-one adjacency; positive and
         finite. It is the budget of the held-out scoring noise and the cap on the estimator's
         own epsilon (and, with ``subsample``, on the final fit's). Not the total: see
         :attr:`privacy_spent_`. None means 1.0, unless ``total_epsilon`` is given (then it
@@ -163,9 +164,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     subsample : float or None, default=None
         ``q`` in ``(0, 1)``: tune on a Poisson subsample (each record independently with
         probability ``q``) and fit the final model on the remaining records with the chosen
-        hyperparameters (Koskela & Kulkarni 2023); see
-        :func:`skdptune.accounting.subsampled_tuning_cost` for the bound. None tunes on all the
-        data and releases the best trial's model.
+        hyperparameters (Koskela & Kulkarni 2023). Under the library's replace-one adjacency
+        this costs the larger of the tuning's and the final fit's epsilon, with the tuning's
+        delta times ``q`` (:func:`skdptune.accounting.subsampled_tuning_cost`): it lowers
+        delta, not epsilon. None tunes on all the data and releases the best trial's model.
     transfer : callable or None, default=None
         With ``subsample``: ``transfer(params, q) -> params`` maps the tuned hyperparameters to
         the final fit (for those that scale with the data size). None keeps them. It must not
@@ -229,16 +231,18 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
     Notes
     -----
-    One trial is ``epsilon``-DP under add-or-remove adjacency. Its output is (hyperparameters,
-    model, noisy score); hyperparameters are sampled without data. Fix the other records'
-    split labels. An added record ``r`` lands either in the training part (then the model is
+    One trial is ``epsilon``-DP under replace-one adjacency (the number of records is public).
+    Its output is (hyperparameters, model, noisy score); hyperparameters are sampled without
+    data. Labels are drawn per position, so the replaced record keeps its label; fix the other
+    records' labels. The record is either in the training part (then the model is
     ``eps_train``-DP with ``eps_train <= epsilon``, and the score on the unchanged held-out
     part is post-processing of the model plus fresh noise) or in the held-out part (then the
     model's law is unchanged, and the sum of per-record utilities in ``[0, 1]`` moves by at
     most 1, so ``Laplace(1 / epsilon)`` noise makes the score ``epsilon``-DP). Either way the
     trial is ``max(eps_train, epsilon) = epsilon``-DP (parallel composition over disjoint
     parts; no amplification from the unknown label is claimed, so the split need not be
-    secret). The sum, not the mean, is noised: the held-out size changes under add-or-remove.
+    secret). ``best_score_`` divides the noisy sum by the expected held-out count, a public
+    number.
 
     The trials share the split: given the labels, they are independent runs, so Papernot &
     Steinke's bound holds for each value of the labels, and Rényi divergence is jointly
@@ -399,7 +403,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             self._check_outcome(outcome, plan["trial_epsilon"])
 
         # 3. Noise every trial's held-out sum. Each per-record utility is in [0, 1] and the
-        # model never sees held-out records, so the sum has sensitivity 1 under add-or-remove:
+        # model never sees held-out records, so the sum has sensitivity 1 (replace one record):
         # Laplace(1 / epsilon) makes the score epsilon-DP (the trial's whole budget, in
         # parallel with the training, which sees the other records).
         noise = Laplace(epsilon=plan["trial_epsilon"], sensitivity=1.0,
@@ -481,7 +485,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # distributions swap steps (a list of estimators), only there, as the grid search
         # checks every candidate rather than the estimator (whose step may be a placeholder).
         if not _swaps_steps(self.param_distributions):
-            check_release(estimator, sparse_input=issparse(X), context="the estimator")
+            check_release(estimator, sparse_input=issparse(X), context="the estimator",
+                          seeded_search=self.random_state is not None)
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "
@@ -525,8 +530,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         tuning_cost = (min(tuning_bounds.values()), float(self.delta))
         cost = tuning_cost
         if self.subsample is not None:
-            # Koskela & Kulkarni: mixture of the tuning (record in the subsample) and the
-            # final fit (record in the rest), whose epsilon is capped by the trial epsilon.
+            # The tuning (record in the subsample) or the final fit (record in the rest),
+            # whose epsilon is capped by the trial epsilon: the larger of the two, delta
+            # scaled by the subsample rate (replace-one adjacency; see the function).
             cost = subsampled_tuning_cost(tuning_cost, trial_epsilon, self.subsample)
         transfer = self.transfer
         return {
@@ -572,7 +578,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             validate_candidate(candidate, context)
             check_record_wise(candidate, context)
             epsilon_declared, delta_declared = check_release(
-                candidate, sparse_input=plan["sparse_input"], context=context
+                candidate, sparse_input=plan["sparse_input"], context=context,
+                seeded_search=self.random_state is not None,
             )
             if self.total_epsilon is not None:
                 # The one-budget form: the steps share the per-trial epsilon (sequential
@@ -707,7 +714,7 @@ def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility
 def _holdout_sum(estimator, X, y, scoring, utility):
     """Sum over held-out records of their utility, each rescaled and clipped to ``[0, 1]``.
 
-    One record adds or removes one term in ``[0, 1]``: sensitivity 1 under add-or-remove.
+    Replacing one record changes at most one term in ``[0, 1]``: sensitivity 1.
     """
     if _num_samples(X) == 0:
         return 0.0
@@ -791,6 +798,7 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
     report = {
         "unit": PRIVACY_UNIT,
         "adjacency": ADJACENCY,
+        "guarantee": guarantee(search.random_state),
         "mechanism": "best of a random number of trials (Papernot & Steinke 2022), only the "
                      "best trial released",
         "trial_epsilon": trial_epsilon,
@@ -820,7 +828,7 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
     if search.subsample is not None:
         report["final_epsilon"] = trial_epsilon
         report["total_composition"] = (
-            "Poisson subsample: log(q e^tuning_epsilon + (1-q) e^final_epsilon) "
-            "(skdptune.accounting.subsampled_tuning_cost)"
+            "Poisson subsample, replace-one adjacency: max(tuning_epsilon, final_epsilon), "
+            "delta q * tuning_delta (skdptune.accounting.subsampled_tuning_cost)"
         )
     return report

@@ -25,7 +25,7 @@ from ._sklearn_compat import (
     _fit_context,
     _yield_masked_array_for_each_param,
 )
-from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs
+from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs, guarantee
 from .base import BasePrivateSearch
 from .dp_fit import (
     MeasuringAccountant,
@@ -38,7 +38,7 @@ from .evaluate import partition_utilities
 from .exceptions import NoisySelectionWarning
 from .fidelity import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection
-from .gate import check_budget_types, check_release, split_budget
+from .gate import check_input_width, check_public_parameters, check_release, split_budget
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS, _as_selector
 from .selection.score import estimate_utility
@@ -63,9 +63,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
     chosen candidate is refit on all the data with its own DP estimator, and the whole cost is
     reported in :attr:`privacy_spent_` and charged once to the ``accountant``.
 
-    Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: add-or-remove one
-    record. Each record's partition and holdout labels are drawn independently, so one record
-    changes one partition and every candidate's mean utility by at most ``1 / n_partitions``
+    Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: replace one record,
+    the number of records being public (:data:`skdptune.accounting.ADJACENCY`; the number of
+    partitions, the checks of the number of records and diffprivlib's noise scales use it).
+    Each record's partition and holdout labels are drawn independently, by position, so
+    replacing one record changes one partition and every candidate's mean utility by at most
+    ``1 / n_partitions``
     (partition fits need not be private for this). The selection is ``(epsilon, delta)``-DP;
     the refit spends what its DP estimator spends; the two add up (basic composition).
 
@@ -77,7 +80,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
     param_grid : dict or list of dicts
         As for :class:`~sklearn.model_selection.GridSearchCV`.
     epsilon : float or None, default=None
-        Epsilon of the selection (the tuning overhead), per record under add-or-remove
+        Epsilon of the selection (the tuning overhead), per record under replace-one
         adjacency; positive and finite. The refit estimator's own budget adds to it. None
         means 1.0, unless ``total_epsilon`` is given (then it must be None).
     delta : float, default=1e-6
@@ -119,7 +122,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
         it from public quantities (the number of records and candidates and the selector's
         budget) with :func:`skdptune.partition.auto_n_partitions`; the number of records is
-        treated as public.
+        public under the library's replace-one adjacency.
     validation_fraction : float, default=0.2
         Probability, in ``(0, 1)``, that a record is held out for scoring inside its partition.
     partition_scaling : "auto", dict or None, default="auto"
@@ -234,8 +237,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
     Notes
     -----
     Nothing data-dependent is stored besides DP outputs: no partition utilities, ranks,
-    partition sizes or partition models. The size of the data set is treated as public (it is
-    checked against ``n_partitions``), as in diffprivlib.
+    partition sizes or partition models. The number of records is public (neighbouring
+    datasets share it under replace-one adjacency): ``n_partitions="auto"``, the check of
+    the number of records against ``n_partitions`` and diffprivlib's noise scales use it.
 
     Examples
     --------
@@ -430,7 +434,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
             score = estimate_utility(utilities, index, sensitivity=sensitivity,
                                      epsilon=score_epsilon, random_state=noise_state)
         del utilities
-        selection_cost = add_costs((selection.epsilon, selection.delta), (score_epsilon, 0.0))
+        # Charged: what the selector reports, and never less than what it was handed.
+        selector_cost = (max(selection.epsilon, plan["selector_cost"][0]),
+                         max(selection.delta, plan["selector_cost"][1]))
+        selection_cost = add_costs(selector_cost, (score_epsilon, 0.0))
 
         # 5. Account for the selection before anything is released or refit.
         self._charge(accountant, selection_cost)
@@ -447,8 +454,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # 7. Report: selection and refit compose sequentially (basic composition).
         total = add_costs(selection_cost, refit_cost)
         self.n_partitions_ = plan["n_partitions"]
-        report = _privacy_report(selection, score_epsilon, plan["n_partitions"], refit_cost,
-                                 refit_rule, total)
+        report = _privacy_report(selection, selector_cost, score_epsilon, plan["n_partitions"],
+                                 refit_cost, refit_rule, total, self.random_state)
         self._release(plan, total, report)
         return self
 
@@ -467,7 +474,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         metric, key = selection_metric(estimator, self.scoring, self.refit)
         selection_epsilon, refit_budget = self._budgets()
         sparse_input = issparse(X)
-        n_samples = _num_samples(X)  # treated as public, as in diffprivlib
+        n_samples = _num_samples(X)  # public: the guarantee is for replace-one adjacency
+        n_features = input_shape(X)["n_features_in_"]
         n_partitions = self._n_partitions(n_samples, len(candidates), selection_epsilon)
         ratio = partition_ratio(n_partitions, self.validation_fraction)
         user_rules = self.partition_scaling if isinstance(self.partition_scaling, dict) else {}
@@ -478,11 +486,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
             context = f"param_grid candidate {params}"
             validate_candidate(candidate, context)
             check_record_wise(candidate, context)
-            check_budget_types(candidate, context)
+            check_public_parameters(candidate, context)
+            check_input_width(candidate, n_features, context)
             refit_params = dict(params)
             if self.refit:
                 # The gate, on every candidate: the grid can swap steps.
-                declared = check_release(candidate, sparse_input=sparse_input, context=context)
+                declared = check_release(candidate, sparse_input=sparse_input, context=context,
+                                         seeded_search=self.random_state is not None)
                 if refit_budget is not None:  # the one-budget form: the refit's share
                     budget = split_budget(candidate, refit_budget)
                     candidate.set_params(**budget)
@@ -494,6 +504,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
             rescaled = {}
             if self.partition_scaling is not None:
                 rescaled = rescaled_params(candidate, ratio, user_rules)
+                if rescaled:
+                    # The rescaled parameters exist before the data: check them as the
+                    # candidates are (a rule giving epsilon=-1 would fail every partition fit).
+                    scaled = with_params(estimator, {**refit_params, **rescaled})
+                    scaled_context = (f"{context}, as partition_scaling rescales it for the "
+                                      f"partition fits ({rescaled})")
+                    validate_candidate(scaled, scaled_context)
+                    check_public_parameters(scaled, scaled_context)
             partition_candidates.append({**refit_params, **rescaled})
         # After the gate, whose refusal of a step says more than a scorer's.
         scorer, utility = make_utility(estimator, metric, self.utility_range, key)
@@ -525,6 +543,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"{max(int(n_samples * fraction), 1)})."
             )
 
+        # What the selector may spend, from its parameters: reserved now, and the least charged
+        # (a selector reporting less than it was handed is still charged this). A pure-DP
+        # selector reserves no delta. The rest of the selection epsilon buys best_score_.
+        selector_epsilon = self._selector_epsilon(selection_epsilon)
+        selector_cost = (selector.privacy_cost(selector_epsilon, self.delta)
+                         if hasattr(selector, "privacy_cost")
+                         else (float(selector_epsilon), float(self.delta)))
         # What the refit can spend, whichever candidate the (data-dependent) selection picks.
         max_refit_cost = (
             (max(c[0] for c in declared_costs), max(c[1] for c in declared_costs))
@@ -540,7 +565,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "max_refit_cost": max_refit_cost,
             "selection_epsilon": selection_epsilon,
             "refit_candidates": refit_candidates,
-            "a_priori_cost": add_costs((selection_epsilon, self.delta), max_refit_cost),
+            "selector_cost": selector_cost,
+            "a_priori_cost": add_costs(
+                selector_cost, (selection_epsilon - selector_epsilon, 0.0), max_refit_cost
+            ),
             "scorer": scorer,
             "utility": utility,
             "fit_params": fit_params,
@@ -801,7 +829,8 @@ def _refit_failure(leak, measured, declared):
     return None
 
 
-def _privacy_report(selection, score_epsilon, n_partitions, refit_cost, refit_rule, total):
+def _privacy_report(selection, selector_cost, score_epsilon, n_partitions, refit_cost,
+                    refit_rule, total, random_state):
     """A plain dict that explains ``privacy_spent_`` line by line."""
     # selection_epsilon is charged as one accountant entry: the selector and the score
     # estimate compose sequentially (basic composition).
@@ -810,16 +839,17 @@ def _privacy_report(selection, score_epsilon, n_partitions, refit_cost, refit_ru
         "adjacency": ADJACENCY,
         "n_partitions": n_partitions,
         "sensitivity": 1.0 / n_partitions,
-        "selector_epsilon": selection.epsilon,
-        "selector_delta": selection.delta,
+        "guarantee": guarantee(random_state),
+        "selector_epsilon": selector_cost[0],
+        "selector_delta": selector_cost[1],
         "selector_composition": selection.composition,
         "epsilon_per_iteration": selection.epsilon_per_iteration,
         "max_iter": selection.max_iter,
         "n_iterations": selection.n_iterations,
         "score_epsilon": score_epsilon,
         "score_mechanism": "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
-        "selection_epsilon": selection.epsilon + score_epsilon,
-        "selection_delta": selection.delta,
+        "selection_epsilon": selector_cost[0] + score_epsilon,
+        "selection_delta": selector_cost[1],
         "refit_epsilon": refit_cost[0],
         "refit_delta": refit_cost[1],
         "refit_rule": refit_rule,

@@ -261,7 +261,7 @@ def kmeans_score_range(bounds, n_records, *, n_features=None):
     n_records : int
         The number of records one partition scores: about ``n_samples * validation_fraction
         / n_partitions`` for :class:`~skdptune.PrivateGridSearchCV` (the dataset size is
-        treated as public, as everywhere in this library). A partition that happens to score
+        public under the library's replace-one adjacency). A partition that happens to score
         more records is clipped (to utility 0) only if its records are almost all at the
         worst-case distance.
     n_features : int or None, default=None

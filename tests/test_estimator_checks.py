@@ -69,7 +69,8 @@ def test_clone_and_params_round_trip():
 def test_pickle_round_trip_of_a_fitted_search(binary_data):
     X, y = binary_data
     # random_state=None: secure noise, whose generator must not be stored on the search.
-    search = make_search(random_state=None).fit(X, y)
+    search = make_search(random_state=None).set_params(estimator=GaussianNB(bounds=BOUNDS))
+    search.fit(X, y)
     restored = pickle.loads(pickle.dumps(search))
     np.testing.assert_array_equal(restored.predict(X), search.predict(X))
     np.testing.assert_array_equal(restored.predict_proba(X), search.predict_proba(X))

@@ -127,3 +127,83 @@ def test_walker_and_byte_search_find_a_planted_utility(fitted_and_utilities):
     search.debug_ = {"scores": np.array([0.1, planted])}
     assert planted in all_floats(search)
     assert struct.pack("<d", planted) in pickle.dumps(search)
+
+
+# --- Printed output of fits on private data (issue 15, case 3) -------------------------------
+
+import ctypes  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+
+from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
+from sklearn.linear_model import SGDClassifier  # noqa: E402
+from sklearn.neural_network import MLPClassifier  # noqa: E402
+
+import skdptune  # noqa: E402
+from skdptune import PrivateRandomizedSearchCV  # noqa: E402
+
+SECRET = "SECRET-RECORD-VALUE"
+
+
+class _Chatty(ClassifierMixin, BaseEstimator):
+    """Prints a record of its training data in four ways: Python's print to stdout and to
+    stderr, a write to file descriptor 1, and C's printf (buffered by the C library)."""
+
+    def __init__(self, epsilon=1.0, accountant=None):
+        self.epsilon = epsilon
+        self.accountant = accountant
+
+    def fit(self, X, y):
+        print(f"{SECRET} print {X[0, 0]!r}")
+        print(f"{SECRET} stderr", file=sys.stderr)
+        os.write(1, f"{SECRET} fd1\n".encode())
+        ctypes.CDLL(None).printf(f"{SECRET} printf\n".encode())
+        self.classes_ = np.unique(y)
+        if self.accountant is not None:
+            self.accountant.spend(self.epsilon, 0)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+@pytest.mark.parametrize("estimator", [
+    _Chatty(),
+    MLPClassifier(hidden_layer_sizes=(3,), max_iter=5, verbose=True),
+    SGDClassifier(max_iter=5, tol=None, verbose=1),
+], ids=["python-fd-and-c", "mlp-verbose", "sgd-verbose"])
+def test_partition_fits_print_nothing_the_user_sees(binary_data, capfd, estimator):
+    # Before: MLPClassifier(verbose=True) printed every partition's training loss, and
+    # SGDClassifier(verbose=1) weight norms, biases and losses. Captured at the file-descriptor
+    # level, so compiled code's output counts too.
+    X, y = binary_data
+    PrivateGridSearchCV(estimator, {}, refit=False, n_partitions=3, scoring="accuracy",
+                        accountant=BudgetAccountant(), random_state=0).fit(X, y)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_released_fits_and_trials_print_nothing_the_user_sees(binary_data, capfd,
+                                                              allow_in_gate):
+    X, y = binary_data
+    allow_in_gate(_Chatty)
+    PrivateGridSearchCV(_Chatty(), {}, n_partitions=3, accountant=BudgetAccountant(),
+                        random_state=0).fit(X, y)
+    PrivateRandomizedSearchCV(_Chatty(), {}, accountant=BudgetAccountant(),
+                              random_state=0).fit(X, y)
+    out, err = capfd.readouterr()
+    assert SECRET not in out + err
+    # The search's own verbose lines still reach the user (counts and budgets only).
+    PrivateGridSearchCV(_Chatty(), {}, n_partitions=3, accountant=BudgetAccountant(),
+                        random_state=0, verbose=1).fit(X, y)
+    out, _ = capfd.readouterr()
+    assert "Fitting 3 partitions" in out and SECRET not in out
+
+
+def test_revealed_fits_print_for_debugging(binary_data, capfd):
+    X, y = binary_data
+    with skdptune.reveal_fit_messages():
+        PrivateGridSearchCV(_Chatty(), {}, refit=False, n_partitions=3,
+                            accountant=BudgetAccountant(), random_state=0).fit(X, y)
+    out, err = capfd.readouterr()
+    assert f"{SECRET} fd1" in out and f"{SECRET} stderr" in err

@@ -113,7 +113,7 @@ def test_budget_display_of_a_grid_search(binary_data):
         assert sum(widths) == pytest.approx(total)
     assert len(display.bars_["total"]) == 3
     assert "ε=1.25" in display.ax_.get_title()
-    assert "add-or-remove" in display.ax_.get_xlabel()
+    assert "replace one record" in display.ax_.get_xlabel()
 
 
 def test_budget_display_of_a_randomized_search(binary_data):

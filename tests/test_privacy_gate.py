@@ -273,7 +273,8 @@ def test_the_reservation_is_the_grid_maximum_and_is_checked_before_data(binary_d
     grid = {"epsilon": [0.2, 0.9, 0.4]}
     accountant = RecordingAccountant()
     grid_search(GaussianNB(bounds=BOUNDS), grid, accountant).fit(X, y)
-    assert accountant.calls[0] == ("check", 1.0 + 0.9, 1e-6)
+    # Permute-and-flip and GaussianNB are pure DP: no delta is reserved (before: 1e-6).
+    assert accountant.calls[0] == ("check", 1.0 + 0.9, 0.0)
     # Whichever candidate was selected, the refit is charged the grid's maximum.
     assert accountant.calls[1:] == [("spend", 1.0, 0.0), ("spend", 0.9, 0.0)]
     too_small = BudgetAccountant(epsilon=1.8)
@@ -522,3 +523,260 @@ def test_warnings_of_fits_are_withheld_and_the_notice_is_data_independent(binary
         grid_search(WarningClassifier(bounds=BOUNDS), {"epsilon": [1.0]},
                     BudgetAccountant()).fit(outlier, y)
     assert any("looks odd" in str(w.message) for w in caught)
+
+
+# --- Third pass: bad public bounds, forked copies, printed output, seeds, charges ----------
+# Each test fails on the code before the third privacy pass (issue 15).
+
+
+def _refused_before_data(search, X, y, *needles):
+    """The search refuses with a GateError naming every needle, and checks nothing."""
+    with pytest.raises(GateError) as raised:
+        search.fit(X, y)
+    for needle in needles:
+        assert needle in str(raised.value)
+    return raised.value
+
+
+BAD_PUBLIC_PARAMETERS = [
+    # (estimator, what the message must name). Before: every partition fit failed and the
+    # refit too (2.0 charged), a model of NaNs or zeros was released (2.0 charged), or
+    # diffprivlib's bounded-domain sampler never returned (infinite bounds).
+    (LogisticRegression(data_norm=-1.0), ["data_norm=-1.0", "positive finite"]),
+    (LogisticRegression(data_norm=float("nan")), ["data_norm=nan", "positive finite"]),
+    (LogisticRegression(data_norm=float("inf")), ["data_norm=inf", "positive finite"]),
+    (LogisticRegression(data_norm="2"), ["data_norm='2'", "not a number"]),
+    (GaussianNB(bounds=(1.0, 0.0)), ["bounds=(1.0, 0.0)", "lower bound above its upper"]),
+    (GaussianNB(bounds=(float("nan"), float("nan"))), ["bounds=(nan, nan)", "not finite"]),
+    (GaussianNB(bounds=(-np.inf, np.inf)), ["bounds=(-inf, inf)", "not finite"]),
+    (GaussianNB(bounds=([0.0, 0.0], [1.0])), ["bounds", "shape (2,)", "shape (1,)"]),
+    (GaussianNB(bounds="unit"), ["bounds='unit'", "pair (lower, upper)"]),
+    (make_pipeline(StandardScaler(bounds=(0.0, np.inf)), GaussianNB(bounds=BOUNDS)),
+     ["standardscaler", "bounds=(0.0, inf)", "not finite"]),
+]
+
+
+@pytest.mark.parametrize("refit", [True, False])
+@pytest.mark.parametrize("estimator, needles", BAD_PUBLIC_PARAMETERS)
+def test_bad_public_parameters_are_refused_before_the_data(binary_data, estimator, needles,
+                                                           refit):
+    X, y = binary_data
+    accountant = RecordingAccountant()
+    search = grid_search(estimator, {}, accountant, refit=refit)
+    _refused_before_data(search, X, y, *needles)
+    assert accountant.calls == []
+
+
+@pytest.mark.parametrize("estimator, needles", BAD_PUBLIC_PARAMETERS)
+def test_bad_public_parameters_are_refused_by_the_randomized_search(binary_data, estimator,
+                                                                    needles):
+    # Before: data_norm=-1 charged the whole tuning cost (2.84), then raised.
+    X, y = binary_data
+    accountant = RecordingAccountant()
+    search = PrivateRandomizedSearchCV(estimator, {}, accountant=accountant, random_state=0)
+    _refused_before_data(search, X, y, *needles)
+    assert accountant.calls == []
+
+
+def test_bad_bounds_in_a_grid_value_and_bounds_of_the_wrong_width_are_refused(binary_data):
+    X, y = binary_data
+    accountant = RecordingAccountant()
+    grid = {"bounds": [BOUNDS, (0.0, float("nan"))]}
+    _refused_before_data(grid_search(GaussianNB(), grid, accountant), X, y,
+                         "bounds=(0.0, nan)", "param_grid candidate")
+    # X has N_FEATURES columns: three per-feature bounds cannot fit it.
+    width = ([0.0] * 3, [1.0] * 3)
+    _refused_before_data(grid_search(GaussianNB(bounds=width), {}, accountant), X, y,
+                         "3 values per bound", f"{X.shape[1]} features")
+    assert accountant.calls == []
+
+
+@pytest.mark.parametrize("rule, needle", [
+    (lambda value, ratio: -value, "epsilon=-"),
+    ("inverse_count", None),  # an integer rule on a float budget: left as it is, fine
+])
+def test_partition_scaling_results_are_checked_before_the_data(binary_data, rule, needle):
+    # Before: a rule giving epsilon=-v failed every partition fit; the search "succeeded" on
+    # constant utilities and charged 2.0.
+    X, y = binary_data
+    accountant = RecordingAccountant()
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [0.5, 1.0]}, accountant,
+                         partition_scaling={"epsilon": rule})
+    if needle is None:
+        search.fit(X, y)
+        return
+    error = _refused_before_data(search, X, y, needle, "partition_scaling rescales it")
+    assert "positive finite" in str(error)
+    assert accountant.calls == []
+
+
+def test_partition_scaling_giving_an_invalid_parameter_is_refused(binary_data):
+    X, y = binary_data
+    accountant = RecordingAccountant()
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, accountant,
+                         partition_scaling={"var_smoothing": lambda value, ratio: -1.0})
+    with pytest.raises(ValueError, match="var_smoothing") as raised:
+        search.fit(X, y)
+    assert "partition_scaling rescales it" in str(raised.value)
+    assert accountant.calls == []
+
+
+@pytest.mark.parametrize("make", ["grid", "randomized"])
+def test_a_seeded_diffprivlib_step_is_refused_in_a_search_with_secure_noise(binary_data, make):
+    # Before: GaussianNB(random_state=0) was fitted, released and charged as private.
+    X, y = binary_data
+    accountant = RecordingAccountant()
+    seeded = make_pipeline(StandardScaler(bounds=BOUNDS, random_state=0),
+                           GaussianNB(bounds=BOUNDS))
+    if make == "grid":
+        search = grid_search(seeded, {}, accountant, random_state=None)
+    else:
+        search = PrivateRandomizedSearchCV(seeded, {}, accountant=accountant)
+    _refused_before_data(search, X, y, "step 'standardscaler'", "random_state=0",
+                         "predictable")
+    assert accountant.calls == []
+
+
+def test_a_seeded_step_in_a_seeded_search_is_reported_without_a_guarantee(binary_data):
+    X, y = binary_data
+    seeded = grid_search(GaussianNB(bounds=BOUNDS, random_state=0), {}, BudgetAccountant(),
+                         random_state=0).fit(X, y)
+    assert seeded.privacy_report_["guarantee"].startswith("none: random_state is set")
+    secure = grid_search(GaussianNB(bounds=BOUNDS), {}, BudgetAccountant(),
+                         random_state=None).fit(X, y)
+    assert secure.privacy_report_["guarantee"].startswith("privacy_spent_ is an upper bound")
+
+
+_FORKED_SEARCH = None
+
+
+def _fit_forked_search(data):
+    try:
+        _FORKED_SEARCH.fit(*data)
+    except AccountantCopyError as error:
+        return f"refused: {error}"
+    return "charged"
+
+
+def _fit_in_forked_child(make_search, data):
+    global _FORKED_SEARCH
+    _FORKED_SEARCH = make_search()
+    try:
+        _FORKED_SEARCH.fit(*data)
+    except AccountantCopyError as error:
+        return f"refused: {error}"
+    return "charged"
+
+
+def _forked_pool(n):
+    import multiprocessing
+
+    return multiprocessing.get_context("fork").Pool(n)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs the fork start method")
+def test_forked_children_refuse_to_charge_copies_of_the_accountant(binary_data):
+    # Before: 3 forked children each charged their own copy; the user's accountant stayed at 0.
+    global _FORKED_SEARCH
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    _FORKED_SEARCH = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    with _forked_pool(3) as pool:
+        outcomes = pool.map(_fit_forked_search, [(X, y)] * 3)
+    assert all(outcome.startswith("refused") for outcome in outcomes), outcomes
+    assert "forked" in outcomes[0]
+    assert accountant.spent_budget == []
+    # The parent is not a copy: it charges its own accountant.
+    _FORKED_SEARCH.fit(X, y)
+    assert accountant.spent_budget == [(1.0, 0.0), (1.0, 0.0)]
+
+
+def _search_made_in_child_with_parent_accountant():
+    return grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, _PARENT_ACCOUNTANT)
+
+
+def _search_made_in_child_with_default_accountant():
+    return grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, None)
+
+
+def _search_made_in_child_with_its_own_accountant():
+    return grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, BudgetAccountant())
+
+
+_PARENT_ACCOUNTANT = BudgetAccountant()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs the fork start method")
+def test_forked_children_refuse_inherited_and_default_accountants_only(binary_data):
+    X, y = binary_data
+    makers = [_search_made_in_child_with_parent_accountant,
+              _search_made_in_child_with_default_accountant,
+              _search_made_in_child_with_its_own_accountant]
+    with _forked_pool(1) as pool:
+        outcomes = [pool.apply(_fit_in_forked_child, (make, (X, y))) for make in makers]
+    assert outcomes[0].startswith("refused") and "forked" in outcomes[0]
+    assert outcomes[1].startswith("refused") and "accountant=None" in outcomes[1]
+    assert outcomes[2] == "charged"  # an accountant made in the child is the child's own
+    assert _PARENT_ACCOUNTANT.spent_budget == []
+
+
+def test_a_shallow_copy_shares_the_accountant_and_marks_nothing(binary_data):
+    # Before: copy.copy(search) marked the user's accountant as a copy, so the original search
+    # refused to fit afterwards.
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    shallow = copy.copy(search)
+    assert shallow.accountant is accountant
+    search.fit(X, y)
+    shallow.fit(X, y)
+    assert accountant.spent_budget == [(1.0, 0.0), (1.0, 0.0)] * 2
+
+
+class _UnderReportingSelector(skdptune.selection.PermuteAndFlip):
+    """Reports half the epsilon it was handed (a buggy or dishonest custom selector)."""
+
+    def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None):
+        result = super().select(utilities, sensitivity=sensitivity, epsilon=epsilon,
+                                delta=delta, random_state=random_state)
+        return result.__class__(**{**vars(result), "epsilon": epsilon / 2})
+
+
+class _PlainSelector(BaseEstimator):
+    """A custom selector that is not a BaseSelector: reserves what it is handed."""
+
+    def validate_parameters(self):
+        pass
+
+    def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None):
+        return skdptune.selection.SelectionResult(
+            index=0, score=None, trace=(), n_iterations=1, max_iter=1,
+            epsilon_per_iteration=epsilon / 4, epsilon=epsilon / 4, delta=0.0,
+            composition="single")
+
+
+@pytest.mark.parametrize("selector, delta", [(_UnderReportingSelector(), 0.0),
+                                             (_PlainSelector(), 1e-6)])
+def test_the_selection_is_charged_at_least_what_the_selector_was_handed(binary_data, selector,
+                                                                        delta):
+    # Before: a selector reporting less than it was handed was charged less than reserved.
+    X, y = binary_data
+    accountant = RecordingAccountant()
+    grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant, selector=selector,
+                score_share=0.0).fit(X, y)
+    assert accountant.calls[0] == ("check", 2.0, delta)
+    assert accountant.calls[1] == ("spend", 1.0, delta)  # the selection, as reserved
+
+
+def test_pure_configurations_reserve_and_charge_no_delta(binary_data):
+    # Issue 19, item 2. Before: delta=1e-6 was reserved for a pure selector and pure models,
+    # so BudgetAccountant(epsilon=5, delta=0) refused the search.
+    X, y = binary_data
+    accountant = BudgetAccountant(epsilon=5, delta=0)
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant).fit(X, y)
+    assert tuple(search.privacy_spent_) == (2.0, 0.0)
+    assert accountant.total() == (2.0, 0.0)
+    doubling = RecordingAccountant()
+    grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, doubling,
+                selector="doubling").fit(X, y)
+    assert doubling.calls[0] == ("check", 2.0, 1e-6)  # its optimal composition spends delta

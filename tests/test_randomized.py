@@ -19,6 +19,7 @@ from sklearn.linear_model import LogisticRegression as PlainLogisticRegression
 from sklearn.model_selection import cross_val_score
 
 from skdptune.accounting import (
+    ADJACENCY,
     REPEAT_AND_SELECT_BOUNDS,
     calibrate_trial_epsilon,
     randomized_response_noise,
@@ -296,8 +297,9 @@ def test_calibrate_trial_epsilon_with_subsample_matches_the_reported_total():
     tuning = (repeat_and_select_epsilon(trial, 1e-6, 10.0, 1.0), 1e-6)
     reported = subsampled_tuning_cost(tuning, trial, 0.3)[0]
     assert 2.0 * (1 - 1e-9) <= reported <= 2.0
-    # Subsampling lowers the cost of a trial epsilon, so it affords a larger one.
-    assert trial > calibrate_trial_epsilon(2.0, 1e-6, 10.0, 1.0)
+    # Under replace-one adjacency the subsample lowers delta, not epsilon: the same trial
+    # epsilon as without it (before: a larger one, from an add-or-remove mixture bound).
+    assert trial == calibrate_trial_epsilon(2.0, 1e-6, 10.0, 1.0)
 
 
 # --- the subsampled variant ------------------------------------------------------------------
@@ -312,43 +314,52 @@ def _tightest_delta(p, q, epsilon):
 
 
 def test_subsampled_bound_formula():
-    # Independent evaluation of the formula it implements.
+    # Replace-one adjacency: the larger epsilon of the two parts, delta scaled by q.
     for eps_t, delta_t, eps_f, q in [(3.0, 1e-6, 1.0, 0.2), (1.0, 1e-5, 2.0, 0.7),
                                      (700.0, 1e-6, 1.0, 0.5)]:
         epsilon, delta = subsampled_tuning_cost((eps_t, delta_t), eps_f, q)
-        assert epsilon == pytest.approx(np.logaddexp(np.log(q) + eps_t, np.log1p(-q) + eps_f))
-        c = q * np.exp(-eps_t) + (1 - q) * np.exp(-eps_f)
-        assert delta == pytest.approx(max(q * delta_t, q * np.exp(-eps_t) * delta_t / c))
-        assert epsilon <= max(eps_t, eps_f) and delta <= delta_t
+        assert epsilon == max(eps_t, eps_f)
+        assert delta == pytest.approx(q * delta_t, rel=1e-15)
 
 
-@pytest.mark.parametrize("tuning, final", [((3.0, 1e-6), 1.0), ((0.5, 1e-5), 2.0)])
-def test_subsampled_bound_limits(tuning, final):
-    near_one = subsampled_tuning_cost(tuning, final, 1 - 1e-12)
-    near_zero = subsampled_tuning_cost(tuning, final, 1e-12)
-    assert near_one == pytest.approx(tuning, rel=1e-9)
-    assert near_zero[0] == pytest.approx(final, rel=1e-9)
-    assert near_zero[1] == pytest.approx(0.0, abs=1e-15)
-    values = [subsampled_tuning_cost(tuning, final, q)[0] for q in np.linspace(0.01, 0.99, 50)]
-    # Monotone between the two parts' epsilons.
-    assert np.all(np.diff(values) * np.sign(tuning[0] - final) > 0)
+def _replace_one_pair(rng, eps_t, q, n_outcomes=6):
+    """Output laws on neighbours D, D' (the record at one position replaced) of a tuning
+    that is (eps_t, delta_t)-DP and a final fit that is pure eps_f-DP, mixed over the
+    record's subsample label; returns (P, P', delta_t, eps_f), both measured."""
+    a1, b1 = rng.dirichlet(np.ones(n_outcomes)), rng.dirichlet(np.ones(n_outcomes))
+    delta_t = _tightest_delta(a1, b1, eps_t)
+    a2 = rng.dirichlet(np.ones(n_outcomes))
+    b2 = a2 * np.exp(rng.uniform(-1, 1, n_outcomes))
+    b2 /= b2.sum()
+    eps_f = float(np.max(np.abs(np.log(b2 / a2))))
+    return q * a1 + (1 - q) * a2, q * b1 + (1 - q) * b2, delta_t, eps_f
 
 
-def test_subsampled_bound_holds_on_random_mechanisms():
-    # Validity check on random discrete laws: M1 is (eps_T, delta_T)-close to M0 (its tightest
-    # delta at eps_T, measured), M2 is pure eps_F-close; the mixture must be within the bound.
+def test_subsampled_bound_holds_on_random_replace_one_mechanisms():
+    # Validity on random discrete laws: the record is in the subsample (tuning changes,
+    # (eps_t, delta_t)-close) with probability q, else in the rest (final fit changes,
+    # pure eps_f-close); the mixture must be within the bound, both ways.
     rng = np.random.RandomState(0)
     for _ in range(300):
-        m0 = rng.dirichlet(np.ones(6))
-        m1 = rng.dirichlet(np.ones(6))
-        m2 = m0 * np.exp(rng.uniform(-1, 1, 6))
-        m2 /= m2.sum()
-        eps_t = rng.uniform(0, 2)
-        delta_t = _tightest_delta(m1, m0, eps_t)
-        eps_f = float(np.max(np.abs(np.log(m2 / m0))))
-        q = rng.uniform(0.01, 0.99)
+        eps_t, q = rng.uniform(0, 2), rng.uniform(0.01, 0.99)
+        p, p_prime, delta_t, eps_f = _replace_one_pair(rng, eps_t, q)
         epsilon, delta = subsampled_tuning_cost((eps_t, delta_t), eps_f, q)
-        assert _tightest_delta(q * m1 + (1 - q) * m2, m0, epsilon) <= delta + 1e-12
+        assert _tightest_delta(p, p_prime, epsilon) <= delta + 1e-12
+
+
+def test_add_or_remove_mixture_bound_fails_under_replace_one():
+    # Why the bound is the maximum: the record in the subsample puts the output on outcomes the
+    # final fit never reaches (a randomized-response tuning, eps_t = 2, delta_t = 0), the
+    # record in the rest changes nothing (eps_f = 0). The add-or-remove mixture bound
+    # log(q e^eps_t + (1 - q) e^eps_f) is exceeded; the maximum is not.
+    eps_t, q = 2.0, 0.3
+    keep = math.exp(eps_t) / (1 + math.exp(eps_t))
+    p = np.array([q * keep, q * (1 - keep), 1 - q])
+    p_prime = np.array([q * (1 - keep), q * keep, 1 - q])
+    mixture = math.log(q * math.exp(eps_t) + (1 - q))
+    assert _tightest_delta(p, p_prime, mixture) > 0.01
+    epsilon, delta = subsampled_tuning_cost((eps_t, 0.0), 0.0, q)
+    assert epsilon == eps_t and _tightest_delta(p, p_prime, epsilon) <= delta + 1e-15
 
 
 # --- the estimator ---------------------------------------------------------------------------
@@ -362,7 +373,7 @@ def test_fit_releases_only_the_best_trial_and_charges_once(data):
     assert tuple(search.privacy_spent_) == pytest.approx((expected, 1e-6))
     assert accountant.spent_budget == [tuple(search.privacy_spent_)]
     assert search.privacy_report_["total_epsilon"] == pytest.approx(expected)
-    assert search.privacy_report_["adjacency"] == "add-or-remove one record"
+    assert search.privacy_report_["adjacency"] == ADJACENCY
     # Mean 4, geometric: Liu & Talwar's 3 * eps (Corollary 3) beats the Rényi bound (3.007).
     report = search.privacy_report_
     assert report["tuning_bounds"] == repeat_and_select_bounds(1.0, 1e-6, 4.0, 1.0)

@@ -266,7 +266,8 @@ def test_privacy_report_adds_up(binary_data):
     assert report["n_partitions"] == search.n_partitions_ == 5
     assert report["max_iter"] == auto_max_iter(0.01, 0.0)
     assert 1 <= report["n_iterations"] <= report["max_iter"]
-    assert "add-or-remove" in report["adjacency"]
+    assert report["adjacency"].startswith("replace one record")
+    assert "number of records n" in report["adjacency"]
     assert "record" in report["unit"]
     assert report["selector_composition"] == "optimal"
     assert report["selector_epsilon"] + report["score_epsilon"] == 0.6

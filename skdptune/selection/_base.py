@@ -89,6 +89,27 @@ class BaseSelector(BaseEstimator):
         """
         self._validate_params()
 
+    def privacy_cost(self, epsilon, delta):
+        """The ``(epsilon, delta)`` a call of :meth:`select` with this budget may spend.
+
+        Decided from the parameters alone, before any data: it is what a search reserves on
+        the accountant, and the least it charges (a selection that reports less is still
+        charged this). The base class returns the whole budget handed; selectors that spend
+        less by construction (pure-DP ones: delta 0) override it.
+
+        Parameters
+        ----------
+        epsilon : float
+            Epsilon handed to :meth:`select`.
+        delta : float
+            Delta handed to :meth:`select`.
+
+        Returns
+        -------
+        cost : (float, float)
+        """
+        return float(epsilon), float(delta)
+
     def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None):
         """Select a candidate differentially privately.
 
@@ -144,6 +165,10 @@ class OneShotSelector(BaseSelector):
 
     # One-shot selectors take no constructor parameters.
     _parameter_constraints = {}
+
+    def privacy_cost(self, epsilon, delta):
+        """``(epsilon, 0.0)``: one pure ``epsilon``-DP step, whatever ``delta``."""
+        return float(epsilon), 0.0
 
     def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None):
         """Select one candidate in one ``epsilon``-DP step; see :meth:`BaseSelector.select`.

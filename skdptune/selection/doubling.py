@@ -183,6 +183,18 @@ class ProposeTestDoubling(BaseSelector):
             )
         return self.max_iter
 
+    def privacy_cost(self, epsilon, delta):
+        """``(epsilon, delta)``, or ``(epsilon, 0.0)`` when the loop is pure DP.
+
+        The ``max_iter`` iterations are pure ``eps0``-DP; when the calibration gives basic
+        composition's ``eps0 = epsilon / max_iter`` (``delta == 0``, one iteration, or no gain
+        from delta) the loop is pure ``epsilon``-DP and spends no delta.
+        """
+        max_iter = self.resolved_max_iter()
+        eps0 = calibrate_epsilon_per_step(float(epsilon), float(delta), max_iter)
+        pure = delta == 0 or max_iter == 1 or eps0 == float(epsilon) / max_iter
+        return float(epsilon), (0.0 if pure else float(delta))
+
     def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None):
         """Run the doubling loop on ``utilities``; see :meth:`BaseSelector.select`.
 
@@ -228,7 +240,8 @@ class ProposeTestDoubling(BaseSelector):
 
         # Basic composition when it is what the calibration gave (delta = 0, one iteration, or
         # no gain from delta): then the loop is pure epsilon-DP and releases delta 0.
-        pure = delta == 0 or max_iter == 1 or eps0 == float(epsilon) / max_iter
+        _, spent_delta = self.privacy_cost(epsilon, delta)
+        pure = spent_delta == 0
         return SelectionResult(
             index=index,
             score=self.floor + level * self.granularity,
@@ -237,7 +250,7 @@ class ProposeTestDoubling(BaseSelector):
             max_iter=max_iter,
             epsilon_per_iteration=eps0,
             epsilon=float(epsilon),
-            delta=0.0 if pure else float(delta),
+            delta=spent_delta,
             # "optimal": Kairouz, Oh & Viswanath's exact composition of max_iter eps0-DP runs.
             composition="basic" if pure else "optimal",
         )
