@@ -48,7 +48,7 @@ import speedups  # noqa: E402
 from skdptune.accounting import calibrate_epsilon_per_step  # noqa: E402
 from skdptune.dp_fit import with_params  # noqa: E402
 from skdptune.evaluate import partition_utilities  # noqa: E402
-from skdptune.fidelity import partition_ratio, rescaled_params  # noqa: E402
+from skdptune.partition_scaling import partition_ratio, rescaled_params  # noqa: E402
 from skdptune.partition import partition_labels, split_indices  # noqa: E402
 from skdptune.selection import SELECTORS  # noqa: E402
 from skdptune.selection.doubling import _n_levels, auto_max_iter  # noqa: E402
