@@ -24,8 +24,7 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterGrid, train_test_split
 
-import datasets
-import methods
+from lib import datasets, methods
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BUDGETS = (0.5, 1.0, 2.0, 4.0)

@@ -22,7 +22,7 @@ from sklearn.model_selection import ParameterGrid
 import skdptune.evaluate as evaluate_module
 from skdptune import PrivateGridSearchCV
 
-from datasets import model_bounds
+from .datasets import model_bounds
 
 #: Delta of every method's guarantee (the ceiling; pure-DP parts report 0).
 DELTA = 1e-6
