@@ -1,12 +1,13 @@
 """The benchmarks' one hook into the library (``benchmarks/lib/partition_hook.py``) still
 reaches a real search, and ``run_benchmark.py``'s grid searches share their partition
-utilities through it.
+utilities through it; ``benchmarks/README.md``'s table names every entry script.
 
 The benchmarks themselves are not run here (they take minutes to hours); this keeps the piece
 of them that depends on the library's internals from breaking silently, as it did when
 ``skdptune.evaluate._partition_utility`` went away.
 """
 
+import re
 import sys
 from pathlib import Path
 
@@ -73,3 +74,15 @@ def test_grid_searches_of_one_repetition_share_their_partition_fits(benchmark_li
         assert shared.calls == 2
     assert first > 0
     assert shared.seconds == first
+
+
+def test_the_readme_table_names_every_entry_script_and_only_those():
+    readme = (BENCHMARKS / "README.md").read_text()
+    table = readme.split("## Which script answers which question", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"`python benchmarks/(\w+\.py)", table))
+    scripts = {path.name for path in BENCHMARKS.glob("*.py")}
+    assert listed == scripts
+    # At the top level, entry scripts only: helpers live in benchmarks/lib/.
+    helpers = sorted(name for name in scripts
+                     if 'if __name__ == "__main__":' not in (BENCHMARKS / name).read_text())
+    assert not helpers, f"not entry scripts, move them to benchmarks/lib/: {helpers}"
