@@ -33,13 +33,14 @@ part (each record independently, as the search's ``validation_fraction=0.2`` spl
 method's refit setting minus that of the candidate the method selected.
 
 Fidelity of the real searches: the partition utilities that ``PrivateGridSearchCV.fit``
-computes are read by a wrapper around ``skdptune.search.partition_utilities`` that calls the
-library's function unchanged and keeps a copy of its return value (public benchmark data; the
-search itself still only sees its own local copy). Spearman's correlation of these against
-the expected accuracies at ``T/2`` is the fidelity at the settings actually used.
+computes are read by a wrapper around the library's ``partition_utilities``
+(:mod:`lib.partition_hook`) that calls it unchanged and keeps a copy of its return value
+(public benchmark data; the search itself still only sees its own local copy). Spearman's
+correlation of these against the expected accuracies at ``T/2`` is the fidelity at the
+settings actually used.
 
-The exact diffprivlib speed-ups of :mod:`speedups` are used for the expected-accuracy refits
-only, never in a process that runs a search.
+The exact diffprivlib speed-ups of :mod:`lib.speedups` are used for the expected-accuracy
+refits only, never in a process that runs a search.
 
 Sub-commands (everything expensive is cached under ``results/end_to_end_cache/``, git-ignored,
 so any command can be stopped and re-run to resume)::
@@ -57,23 +58,23 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
 import warnings
-import zlib
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from scipy.stats import spearmanr
-from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import panels as panel_module  # noqa: E402
+from lib import panels as panel_module  # noqa: E402
+from lib.panels import split  # noqa: E402
+from lib.partition_hook import wrapped_partition_utilities  # noqa: E402
+from lib.refits import add_refits, cached_refits, pooled  # noqa: E402
+from lib.runs import machine, run_units, stable_seed  # noqa: E402
 
 PANELS = panel_module.PANELS
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -85,7 +86,6 @@ REPS = {"adult-lr": 5, "adult-nb": 5, "adult-rf": 5, "big-lr": 3}
 #: Independent DP refits per candidate, refit setting and repetition (pooled over repetitions).
 REFITS_PER_REP = {"adult-lr": 3, "adult-nb": 3, "adult-rf": 3, "big-lr": 4}
 METHODS = ("grid (defaults)", "grid (v0.1)", "random (geometric)")
-TEST_FRACTION = 0.2
 DELTA = 1e-6
 #: Randomized search: mean number of trials, shape of the truncated negative binomial.
 RANDOM_MEAN, RANDOM_SHAPE = 10.0, 1.0
@@ -103,17 +103,6 @@ def trial_epsilon(total):
     from skdptune.accounting import calibrate_trial_epsilon
 
     return calibrate_trial_epsilon(total, DELTA, RANDOM_MEAN, RANDOM_SHAPE)
-
-
-@lru_cache(maxsize=2)
-def split(panel_name, rep):
-    """The repetition's stratified 80 / 20 split (seed = repetition), as the study's."""
-    X, y = PANELS[panel_name].load()
-    return train_test_split(X, y, test_size=TEST_FRACTION, random_state=rep, stratify=y)
-
-
-def stable_seed(*parts):
-    return zlib.crc32(repr(parts).encode()) % (2 ** 31)
 
 
 def _quiet():
@@ -140,7 +129,7 @@ def a_path(panel, kind, epsilon, rep):
 def expected_unit(panel_name, kind, epsilon, rep, refits):
     """``refits`` DP refits of every candidate; test accuracies cached as (m, refits)."""
     _quiet()
-    import speedups  # exact speed-ups: this process never runs a search
+    from lib import speedups  # exact speed-ups: this process never runs a search
 
     speedups.check()
     speedups.install()
@@ -149,44 +138,31 @@ def expected_unit(panel_name, kind, epsilon, rep, refits):
     from skdptune.dp_fit import with_params
 
     path = a_path(panel_name, kind, epsilon, rep)
-    existing = np.load(path)["accuracy"] if path.exists() else None
-    have = 0 if existing is None else existing.shape[1]
+    have = cached_refits(path)
     if have >= refits:
         return path
     panel = PANELS[panel_name]
     X_train, X_test, y_train, y_test = split(panel_name, rep)
     rng = np.random.default_rng(stable_seed("trial-split", panel_name, kind, epsilon, rep, have))
-    start = time.perf_counter()
-    accuracy = np.empty((len(panel.candidates), refits - have))
-    for j in range(refits - have):
-        if kind == "trial":  # a fresh independent 80 % of the records, as the search's split
-            rows = np.flatnonzero(rng.random(len(y_train)) >= RANDOM_VALIDATION)
-        else:
-            rows = slice(None)
-        for i, params in enumerate(panel.candidates):
-            model = with_params(panel.estimator(epsilon), params)
-            model.set_params(accountant=BudgetAccountant())
-            accuracy[i, j] = model.fit(X_train[rows], y_train[rows]).score(X_test, y_test)
-    seconds = time.perf_counter() - start
-    if existing is not None:
-        accuracy = np.hstack([existing, accuracy])
-        seconds += float(np.load(path)["seconds"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, accuracy=accuracy, seconds=seconds)
-    return path
+
+    def trial_rows():
+        # A fresh independent 80 % of the records, as the search's split.
+        return np.flatnonzero(rng.random(len(y_train)) >= RANDOM_VALIDATION)
+
+    def make_model(params):
+        return with_params(panel.estimator(epsilon), params).set_params(
+            accountant=BudgetAccountant())
+
+    return add_refits(path, panel.candidates, make_model, (X_train, y_train), (X_test, y_test),
+                      refits, rows=trial_rows if kind == "trial" else None)
 
 
 def expected_table(panel_name, kind, epsilon, reps):
     """``(mean, se, n)`` per candidate, pooled over ``reps``; None if a repetition is missing."""
-    arrays = []
-    for rep in reps:
-        path = a_path(panel_name, kind, epsilon, rep)
-        if not path.exists():
-            return None
-        arrays.append(np.load(path)["accuracy"])
-    pooled = np.hstack(arrays)
-    n = pooled.shape[1]
-    return pooled.mean(axis=1), pooled.std(axis=1, ddof=1) / np.sqrt(n), n
+    paths = [a_path(panel_name, kind, epsilon, rep) for rep in reps]
+    if not all(path.exists() for path in paths):
+        return None
+    return pooled(paths)
 
 
 # --- The methods, run for real ----------------------------------------------------------------
@@ -228,34 +204,17 @@ def build(method, panel, total):
     raise ValueError(method)
 
 
-class capture_utilities:
-    """Keep a copy of what ``partition_utilities`` returns inside ``PrivateGridSearchCV.fit``.
+def keep_copies(values):
+    """A wrapper for :func:`lib.partition_hook.wrapped_partition_utilities` that calls the
+    library's function unchanged, returns its result unchanged and appends a copy of it to
+    ``values`` (benchmark data, for the fidelity table)."""
 
-    The library's function is called unchanged, with the same arguments, and its result is
-    returned unchanged; only a copy is kept here (benchmark data, for the fidelity table).
-    """
+    def observed(original, *args, **kwargs):
+        result = original(*args, **kwargs)
+        values.append(np.array(result, copy=True))
+        return result
 
-    def __init__(self):
-        self.values = []
-
-    def __enter__(self):
-        import skdptune.search as search_module
-
-        self._module = search_module
-        self._original = search_module.partition_utilities
-        original, values = self._original, self.values
-
-        def observed(*args, **kwargs):
-            result = original(*args, **kwargs)
-            values.append(np.array(result, copy=True))
-            return result
-
-        search_module.partition_utilities = observed
-        return self
-
-    def __exit__(self, *exc):
-        self._module.partition_utilities = self._original
-        return False
+    return observed
 
 
 def run_path(panel, total, rep, method):
@@ -277,7 +236,7 @@ def method_unit(panel_name, total, rep, method):
     path = run_path(panel_name, total, rep, method)
     if path.exists():
         return path
-    import speedups
+    from lib import speedups
 
     # The exact speed-ups must not reach a search: refuse to run in a process that has them.
     from diffprivlib.mechanisms.laplace import LaplaceBoundedDomain
@@ -288,7 +247,8 @@ def method_unit(panel_name, total, rep, method):
     panel = PANELS[panel_name]
     X_train, X_test, y_train, y_test = split(panel_name, rep)
     search = build(method, panel, total)
-    with capture_utilities() as captured:
+    captured = []
+    with wrapped_partition_utilities(keep_copies(captured)):
         start = time.perf_counter()
         search.fit(X_train, y_train)
         seconds = time.perf_counter() - start
@@ -313,8 +273,8 @@ def method_unit(panel_name, total, rep, method):
         n_train=len(y_train), n_test=len(y_test),
     )
     if grid:
-        assert len(captured.values) == 1
-        row["utilities"] = captured.values[0].tolist()
+        assert len(captured) == 1, "the search's partition utilities were not seen"
+        row["utilities"] = captured[0].tolist()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(row))
     return path
@@ -323,25 +283,11 @@ def method_unit(panel_name, total, rep, method):
 # --- Scheduling -------------------------------------------------------------------------------
 
 
-def run_units(units, n_jobs):
-    todo = [u for u in units if not _cached(u)]
-    print(f"{len(units) - len(todo)} cached, {len(todo)} to run", flush=True)
-    if not todo:
-        return
-    start = time.perf_counter()
-    for done, path in enumerate(Parallel(n_jobs=n_jobs, return_as="generator_unordered",
-                                         batch_size=1)(
-            delayed(function)(*args) for function, *args in todo), 1):
-        print(f"  {done}/{len(todo)} {time.perf_counter() - start:7.0f} s  "
-              f"{Path(path).relative_to(CACHE)}", flush=True)
-
-
 def _cached(unit):
     function, *args = unit
     if function is expected_unit:
         panel, kind, epsilon, rep, refits = args
-        path = a_path(panel, kind, epsilon, rep)
-        return path.exists() and np.load(path)["accuracy"].shape[1] >= refits
+        return cached_refits(a_path(panel, kind, epsilon, rep)) >= refits
     return run_path(*args).exists()
 
 
@@ -643,15 +589,6 @@ def targets(summary, base):
     return lines
 
 
-def machine():
-    from importlib.metadata import version
-
-    packages = ("scikit-learn", "diffprivlib", "dp-accounting", "numpy", "scipy", "joblib")
-    return (f"{platform.platform()}, {os.cpu_count()} cores, Python "
-            f"{platform.python_version()}, "
-            + ", ".join(f"{name} {version(name)}" for name in packages))
-
-
 # --- CLI -----------------------------------------------------------------------------------------
 
 
@@ -682,7 +619,7 @@ def main(argv=None):
                 units += expected_units(panel, REPS[panel], args.totals)
             else:
                 units += method_units(panel, reps[panel], args.totals, args.methods)
-        run_units(units, args.n_jobs)
+        run_units(units, args.n_jobs, _cached, describe=lambda path: Path(path).relative_to(CACHE))
     print(f"{args.command}: {time.perf_counter() - start:.0f} s", flush=True)
 
 

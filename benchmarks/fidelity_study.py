@@ -25,64 +25,37 @@ selectors of ``skdptune.selection``. Nothing here changes the library.
 """
 
 import argparse
-import math
 import os
 import sys
 import time
 import warnings
-import zlib
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from diffprivlib.accountant import BudgetAccountant
-from joblib import Parallel, delayed
 from scipy.stats import spearmanr
-from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import panels as panel_module  # noqa: E402
-import speedups  # noqa: E402
+from lib import fidelity_summary, speedups  # noqa: E402
+from lib.fidelity_settings import (  # noqa: E402
+    CONFIG, DELTA, E_SELECTORS, LIBRARY_SELECTORS, PROTOTYPES, REPS, SELECTION_EPSILONS,
+    SELECTOR_RUNS, VALIDATION_FRACTION, auto_partitions)
+from lib.panels import PANELS, TEST_FRACTION, split  # noqa: E402
+from lib.refits import add_refits, cached_refits, pooled  # noqa: E402
+from lib.runs import run_units, stable_seed  # noqa: E402
 from skdptune.accounting import calibrate_epsilon_per_step  # noqa: E402
 from skdptune.dp_fit import with_params  # noqa: E402
 from skdptune.evaluate import partition_utilities  # noqa: E402
-from skdptune.fidelity import partition_ratio, rescaled_params  # noqa: E402
 from skdptune.partition import partition_labels, split_indices  # noqa: E402
+from skdptune.partition_scaling import partition_ratio, rescaled_params  # noqa: E402
 from skdptune.selection import SELECTORS  # noqa: E402
 from skdptune.selection.doubling import _n_levels, auto_max_iter  # noqa: E402
 from skdptune.utility import make_utility  # noqa: E402
 
-PANELS = panel_module.PANELS
 OUT = Path(__file__).resolve().parent / "results" / "fidelity"
 CACHE = OUT / "cache"
-
-#: The library's defaults that the study keeps fixed.
-VALIDATION_FRACTION = 0.2
-DELTA = 1e-6
-TEST_FRACTION = 0.2
-REPS = (0, 1, 2)
-
-#: Refit epsilons of the fidelity table (B) and of the regret study (C).
-B_REFIT_EPSILONS = (0.5, 2.0)
-SELECTION_EPSILONS = (0.1, 0.25, 0.5, 1.0, 2.0)
-SHARES = (0.05, 0.1, 0.2, 0.3, 0.5)
-SELECTOR_RUNS = 200
-
-#: Per panel: partition counts of B and C, refits per repetition for A, repetitions of B, and
-#: the total budgets (and shares) of E. Reduced for the expensive panels (see summary.md).
-CONFIG = {
-    "adult-lr": dict(ks=(10, 20, 50, 100, 200), refits=5, b_reps=REPS,
-                     b_epsilons=B_REFIT_EPSILONS, totals=(1.0, 4.0),
-                     shares=(0.1, 0.2, 0.3, 0.5), e_reps=(0, 1), extra_on={400: (0, 1)}),
-    "adult-nb": dict(ks=(10, 50), refits=4, b_reps=(0, 1), b_epsilons=(0.5,),
-                     totals=(), shares=(), e_reps=()),
-    "adult-rf": dict(ks=(10, 50), refits=4, b_reps=(0, 1), b_epsilons=(0.5,),
-                     totals=(), shares=(), e_reps=()),
-    "big-lr": dict(ks=(100, 1000), refits=4, b_reps=REPS, b_epsilons=(0.5,), totals=(1.0,),
-                   shares=(0.5,), e_reps=(0, 1), off_reps={1000: (0,)}),
-}
 
 
 def setup_worker():
@@ -102,20 +75,6 @@ def refit_epsilons(panel):
     return sorted(values)
 
 
-@lru_cache(maxsize=4)
-def split(panel_name, rep):
-    """The repetition's stratified 80 / 20 split (seed = repetition)."""
-    X, y = PANELS[panel_name].load()
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=TEST_FRACTION, random_state=rep, stratify=y)
-    return X_train, X_test, y_train, y_test
-
-
-def stable_seed(*parts):
-    """A seed that does not depend on the process (unlike hash() of strings)."""
-    return zlib.crc32(repr(parts).encode()) % (2 ** 31)
-
-
 def _key(value):
     return f"{value:g}"
 
@@ -130,36 +89,22 @@ def a_path(panel, rep, epsilon):
 def a_unit(panel_name, rep, epsilon, refits):
     """R DP refits of every candidate on the repetition's training part; test accuracies."""
     setup_worker()
-    path = a_path(panel_name, rep, epsilon)
-    existing = np.load(path)["accuracy"] if path.exists() else None
-    have = 0 if existing is None else existing.shape[1]
-    if have >= refits:
-        return path
     panel = PANELS[panel_name]
     X_train, X_test, y_train, y_test = split(panel_name, rep)
-    start = time.perf_counter()
-    accuracy = np.empty((len(panel.candidates), refits - have))
-    for i, params in enumerate(panel.candidates):
-        for j in range(refits - have):
-            model = with_params(panel.estimator(epsilon), params)
-            model.set_params(accountant=BudgetAccountant())
-            accuracy[i, j] = model.fit(X_train, y_train).score(X_test, y_test)
-    if existing is not None:
-        accuracy = np.hstack([existing, accuracy])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, accuracy=accuracy, seconds=time.perf_counter() - start)
-    return path
+
+    def make_model(params):
+        return with_params(panel.estimator(epsilon), params).set_params(
+            accountant=BudgetAccountant())
+
+    return add_refits(a_path(panel_name, rep, epsilon), panel.candidates, make_model,
+                      (X_train, y_train), (X_test, y_test), refits)
 
 
 def expected_table(panel_name, epsilon):
     """``(mean, standard error, n)`` per candidate, pooled over the cached repetitions."""
-    arrays = [np.load(a_path(panel_name, rep, epsilon))["accuracy"] for rep in REPS
-              if a_path(panel_name, rep, epsilon).exists()]
-    if not arrays:
-        return None
-    pooled = np.hstack(arrays)
-    n = pooled.shape[1]
-    return pooled.mean(axis=1), pooled.std(axis=1, ddof=1) / np.sqrt(n), n
+    paths = [a_path(panel_name, rep, epsilon) for rep in REPS
+             if a_path(panel_name, rep, epsilon).exists()]
+    return pooled(paths) if paths else None
 
 
 # --- Partition utilities (B, C, E) ----------------------------------------------------------
@@ -263,21 +208,6 @@ def prototype_doubling(utilities, sensitivity, epsilon, delta, rng, order="grid"
     return index, iterations, hit_cap
 
 
-#: Doubling prototypes of D: name -> keyword arguments of prototype_doubling.
-PROTOTYPES = {
-    "dbl/faithful": {},
-    "dbl/shuffle": {"order": "shuffle_run"},
-    "dbl/shuffle_iter": {"order": "shuffle_iter"},
-    "dbl/lyu": {"noise": "lyu"},
-    "dbl/cap25": {"max_iter": 25},
-    "dbl/cap15": {"max_iter": 15},
-    "dbl/shuffle+lyu": {"order": "shuffle_run", "noise": "lyu"},
-    "dbl/shuffle+lyu+cap25": {"order": "shuffle_run", "noise": "lyu", "max_iter": 25},
-    "dbl/shuffle+lyu+cap15": {"order": "shuffle_run", "noise": "lyu", "max_iter": 15},
-}
-LIBRARY_SELECTORS = ("exponential", "permute_and_flip", "report_noisy_max", "doubling")
-
-
 def run_selector(name, utilities, k, epsilon, runs, rng):
     """``(indices, iterations, hit_cap)`` of ``runs`` selections; None -> candidate 0, as
     PrivateGridSearchCV falls back to the first candidate of the grid."""
@@ -305,64 +235,14 @@ def run_selector(name, utilities, k, epsilon, runs, rng):
     return indices, iterations, hit
 
 
-# --- The auto-k rule proposed from C ---------------------------------------------------------
-
-
-def auto_partitions(n_samples, n_features, n_candidates, epsilon, selector="permute_and_flip"):
-    """PROPOSED ``n_partitions="auto"`` (prototype, not library code), public quantities only.
-
-    From the regret study (C, see summary.md): for the one-shot selectors the regret falls
-    with ``k * epsilon`` and, with partition_scaling on, kept falling up to the largest k
-    tested on Adult (about one training record per feature per partition). So:
-
-    - ``k_noise``: the k at which the one-shot selectors' noise term ``2 * ln(m) / (k * eps)``
-      (the exponential mechanism's bound with sensitivity 1/k, beta = 1) is ``NOISE_TARGET``
-      (0.03 utility units, reached at k * eps = 200 for m = 20 candidates); more partitions
-      buy nothing measurable and cost fidelity and time;
-    - ``k_size``: at most ``n_samples * (1 - validation_fraction) / n_features`` partitions,
-      so that a partition fit expects at least one training record per feature;
-    - ``k = min(k_noise rounded to the nearest (in log scale) value of the 1-2-5 series,
-      k_size rounded down to it)``, within [10, 1000].
-
-    ``selector`` is accepted for the rule's signature: the one-shot selectors share it; the
-    doubling loop did not respond to k at all in these settings (its regret is set by the grid
-    order, see D), so it gets the same k.
-    """
-    k_noise = 2.0 * math.log(max(n_candidates, 2)) / (epsilon * AUTO_K["noise_target"])
-    k_size = n_samples * (1 - VALIDATION_FRACTION) / max(n_features, 1)
-    series = np.array([m * 10 ** e for e in range(1, 3) for m in (1, 2, 5)] + [1000])
-    nearest = series[np.argmin(np.abs(np.log(series) - np.log(k_noise)))]
-    below = series[series <= max(k_size, AUTO_K["min_k"])].max()
-    return int(min(max(min(nearest, below), AUTO_K["min_k"]), AUTO_K["max_k"]))
-
-
-AUTO_K = {"noise_target": 0.03, "min_k": 10, "max_k": 1000}
-
-
 # --- Work scheduling ----------------------------------------------------------------------------
-
-
-def run_units(units, n_jobs):
-    """Run cache-filling units (skipping cached ones) on ``n_jobs`` processes."""
-    todo = [u for u in units if not _cached(u)]
-    print(f"{len(units) - len(todo)} cached, {len(todo)} to run", flush=True)
-    if not todo:
-        return
-    start = time.perf_counter()
-    done = 0
-    for _ in Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)(
-            delayed(function)(*args) for function, *args in todo):
-        done += 1
-        if done % 10 == 0 or done == len(todo):
-            print(f"  {done}/{len(todo)} units, {time.perf_counter() - start:.0f} s", flush=True)
 
 
 def _cached(unit):
     function, *args = unit
     if function is a_unit:
         panel, rep, epsilon, refits = args
-        path = a_path(panel, rep, epsilon)
-        return path.exists() and np.load(path)["accuracy"].shape[1] >= refits
+        return cached_refits(a_path(panel, rep, epsilon)) >= refits
     return u_path(*args).exists()
 
 
@@ -452,10 +332,6 @@ def regret(panels, selectors, runs):
 
 
 # --- E: budget split --------------------------------------------------------------------------
-
-
-E_SELECTORS = ("exponential", "permute_and_flip", "report_noisy_max", "doubling",
-               "dbl/shuffle+lyu+cap25")
 
 
 def e_plan(panel):
@@ -575,12 +451,12 @@ def main(argv=None):
             if args.refits:
                 CONFIG[panel]["refits"] = args.refits
             units += a_units(panel, args.epsilons)
-        run_units(units, args.n_jobs)
+        run_units(units, args.n_jobs, _cached, every=10)
         if not args.compute_only:
             expected_csv(list(PANELS))
     elif args.command == "fidelity":
         units = [u for panel in args.panels for u in b_units(panel)]
-        run_units(units, args.n_jobs)
+        run_units(units, args.n_jobs, _cached, every=10)
         if not args.compute_only:
             print(fidelity(list(PANELS)).groupby(["panel", "refit_epsilon", "k", "scaling"])
                   [["spearman", "argmax_regret"]].mean().round(3).to_string())
@@ -595,11 +471,10 @@ def main(argv=None):
         frame.to_csv(path, index=False)
     elif args.command == "share":
         units = [u for panel in args.panels for u in e_units(panel)]
-        run_units(units, args.n_jobs)
+        run_units(units, args.n_jobs, _cached, every=10)
         if not args.compute_only:
             share(list(PANELS), args.runs)
     elif args.command == "summary":
-        import fidelity_summary
         fidelity_summary.write(OUT)
     print(f"{args.command}: {time.perf_counter() - start:.0f} s", flush=True)
 

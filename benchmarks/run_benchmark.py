@@ -3,16 +3,25 @@
 For each data set, model, total budget and repetition: split off a public test set, train the
 oracle (every candidate with the refit budget ``total/2`` on the training data, scored on the
 test set), then run every method on the training data and score the model it releases.
-Writes ``results/raw.csv``, ``results/table.md`` and ``results/accuracy.png``.
+Writes ``raw.csv``, ``table.md`` and ``accuracy.png`` to ``--out``
+(``results/run_benchmark/`` by default).
 
-    python benchmarks/run_benchmark.py            # the full configuration
-    python benchmarks/run_benchmark.py --help     # smaller runs
+This was version 0.1's benchmark: its published run (``results/raw.csv``, ``table.md``,
+``accuracy.png`` and RESULTS.md's "Version 0.1's benchmark") came from version 0.1's code. It
+runs on the current library: the grid searches set the selector, ``n_partitions``, the
+selection epsilon and the refit epsilon as 0.1 did, and take the library's current defaults
+for everything else (``partition_scaling="auto"``, ``score_share=0.1``), so a new run
+measures today's searches, not 0.1's.
+
+    python benchmarks/run_benchmark.py            # the full configuration (1 to 2 hours)
+    python benchmarks/run_benchmark.py --reps 1 --datasets synthetic --synthetic-rows 5000 \
+        --models logistic --budgets 1                 # the smallest run (under a minute)
+    python benchmarks/run_benchmark.py --table-only --out benchmarks/results   # 0.1's table
+    python benchmarks/run_benchmark.py --help     # the other options
 """
 
 import argparse
 import math
-import os
-import platform
 import sys
 import time
 import warnings
@@ -24,10 +33,15 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterGrid, train_test_split
 
-import datasets
-import methods
+from skdptune.exceptions import FitWarningsWithheld
+
+from lib import datasets, methods
+from lib.runs import machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
+#: Where a run writes by default: not ``RESULTS`` itself, which keeps version 0.1's published
+#: run (``raw.csv``, ``table.md``, ``accuracy.png``; see README.md).
+OUT = RESULTS / "run_benchmark"
 BUDGETS = (0.5, 1.0, 2.0, 4.0)
 #: Partitions of PrivateGridSearchCV per data set (synthetic: larger data, larger partitions).
 N_PARTITIONS = {"adult": 20, "synthetic": 50}
@@ -37,6 +51,7 @@ def run_cell(dataset, model, total, rep, method_names, config):
     """One repetition of one (data set, model, budget): a list of result rows, one per method."""
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", message=".*selected no candidate.*")
+    warnings.filterwarnings("ignore", category=FitWarningsWithheld)  # a notice at every fit
     X, y, row_norm = datasets.load(dataset, config["synthetic_rows"])
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=datasets.TEST_FRACTION, random_state=rep, stratify=y)
@@ -55,9 +70,9 @@ def run_cell(dataset, model, total, rep, method_names, config):
         )
 
     rows = []
-    with methods.shared_partition_utilities() as partition_fit_seconds:
+    with methods.shared_partition_utilities() as shared:
         for name in method_names:
-            paid_before = partition_fit_seconds[0]
+            paid_before = shared.seconds
             start = time.perf_counter()
             released, (epsilon, delta) = methods.METHODS[name](
                 estimator, grid, X_train, y_train, total, rep, config)
@@ -72,6 +87,10 @@ def run_cell(dataset, model, total, rep, method_names, config):
             rows.append(dict(dataset=dataset, model=model, budget=total, rep=rep, method=name,
                              accuracy=accuracy, oracle=oracle, regret=oracle - accuracy,
                              seconds=seconds, epsilon=epsilon, delta=delta))
+    # Every grid search went through the shared partition utilities (a stale hook would
+    # leave each search computing its own, and their times wrong).
+    n_grid = sum(name.startswith("grid/") for name in method_names)
+    assert shared.calls == n_grid, (shared.calls, n_grid)
     return rows
 
 
@@ -160,16 +179,6 @@ def plot(summary, path):
     plt.close(fig)
 
 
-def machine():
-    """A one-line description of where the benchmark ran."""
-    from importlib.metadata import version
-
-    packages = ("scikit-learn", "diffprivlib", "dp-accounting", "numpy", "joblib")
-    return (f"{platform.platform()}, {len(os.sched_getaffinity(0))} cores (nproc), "
-            f"Python {platform.python_version()}, "
-            + ", ".join(f"{name} {version(name)}" for name in packages))
-
-
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=20, help="repetitions (default 20)")
@@ -184,12 +193,13 @@ def parse_args(argv):
                         help="mean number of trials of the randomized searches (default 10)")
     parser.add_argument("--n-jobs", type=int, default=2, help="cells run in parallel")
     parser.add_argument("--merge", action="store_true",
-                        help="keep the rows already in results/raw.csv (and their oracles), "
+                        help="keep the rows already in OUT/raw.csv (and their oracles), "
                              "replacing those this run recomputes")
     parser.add_argument("--table-only", action="store_true",
-                        help="run nothing: rebuild table.md and accuracy.png from raw.csv "
+                        help="run nothing: rebuild table.md and accuracy.png from OUT/raw.csv "
                              "(e.g. after an interrupted run)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="output folder (default benchmarks/results/run_benchmark)")
     return parser.parse_args(argv)
 
 
@@ -204,9 +214,9 @@ def main(argv=None):
     args.out.mkdir(parents=True, exist_ok=True)
     raw_path = args.out / "raw.csv"
     if args.table_only:
-        write_outputs(raw_path, "Rebuilt from `results/raw.csv` with `python "
-                      "benchmarks/run_benchmark.py --table-only`; the run that produced it is "
-                      "described in `benchmarks/RESULTS.md`.", args.out)
+        write_outputs(raw_path, f"Rebuilt from `{raw_path.name}` with `python "
+                      f"benchmarks/run_benchmark.py {' '.join(argv)}`; the run that produced "
+                      "it is described in `benchmarks/RESULTS.md`.", args.out)
         return
     previous = pd.read_csv(raw_path) if args.merge and raw_path.exists() else pd.DataFrame()
     oracles = {} if previous.empty else {

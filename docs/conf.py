@@ -115,8 +115,8 @@ rst_epilog = "\n".join(
 
 
 def _write_generated_tables(app):
-    """Tables of the fidelity rules and the refit gate's allowlist, from the code."""
-    from skdptune.fidelity import RULES
+    """Tables of the partition scaling rules and the refit gate's allowlist, from the code."""
+    from skdptune.partition_scaling import RULES
     from skdptune.gate import ALLOWED
 
     out = DOCS / "generated"
@@ -131,7 +131,7 @@ def _write_generated_tables(app):
         for name, rule in rules.items():
             lines.append(row(f"``{cls.__module__.split('.')[0]}.{cls.__name__}``",
                              f"``{name}``", f"``{rule.scaling}``", rule.why))
-    _write_if_changed(out / "fidelity_rules.rst.inc", "\n".join(lines) + "\n")
+    _write_if_changed(out / "partition_scaling_rules.rst.inc", "\n".join(lines) + "\n")
 
     lines = [".. list-table::", "   :header-rows: 1", "   :widths: 30 12 20 38", "",
              row("class", "kind", "must be declared", "why it may be released")]

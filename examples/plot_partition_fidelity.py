@@ -11,7 +11,7 @@ noise scales as ``1 / (n * epsilon)``), and scikit-learn's ``C``, which multipli
 per-record losses, regularises ``ratio`` times harder. The partitions then rank the candidates
 by how they behave at the wrong scale.
 
-``partition_scaling="auto"`` (see :mod:`skdptune.fidelity`) rescales such parameters by
+``partition_scaling="auto"`` (see :mod:`skdptune.partition_scaling`) rescales such parameters by
 ``ratio`` for the partition fits only. It costs no privacy: partition fits are never
 charged, and the refit always uses the candidate as written.
 
@@ -34,7 +34,7 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import ParameterGrid, train_test_split
 
 from skdptune.evaluate import partition_utilities
-from skdptune.fidelity import partition_ratio, rescaled_params
+from skdptune.partition_scaling import partition_ratio, rescaled_params
 from skdptune.partition import partition_labels, split_indices
 from skdptune.utility import make_utility
 
@@ -137,6 +137,7 @@ print(f"mean |partition - refit| accuracy: as written {np.abs(as_written - full)
 # %%
 # How much rescaling matters depends on the grid: most where candidates differ in how
 # strongly they depend on the training-set size, as ``epsilon`` and ``C`` do here. The
-# scaling rules, one per (class, parameter), are listed in :data:`skdptune.fidelity.RULES`
-# and in the :ref:`user guide <fidelity>`; ``partition_scaling`` also takes your own rules for
-# parameters it does not know, and ``partition_scaling=None`` turns rescaling off.
+# scaling rules, one per (class, parameter), are listed in
+# :data:`skdptune.partition_scaling.RULES` and in the :ref:`user guide <fidelity>`;
+# ``partition_scaling`` also takes your own rules for parameters it does not know, and
+# ``partition_scaling=None`` turns rescaling off.

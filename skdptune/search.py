@@ -36,7 +36,7 @@ from .dp_fit import (
 )
 from .evaluate import partition_utilities
 from .exceptions import NoisySelectionWarning
-from .fidelity import check_user_rules, partition_ratio, rescaled_params
+from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection
 from .gate import check_input_width, check_public_parameters, check_release, split_budget
 from .partition import auto_n_partitions, partition_labels, split_indices

@@ -27,7 +27,7 @@ PUBLIC_MODULES = [
     "skdptune.accounting",
     "skdptune.evaluate",
     "skdptune.exceptions",
-    "skdptune.fidelity",
+    "skdptune.partition_scaling",
     "skdptune.forecast",
     "skdptune.gate",
     "skdptune.partition",

@@ -1,4 +1,4 @@
-"""Partition fits that emulate the refit (skdptune.fidelity).
+"""Partition fits that emulate the refit (skdptune.partition_scaling).
 
 The rules rescale data-size-dependent parameters for partition fits only: what the refit uses
 and what is charged never depend on them.
@@ -15,7 +15,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 from skdptune import PrivateGridSearchCV
-from skdptune.fidelity import RULES, partition_ratio, rescaled_params
+from skdptune.partition_scaling import RULES, partition_ratio, rescaled_params
 
 BOUNDS = (0.0, 1.0)
 RATIO = 12.5  # k = 10, validation_fraction = 0.2

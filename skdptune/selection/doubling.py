@@ -15,7 +15,6 @@ the realised number of iterations is a DP output (post-processing), never the ch
 import math
 from numbers import Integral, Real
 
-import numpy as np
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.utils import check_random_state
 
@@ -47,7 +46,7 @@ def auto_max_iter(granularity, floor):
     the constant 10 covers small grids and the high-noise overshoot (about 7 iterations at
     ``k * eps0`` near 1).
 
-    Simulation behind the choice (``python -m skdptune.selection.doubling``: 2,000 runs per
+    Simulation behind the choice (``python benchmarks/doubling_iterations.py``: 2,000 runs per
     setting, 100 candidates with utilities uniform on [0, best] and one at best, granularity
     0.01, floor 0, no cap; 45 s on 2 cores): over ``k * eps0`` in {1, 10, 100, 1000} and best in
     {0.3, 0.6, 0.9} the mean was 7.0 to 20.3 iterations, the 99.9th percentile 9 to 29 and the
@@ -255,29 +254,3 @@ class ProposeTestDoubling(BaseSelector):
             composition="basic" if pure else "optimal",
         )
 
-
-def _simulate_iterations(k_eps0_values=(1, 10, 100, 1000), best_values=(0.3, 0.6, 0.9),
-                         n_runs=2000, n_candidates=100, granularity=0.01, seed=0):
-    """Realised iterations without a cap, for the docstring of :func:`auto_max_iter`."""
-    rng = np.random.RandomState(seed)
-    worst = worst_case_iterations(granularity, 0.0)
-    selector = ProposeTestDoubling(granularity=granularity, max_iter=worst)
-    print(f"auto cap = {auto_max_iter(granularity, 0.0)}, worst case = {worst}")
-    for k_eps0 in k_eps0_values:
-        for best in best_values:
-            counts = []
-            for _ in range(n_runs):
-                utilities = rng.uniform(0, best, n_candidates)
-                utilities[rng.randint(n_candidates)] = best
-                # epsilon chosen so that eps0 = epsilon / worst has sensitivity * ... = k*eps0:
-                # with sensitivity 1/k = 1, eps0 = k_eps0.
-                result = selector.select(utilities, sensitivity=1.0, epsilon=k_eps0 * worst,
-                                         delta=0.0, random_state=rng)
-                counts.append(result.n_iterations)
-            counts = np.array(counts)
-            print(f"k*eps0={k_eps0:>5} best={best}: mean {counts.mean():5.1f}, "
-                  f"p99.9 {np.percentile(counts, 99.9):5.1f}, max {counts.max()}")
-
-
-if __name__ == "__main__":
-    _simulate_iterations()

@@ -19,10 +19,10 @@ from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClass
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
-import skdptune.evaluate as evaluate_module
 from skdptune import PrivateGridSearchCV
 
-from datasets import model_bounds
+from .datasets import model_bounds
+from .partition_hook import wrapped_partition_utilities
 
 #: Delta of every method's guarantee (the ceiling; pure-DP parts report 0).
 DELTA = 1e-6
@@ -73,31 +73,31 @@ def grid_search(estimator, grid, X, y, total, seed, config, *, selector):
 
 @contextmanager
 def shared_partition_utilities():
-    """Fit each (candidate, partition) once for all PrivateGridSearchCV calls in the block.
+    """Compute the partition utilities once for all PrivateGridSearchCV calls in the block.
 
-    The grid searches of one repetition use the same seed, hence the same partitions; they
-    differ only in the selector (and in the refit's noise). Inside this block the library's
-    per-partition fit-and-score function is memoised, so the four selectors see the very same
-    partition utilities (common random numbers) and the partition fits are paid once. Yields a
-    one-element list holding the seconds spent on those fits, which the run script adds to
-    every grid search's wall time. Requires the searches to run with ``n_jobs=None``.
+    The grid searches of one repetition use the same seed, hence the same partitions, and the
+    same candidates; they differ only in the selector (and in the noise of the selection and
+    the refit). Inside this block the library's ``partition_utilities`` is memoised on the
+    candidates and the partitions' row indices (:mod:`partition_hook`), so the four selectors
+    see the very same partition utilities (common random numbers) and the partition fits are
+    paid once. Yields a namespace: ``seconds`` spent on those fits, which the run script adds
+    to every grid search's wall time, and ``calls``, the searches' calls of the function.
     """
-    original = evaluate_module._partition_utility
-    cache, fit_seconds = {}, [0.0]
+    cache = {}
+    shared = None
 
-    def memoised(estimator, params, X, y, train, validation, *args):
-        key = (repr(sorted(params.items())), train.tobytes(), validation.tobytes())
+    def memoised(original, estimator, candidates, X, y, splits, *args, **kwargs):
+        key = (repr(candidates),
+               tuple((train.tobytes(), validation.tobytes()) for train, validation in splits))
         if key not in cache:
             start = time.perf_counter()
-            cache[key] = original(estimator, params, X, y, train, validation, *args)
-            fit_seconds[0] += time.perf_counter() - start
-        return cache[key]
+            cache[key] = original(estimator, candidates, X, y, splits, *args, **kwargs)
+            shared.seconds += time.perf_counter() - start
+        return cache[key].copy()  # each search gets (and may delete) its own copy
 
-    evaluate_module._partition_utility = memoised
-    try:
-        yield fit_seconds
-    finally:
-        evaluate_module._partition_utility = original
+    with wrapped_partition_utilities(memoised) as shared:
+        shared.seconds = 0.0
+        yield shared
 
 
 # --- PrivateRandomizedSearchCV -------------------------------------------------------------

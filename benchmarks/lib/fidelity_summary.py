@@ -1,4 +1,5 @@
-"""Tables of ``results/fidelity/summary.md`` from the study's CSVs (see fidelity_study.py).
+"""Tables of ``results/fidelity/summary.md`` from the study's CSVs (see fidelity_study.py,
+whose ``summary`` command calls :func:`write`).
 
 ``summary.md`` = ``notes_head.md`` (the reading, written by hand after the run) + the tables
 generated here from the CSVs + ``notes_tail.md``. Re-running only regenerates the tables.
@@ -9,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import fidelity_study as fs
+from . import fidelity_settings as fs
+from .panels import PANELS, TEST_FRACTION
 
 
 def _pp(x):
@@ -91,9 +93,9 @@ def rule_table(regret):
              "tested) | regret at it (pp) | best tested k | its regret (pp) | excess (pp) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for panel in regret["panel"].unique():
-        X, y = fs.PANELS[panel].load()
-        n_train = int(round(len(y) * (1 - fs.TEST_FRACTION)))
-        m = len(fs.PANELS[panel].candidates)
+        X, y = PANELS[panel].load()
+        n_train = int(round(len(y) * (1 - TEST_FRACTION)))
+        m = len(PANELS[panel].candidates)
         g = regret[regret["panel"] == panel]
         table = g.groupby(["refit_epsilon", "selector", "selection_epsilon", "k"])["regret"].mean()
         for (eps, name, sel), per_k in table.groupby(level=[0, 1, 2]):
@@ -158,7 +160,7 @@ def compute_times(out):
     """Worker seconds spent per panel on refits (A) and partition fits (B, E), from the cache."""
     lines = ["| panel | A: refits (worker-min) | partition utilities (worker-min) | files |",
              "|---|---|---|---|"]
-    for panel in fs.PANELS:
+    for panel in PANELS:
         totals = []
         count = 0
         for part in ("A", "U"):
@@ -266,8 +268,9 @@ def write(out):
             parts.append(f"\n### {panel}, refit ε = {eps:g}\n\n"
                          + regret_vs_k(regret, panel, eps, list(fs.LIBRARY_SELECTORS)))
         parts.append("\n### The proposed n_partitions=\"auto\" against the best tested k\n\n"
-                     "`auto_partitions` in fidelity_study.py (prototype). Where the rule's k was "
-                     "not measured, the nearest tested k (log scale) stands in for it.\n\n"
+                     "`auto_partitions` in lib/fidelity_settings.py (prototype). Where the "
+                     "rule's k was not measured, the nearest tested k (log scale) stands in "
+                     "for it.\n\n"
                      + rule_table(regret))
         parts.append("\n## D. Doubling variants (prototypes, not library code) against the "
                      "faithful loop and the one-shot selectors\n\nRegret in pp, partition_scaling "

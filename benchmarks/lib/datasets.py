@@ -15,7 +15,7 @@ import pandas as pd
 from sklearn.datasets import make_classification
 
 #: Where the Adult file lives: ``../shared/data/adult.csv`` relative to the repository root.
-ADULT_PATH = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "adult.csv"
+ADULT_PATH = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "adult.csv"
 
 #: Declared categories of Adult's categorical columns (UCI ``adult.names``). A value outside
 #: the list (the file's ``?`` for "unknown") is encoded as all zeros.

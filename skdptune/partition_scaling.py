@@ -1,4 +1,4 @@
-"""Partition fits that emulate the refit (fidelity).
+"""The rules of ``partition_scaling``: partition fits that emulate the refit (fidelity).
 
 A partition fit trains on about ``n * (1 - validation_fraction) / k`` records, the refit on all
 ``n``: a ``ratio = k / (1 - validation_fraction)`` times smaller problem. Fitted with the
@@ -31,7 +31,7 @@ SCALINGS = {
 
 
 @dataclass(frozen=True)
-class Rule:
+class ScalingRule:
     """How one parameter of a class follows the training-set size, and why.
 
     Attributes
@@ -61,27 +61,34 @@ class Rule:
         return SCALINGS[self.scaling](value, ratio)
 
 
-_DP_NOISE = Rule("proportional", "DP noise scales as 1 / (n * epsilon): epsilon * ratio on "
-                                 "n / ratio records matches the refit's noise-to-signal ratio")
-_SUM_LOSS_C = Rule("proportional", "C multiplies the sum of per-record losses against a fixed "
-                                   "penalty: C * ratio keeps the refit's regularisation per "
-                                   "record")
-_SUM_LOSS_ALPHA = Rule("inverse", "alpha is a penalty against the sum (not the mean) of "
-                                  "squared errors: alpha / ratio keeps it per record")
-_LEAF_COUNT = Rule("inverse_count", "a count of records per leaf: the same share of n / ratio "
-                                    "records")
-_SPLIT_COUNT = Rule("inverse_count", "a count of records needed to split: the same share of "
-                                     "n / ratio records", minimum=2)
-_NEIGHBOURS = Rule("inverse_count", "k neighbours among n records cover the same region as "
-                                    "k / ratio among n / ratio")
+_DP_NOISE = ScalingRule(
+    "proportional", "DP noise scales as 1 / (n * epsilon): epsilon * ratio on n / ratio records "
+                    "matches the refit's noise-to-signal ratio")
+_SUM_LOSS_C = ScalingRule(
+    "proportional", "C multiplies the sum of per-record losses against a fixed penalty: "
+                    "C * ratio keeps the refit's regularisation per record")
+_SUM_LOSS_ALPHA = ScalingRule(
+    "inverse", "alpha is a penalty against the sum (not the mean) of squared errors: "
+               "alpha / ratio keeps it per record")
+_LEAF_COUNT = ScalingRule(
+    "inverse_count", "a count of records per leaf: the same share of n / ratio records")
+_SPLIT_COUNT = ScalingRule(
+    "inverse_count", "a count of records needed to split: the same share of n / ratio records",
+    minimum=2)
+_NEIGHBOURS = ScalingRule(
+    "inverse_count", "k neighbours among n records cover the same region as k / ratio among "
+                     "n / ratio")
+_L2_LEAF = ScalingRule(
+    "inverse", "l2_regularization is added to a leaf's sum of hessians: divided by ratio for "
+               "n / ratio records")
 
 _TREES = {"min_samples_leaf": _LEAF_COUNT, "min_samples_split": _SPLIT_COUNT}
 
-#: Built-in rules: class -> {parameter: Rule}. Found through the class's MRO, so a subclass
-#: (diffprivlib's LogisticRegression of scikit-learn's) inherits its parent's rules. Checked and
-#: deliberately absent: Lasso, ElasticNet, SGD*, MLP* (their penalties are weighed against the
-#: mean loss), GaussianNB's var_smoothing (relative to the largest variance), max_depth and
-#: n_estimators (not sizes of the training set).
+#: Built-in rules: class -> {parameter: ScalingRule}. Found through the class's MRO, so a
+#: subclass (diffprivlib's LogisticRegression of scikit-learn's) inherits its parent's rules.
+#: Checked and deliberately absent: Lasso, ElasticNet, SGD*, MLP* (their penalties are weighed
+#: against the mean loss), GaussianNB's var_smoothing (relative to the largest variance),
+#: max_depth and n_estimators (not sizes of the training set).
 RULES = {
     dp.GaussianNB: {"epsilon": _DP_NOISE},
     dp.LogisticRegression: {"epsilon": _DP_NOISE},
@@ -110,13 +117,11 @@ RULES = {
     ensemble.GradientBoostingRegressor: _TREES,
     ensemble.HistGradientBoostingClassifier: {
         "min_samples_leaf": _LEAF_COUNT,
-        "l2_regularization": Rule("inverse", "l2_regularization is added to a leaf's sum of "
-                                             "hessians: divided by ratio for n / ratio records"),
+        "l2_regularization": _L2_LEAF,
     },
     ensemble.HistGradientBoostingRegressor: {
         "min_samples_leaf": _LEAF_COUNT,
-        "l2_regularization": Rule("inverse", "l2_regularization is added to a leaf's sum of "
-                                             "hessians: divided by ratio for n / ratio records"),
+        "l2_regularization": _L2_LEAF,
     },
     neighbors.KNeighborsClassifier: {"n_neighbors": _NEIGHBOURS},
     neighbors.KNeighborsRegressor: {"n_neighbors": _NEIGHBOURS},
@@ -140,16 +145,16 @@ def rules_for(step):
 
 
 def user_rule(rule):
-    """A :class:`Rule` from a user's ``partition_scaling`` entry (a name or a callable)."""
+    """A :class:`ScalingRule` from a user's ``partition_scaling`` entry (a name or a callable)."""
     if callable(rule):
-        return _CallableRule(rule)
+        return _CallableScalingRule(rule)
     if rule == "none":
         return None
-    return Rule(rule, "declared by the user")
+    return ScalingRule(rule, "declared by the user")
 
 
 @dataclass(frozen=True)
-class _CallableRule:
+class _CallableScalingRule:
     function: object
 
     def apply(self, value, ratio):

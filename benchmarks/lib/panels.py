@@ -14,9 +14,9 @@ from functools import lru_cache
 import numpy as np
 from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
 from sklearn.datasets import make_classification
-from sklearn.model_selection import ParameterGrid
+from sklearn.model_selection import ParameterGrid, train_test_split
 
-import datasets
+from . import datasets
 
 # --- Adult -----------------------------------------------------------------------------------
 
@@ -189,3 +189,15 @@ PANELS = {
         default={"C": 1.0, "data_norm": BIG_ROW_NORM},
     ),
 }
+
+
+#: Share of a panel's records held out as the public test set of every study.
+TEST_FRACTION = 0.2
+
+
+@lru_cache(maxsize=2)  # big-lr's split holds 1,000,000 rows
+def split(panel_name, rep):
+    """``(X_train, X_test, y_train, y_test)``: the repetition's stratified 80 / 20 split of
+    the panel's data (seed = repetition), the same in every study."""
+    X, y = PANELS[panel_name].load()
+    return train_test_split(X, y, test_size=TEST_FRACTION, random_state=rep, stratify=y)
