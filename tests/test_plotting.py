@@ -121,8 +121,8 @@ def test_budget_display_of_a_grid_search(binary_data):
 def test_budget_display_of_a_randomized_search(binary_data):
     X, y = binary_data
     search = PrivateRandomizedSearchCV(
-        LogisticRegression(data_norm=2.0, epsilon=0.5), {"C": [0.1, 1.0]}, epsilon=0.5,
-        mean=3, accountant=BudgetAccountant(), random_state=1,
+        LogisticRegression(data_norm=2.0, epsilon=0.5), {"C": [0.1, 1.0]}, trial_epsilon=0.5,
+        n_iter=3, accountant=BudgetAccountant(), random_state=1,
     ).fit(X, y)
     display = PrivacyBudgetDisplay.from_estimator(search)
     assert display.labels == ["tuning (best of the trials)"]
