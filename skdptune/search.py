@@ -660,6 +660,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
         if not self.refit:
             return total, None
+        # Selection and refit compose sequentially (basic composition): the two shares add up
+        # to the total, and every candidate's refit is given the same share (split_budget).
         selection_epsilon = self.selection_share * total
         return selection_epsilon, total - selection_epsilon
 
