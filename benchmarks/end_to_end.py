@@ -6,12 +6,12 @@ every method is fitted on the training part at the same total ``(T, delta <= 1e-
 released ``best_estimator_`` is scored on the test part, and the reported ``privacy_spent_``
 is asserted to be ``T``:
 
-- ``grid (defaults)``: ``PrivateGridSearchCV(estimator, grid, total_epsilon=T,
+- ``grid (defaults)``: ``PrivateGridSearchCV(estimator, grid, epsilon=T,
   accountant=BudgetAccountant())``, every other parameter at its default (permute-and-flip,
   ``n_partitions="auto"``, ``selection_share=0.5``, ``score_share=0.1``,
   ``partition_scaling="auto"``, ``random_state=None``: secure noise, fresh partitions).
 - ``grid (v0.1)``: what version 0.1 did: ``selector="doubling"``, ``n_partitions=10``,
-  ``partition_scaling=None``, ``score_share=0``, selection ``epsilon=T/2`` and every
+  ``partition_scaling=None``, ``score_share=0``, ``selection_epsilon=T/2`` and every
   candidate's refit ``epsilon=T/2``.
 - ``random (geometric)``: ``PrivateRandomizedSearchCV`` over the same grid (lists, sampled
   uniformly with replacement), a truncated negative binomial number of trials with shape 1
@@ -187,19 +187,21 @@ def build(method, panel, total):
 
     if method == "grid (defaults)":
         # The estimator's own epsilon (diffprivlib's default, 1.0) is replaced by the refit's
-        # share of total_epsilon.
-        return PrivateGridSearchCV(base_estimator(panel, 1.0), panel.grid, total_epsilon=total,
+        # share of epsilon (the whole fit's).
+        return PrivateGridSearchCV(base_estimator(panel, 1.0), panel.grid, epsilon=total,
                                    accountant=BudgetAccountant())
     if method == "grid (v0.1)":
-        return PrivateGridSearchCV(base_estimator(panel, total / 2), panel.grid, epsilon=total / 2,
+        return PrivateGridSearchCV(base_estimator(panel, total / 2), panel.grid,
+                                   selection_epsilon=total / 2,
                                    selector="doubling", n_partitions=10,
                                    partition_scaling=None, score_share=0.0,
                                    accountant=BudgetAccountant())
     if method == "random (geometric)":
         eps_t = trial_epsilon(total)
-        return PrivateRandomizedSearchCV(base_estimator(panel, eps_t), panel.grid, epsilon=eps_t,
+        return PrivateRandomizedSearchCV(base_estimator(panel, eps_t), panel.grid,
+                                         trial_epsilon=eps_t,
                                          distribution="truncated_negative_binomial",
-                                         mean=RANDOM_MEAN, shape=RANDOM_SHAPE,
+                                         n_iter=RANDOM_MEAN, shape=RANDOM_SHAPE,
                                          accountant=BudgetAccountant())
     raise ValueError(method)
 

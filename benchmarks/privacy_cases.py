@@ -48,7 +48,7 @@ def case(name):
 
 
 def search(estimator, grid, accountant, **params):
-    defaults = dict(epsilon=1.0, delta=1e-6, n_partitions=5, accountant=accountant,
+    defaults = dict(selection_epsilon=1.0, delta=1e-6, n_partitions=5, accountant=accountant,
                     random_state=0)
     defaults.update(params)
     return PrivateGridSearchCV(estimator, grid, **defaults)
@@ -87,7 +87,7 @@ def bagging(acc):
 @case("1. randomized search, bagged trial (true trial spend 4.5 > epsilon 1)")
 def bagging_randomized(acc):
     return PrivateRandomizedSearchCV(bagged(), {"standardscaler__epsilon": [0.5]},
-                                     accountant=acc, random_state=0).fit(X, y)
+                                     trial_epsilon=1.0, accountant=acc, random_state=0).fit(X, y)
 
 
 @case("1. VotingClassifier(n_jobs=2) over GaussianNB(bounds=None)")

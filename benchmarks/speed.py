@@ -73,7 +73,8 @@ def make_data(n_samples, seed=0):
 
 def time_private(name, X, y, n_partitions, n_jobs, grid=None, **options):
     search = PrivateGridSearchCV(
-        make_estimator(name), grid or GRIDS[name], epsilon=1.0, n_partitions=n_partitions,
+        make_estimator(name), grid or GRIDS[name], selection_epsilon=1.0,
+        n_partitions=n_partitions,
         selector="permute_and_flip", n_jobs=n_jobs, accountant=BudgetAccountant(),
         random_state=0, **options,
     )

@@ -82,8 +82,9 @@ plt.show()
 # Asking a configured search
 # --------------------------
 # :meth:`~skdptune.PrivateGridSearchCV.forecast` reads the grid size, ``n_partitions``, the
-# selector and the selector's share of the budget (``epsilon`` or ``total_epsilon``, less
-# ``score_share``) from the search itself.
+# selector and the selector's share of the budget (``selection_share`` of ``epsilon``, or
+# ``selection_epsilon``, less ``score_share``) from the search itself. Here the selection's
+# epsilon is given explicitly, as in the figures above.
 from diffprivlib.models import LogisticRegression
 
 from skdptune import PrivateGridSearchCV
@@ -91,7 +92,7 @@ from skdptune import PrivateGridSearchCV
 search = PrivateGridSearchCV(
     LogisticRegression(data_norm=1.0, epsilon=1.0),
     {"C": [0.01, 0.1, 1.0, 10.0], "fit_intercept": [True, False]},
-    epsilon=1.0, n_partitions=100, selector="permute_and_flip",
+    selection_epsilon=1.0, n_partitions=100, selector="permute_and_flip",
 )
 print(search.forecast())
 print("swamped:", search.forecast().swamped)

@@ -76,7 +76,7 @@ pipeline
 # %%
 # One total budget, and a forecast before the data
 # -------------------------------------------------
-# ``total_epsilon`` is the budget of the whole fit. ``selection_share`` of it goes to the
+# ``epsilon`` is the budget of the whole fit. ``selection_share`` of it goes to the
 # selection; the rest is the refit's, spread over the pipeline's DP steps in the proportions
 # they declare (here the scaler's 0.5 to the classifier's 1.0).
 #
@@ -92,7 +92,7 @@ accountant = BudgetAccountant()
 search = PrivateGridSearchCV(
     pipeline,
     {"logisticregression__C": [0.01, 0.1, 1.0, 10.0]},
-    total_epsilon=3.0,
+    epsilon=3.0,
     delta=1e-6,
     n_partitions=100,
     accountant=accountant,

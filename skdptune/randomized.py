@@ -18,7 +18,7 @@ from diffprivlib.utils import PrivacyLeakWarning
 from diffprivlib.utils import check_random_state as dp_check_random_state
 from joblib import Parallel, delayed
 from scipy.sparse import issparse
-from sklearn.base import BaseEstimator, clone, is_classifier
+from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
 from sklearn.utils import check_random_state, indexable
@@ -63,10 +63,10 @@ from .validation import check_record_wise, input_shape, route_fit_params, valida
 DISTRIBUTIONS = {"poisson": math.inf, "geometric": 1.0, "logarithmic": 0.0,
                  "truncated_negative_binomial": None}
 
-#: The mean number of trials when neither ``n_iter`` nor ``mean`` is given.
+#: The mean number of trials when ``n_iter`` is not given.
 DEFAULT_N_ITER = 10.0
 
-#: The per-trial epsilon when neither ``epsilon`` nor ``total_epsilon`` is given.
+#: The whole search's epsilon when neither ``epsilon`` nor ``trial_epsilon`` is given.
 DEFAULT_EPSILON = 1.0
 
 # Scorers that are means of per-record scores, vectorised: per-record score from (y, y_pred).
@@ -91,14 +91,15 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     :attr:`best_estimator_` (no refit), with its parameters and its noisy score.
 
     Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: replace one record,
-    the number of records being public (:data:`skdptune.accounting.ADJACENCY`). Every trial is pure ``epsilon``-DP (see Notes); releasing the best of ``K`` trials
-    costs :func:`skdptune.accounting.repeat_and_select_epsilon` of it (the smallest of
+    the number of records being public (:data:`skdptune.accounting.ADJACENCY`). Every trial
+    is pure ``trial_epsilon``-DP (see Notes); releasing the best of ``K`` trials costs :func:`skdptune.accounting.repeat_and_select_epsilon` of it (the smallest of
     Papernot & Steinke's bounds, see :func:`skdptune.accounting.repeat_and_select_bounds`).
-    **The epsilon is per trial, not the total**: with the defaults (Poisson ``K`` of mean
-    ``n_iter=10``, ``epsilon=1``, ``delta=1e-6``) the search spends epsilon 5.62; a
-    geometric ``K`` of the same mean spends 3.0 and a logarithmic one 2.0. Give
-    ``total_epsilon`` instead to state the whole budget. The total is in
-    :attr:`privacy_spent_` and is charged once to the ``accountant``.
+    ``epsilon`` is the whole search's budget: the per-trial epsilon is solved from it (with
+    the defaults, Poisson ``K`` of mean ``n_iter=10``, ``epsilon=1`` and ``delta=1e-6``,
+    each trial gets about 0.1). The explicit per-trial form is ``trial_epsilon``: with
+    ``trial_epsilon=1`` the search spends epsilon 5.62 (a geometric ``K`` of the same mean
+    3.0, a logarithmic one 2.0). The total is in :attr:`privacy_spent_` and is charged once
+    to the ``accountant``.
 
     ``RandomizedSearchCV``'s ``n_iter`` is the *mean* number of trials here: the number itself
     is random (its randomness is part of the guarantee), secret, and never shown.
@@ -107,28 +108,32 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     ----------
     estimator : estimator object
         A pure-DP estimator: a diffprivlib model or a pipeline of them, every fitted step
-        taking a diffprivlib ``accountant``. Its declared budget must be at most ``epsilon``
-        for every sampled hyperparameter setting (and record no ``delta``).
+        taking a diffprivlib ``accountant``. Every setting ``param_distributions`` can give it
+        must pass the refit gate (bounds such as ``data_norm`` may be declared by the
+        distributions rather than by the estimator). With ``epsilon``, its diffprivlib steps
+        are given the per-trial budget; with ``trial_epsilon``, its declared budget must be
+        at most ``trial_epsilon`` for every sampled setting (and record no ``delta``).
     param_distributions : dict or list of dicts
         As for :class:`~sklearn.model_selection.RandomizedSearchCV`: lists are sampled
         uniformly, objects with ``rvs`` (scipy distributions) are sampled. Every trial draws
         one setting independently (with replacement, also for lists), as the accounting
         requires.
     epsilon : float or None, default=None
-        Pure epsilon of one trial, per record under replace-one adjacency; positive and
-        finite. It is the budget of the held-out scoring noise and the cap on the estimator's
-        own epsilon (and, with ``subsample``, on the final fit's). Not the total: see
-        :attr:`privacy_spent_`. None means 1.0, unless ``total_epsilon`` is given (then it
-        must be None).
-    total_epsilon : float or None, default=None
-        The whole search's epsilon: the one-budget form, as for
-        :class:`~skdptune.PrivateGridSearchCV`. The per-trial epsilon is solved with
-        :func:`skdptune.accounting.calibrate_trial_epsilon` (the largest whose total, with
-        ``subsample`` if given, is at most ``total_epsilon``), and every sampled setting's
-        diffprivlib steps are given that budget (each step's epsilon scaled by a common
-        factor, keeping their proportions: :func:`skdptune.gate.split_budget`). Then
-        :attr:`privacy_spent_` is at most ``(total_epsilon, delta)``, within a relative
-        ``1e-12``.
+        The whole search's epsilon, per record under replace-one adjacency; positive and
+        finite, as for :class:`~skdptune.PrivateGridSearchCV`. The per-trial epsilon is
+        solved with :func:`skdptune.accounting.calibrate_trial_epsilon` (the largest whose
+        total, with ``subsample`` if given, is at most ``epsilon``), and every sampled
+        setting's diffprivlib steps are given that budget (each step's epsilon scaled by a
+        common factor, keeping their proportions: :func:`skdptune.gate.split_budget`; the
+        estimator's own ``epsilon`` is overridden). Then :attr:`privacy_spent_` is at most
+        ``(epsilon, delta)``, within a relative ``1e-12``. None means 1.0, unless
+        ``trial_epsilon`` is given (then it must be None).
+    trial_epsilon : float or None, default=None
+        The explicit per-trial form: pure epsilon of one trial, positive and finite. It is
+        the budget of the held-out scoring noise and the cap on the estimator's own epsilon
+        (and, with ``subsample``, on the final fit's), which the estimator keeps as written.
+        The total follows from the law of the number of trials: see :attr:`privacy_spent_`.
+        Give either ``epsilon`` or ``trial_epsilon``, not both.
     delta : float, default=1e-6
         Delta of the whole search, in ``(0, 1)``, at which the Rényi DP bounds of the
         repeat-and-select are converted into ``(epsilon, delta)`` (a pure bound, when it is the
@@ -142,10 +147,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         epsilon`` and ``2 * epsilon``); ``"truncated_negative_binomial"`` takes ``shape``.
     n_iter : float or None, default=None
         Mean number of trials (``RandomizedSearchCV``'s ``n_iter``, here the mean of the
-        random ``K``): at least 1 for Poisson, above 1 for the other laws. None means 10,
-        unless ``mean`` is given.
-    mean : float or None, default=None
-        The former name of ``n_iter``, kept for compatibility; give at most one of them.
+        random ``K``): at least 1 for Poisson, above 1 for the other laws. None means 10.
     shape : float, default=1.0
         Shape ``eta >= 0`` of the truncated negative binomial (``1`` geometric, ``0``
         logarithmic; Papernot & Steinke's Definition 1). Used only with
@@ -221,7 +223,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         ``(epsilon, delta)`` of the whole fit.
     privacy_report_ : dict
         How ``privacy_spent_`` was obtained: mechanism, trial epsilon and its derivation,
-        distribution, mean, shape, subsample, total, privacy unit and adjacency.
+        distribution, mean, shape, subsample, total, privacy unit and adjacency, and
+        ``budget_rule``: whether the per-trial budget was solved from ``epsilon`` or given as
+        ``trial_epsilon``.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of str
@@ -253,11 +257,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         **BasePrivateSearch._parameter_constraints,
         "param_distributions": [dict, list],
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
-        "total_epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "trial_epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "distribution": [StrOptions(set(DISTRIBUTIONS))],
         "n_iter": [Interval(Real, 1, None, closed="left"), None],
-        "mean": [Interval(Real, 1, None, closed="left"), None],
         "shape": [Interval(Real, 0, None, closed="left")],
         "scoring": [StrOptions(set(_PER_RECORD_SCORES)), callable, None],
         "subsample": [Interval(Real, 0, 1, closed="neither"), None],
@@ -271,10 +274,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         *,
         epsilon=None,
         delta=1e-6,
-        total_epsilon=None,
+        trial_epsilon=None,
         distribution="poisson",
         n_iter=None,
-        mean=None,
         shape=1.0,
         validation_fraction=0.2,
         scoring=None,
@@ -292,10 +294,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         self.param_distributions = param_distributions
         self.epsilon = epsilon
         self.delta = delta
-        self.total_epsilon = total_epsilon
+        self.trial_epsilon = trial_epsilon
         self.distribution = distribution
         self.n_iter = n_iter
-        self.mean = mean
         self.shape = shape
         self.validation_fraction = validation_fraction
         self.scoring = scoring
@@ -479,13 +480,17 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched; raises on any invalid input."""
         estimator = clone(self.estimator)
-        check_record_wise(estimator, "the estimator")
-        # Every trial's model may be released: the estimator must pass the refit gate. Each
-        # sampled setting is checked again in _check_setting, before any data; when the
-        # distributions swap steps (a list of estimators), only there, as the grid search
-        # checks every candidate rather than the estimator (whose step may be a placeholder).
-        if not _swaps_steps(self.param_distributions):
-            check_release(estimator, sparse_input=issparse(X), context="the estimator",
+        # Every trial's model may be released, so every setting must pass the refit gate.
+        # Each sampled setting is checked in _check_setting, before any data; here, whatever
+        # no setting can fix is refused whichever settings are sampled: the estimator is
+        # checked as the distributions leave it (a parameter they set, a missing data_norm
+        # or a placeholder step, is theirs to fix), as the grid search checks its candidates.
+        for setting in _representative_settings(self.param_distributions):
+            candidate = with_params(estimator, setting, source="param_distributions setting")
+            context = f"param_distributions setting {setting}" if setting else "the estimator"
+            validate_candidate(candidate, context)
+            check_record_wise(candidate, context)
+            check_release(candidate, sparse_input=issparse(X), context=context,
                           seeded_search=self.random_state is not None)
         if y is None:
             raise ValueError(
@@ -581,8 +586,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 candidate, sparse_input=plan["sparse_input"], context=context,
                 seeded_search=self.random_state is not None,
             )
-            if self.total_epsilon is not None:
-                # The one-budget form: the steps share the per-trial epsilon (sequential
+            if self.trial_epsilon is None:
+                # epsilon is the total: the steps share the per-trial epsilon (sequential
                 # composition of the steps; each scaled by a common factor).
                 setting = {**setting, **split_budget(candidate, plan["trial_epsilon"])}
             elif (epsilon_declared > plan["trial_epsilon"] * (1 + _SPEND_RTOL)
@@ -590,47 +595,41 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 raise ValueError(
                     f"The sampled setting {setting} declares (epsilon={epsilon_declared}, "
                     f"delta={delta_declared}), but every fit must be pure epsilon-DP within the "
-                    f"per-trial budget epsilon={plan['trial_epsilon']}. Narrow "
-                    "param_distributions (or transfer), raise epsilon, or give total_epsilon "
-                    "(the budget is then split for you)."
+                    f"per-trial budget trial_epsilon={plan['trial_epsilon']}. Narrow "
+                    "param_distributions (or transfer), raise trial_epsilon, or give epsilon "
+                    "(the whole search's budget, then split for you) instead."
                 )
             fitted.append(setting)
         return fitted[0], (fitted[1] if self.subsample is not None else None)
 
     def _trial_count_law(self):
         """``(mean, shape)`` of the number of trials, from the parameters alone."""
-        if self.n_iter is not None and self.mean is not None:
-            raise ValueError(
-                f"n_iter={self.n_iter} and mean={self.mean} were both given; mean is the former "
-                "name of n_iter (the mean number of trials): give one of them."
-            )
-        n_iter = float(next((value for value in (self.n_iter, self.mean) if value is not None),
-                            DEFAULT_N_ITER))
+        n_iter = float(DEFAULT_N_ITER if self.n_iter is None else self.n_iter)
         shape = DISTRIBUTIONS[self.distribution]
         if shape is None:
             shape = float(self.shape)
         if not math.isinf(shape) and n_iter <= 1:
-            name = "mean" if self.mean is not None else "n_iter"
             raise ValueError(
-                f"{name}={getattr(self, name)} is invalid for distribution="
+                f"n_iter={self.n_iter} is invalid for distribution="
                 f"{self.distribution!r}: its number of trials is at least 1, so its mean must "
                 "be above 1."
             )
         return n_iter, shape
 
     def _trial_epsilon(self, n_iter, shape):
-        """The per-trial epsilon: ``epsilon``, or solved from ``total_epsilon``."""
-        if self.total_epsilon is None:
-            return float(DEFAULT_EPSILON if self.epsilon is None else self.epsilon)
-        if self.epsilon is not None:
-            raise ValueError(
-                f"epsilon={self.epsilon} and total_epsilon={self.total_epsilon} were both "
-                "given; give epsilon (the budget of one trial, the total following from the "
-                "law of the number of trials) or total_epsilon (the whole search's, from which "
-                "the per-trial epsilon is solved), not both."
-            )
-        return _calibrated_trial_epsilon(float(self.total_epsilon), float(self.delta), n_iter,
-                                         shape, self.subsample)
+        """The per-trial epsilon: ``trial_epsilon``, or solved from ``epsilon`` (the total)."""
+        if self.trial_epsilon is not None:
+            if self.epsilon is not None:
+                raise ValueError(
+                    f"epsilon={self.epsilon} and trial_epsilon={self.trial_epsilon} were both "
+                    "given; give epsilon (the whole search's budget, from which the per-trial "
+                    "epsilon is solved) or trial_epsilon (the budget of one trial, the total "
+                    "following from the law of the number of trials), not both."
+                )
+            return float(self.trial_epsilon)
+        total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
+        return _calibrated_trial_epsilon(float(total), float(self.delta), n_iter, shape,
+                                         self.subsample)
 
     def _random_states(self):
         """Independent sources for K, the hyperparameters, the subsample, the split and the
@@ -658,14 +657,30 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         }
 
 
-def _swaps_steps(param_distributions):
-    """Whether some distribution is a list holding an estimator (it swaps a step)."""
+def _representative_settings(param_distributions):
+    """Settings, drawn without data, that stand for what ``param_distributions`` can give.
+
+    Per distribution (a dict): every value of every list, one list at a time, the other
+    parameters at a fixed value (a list's first, one draw of a scipy distribution from a
+    fixed seed). Each is a setting the search can sample, so refusing one refuses what a fit
+    could meet, whichever settings it happens to sample (as the grid search refuses a grid
+    with one bad candidate); a parameter no distribution sets stays as the estimator has it,
+    so what no setting fixes is refused too. Sampled settings are still checked one by one
+    before the data.
+    """
+    ParameterSampler(param_distributions, 1)  # scikit-learn's checks of the distributions
     distributions = (param_distributions if isinstance(param_distributions, list)
                      else [param_distributions])
-    return any(
-        isinstance(values, (list, tuple)) and any(isinstance(v, BaseEstimator) for v in values)
-        for distribution in distributions for values in distribution.values()
-    )
+    settings = []
+    for distribution in distributions:
+        items = sorted(distribution.items())
+        base = {name: (values.rvs(random_state=np.random.RandomState(0))
+                       if hasattr(values, "rvs") else values[0])
+                for name, values in items}
+        settings.append(base)
+        settings.extend({**base, name: value} for name, values in items
+                        if not hasattr(values, "rvs") for value in list(values)[1:])
+    return settings or [{}]  # no distribution at all: the estimator as it is
 
 
 def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility, error_score):
@@ -795,6 +810,7 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
     smallest, which is the one charged, and ``accounting`` says what it is.
     """
     tuning_bound = min(tuning_bounds, key=tuning_bounds.get)
+    total = DEFAULT_EPSILON if search.epsilon is None else search.epsilon
     report = {
         "unit": PRIVACY_UNIT,
         "adjacency": ADJACENCY,
@@ -803,9 +819,13 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
                      "best trial released",
         "trial_epsilon": trial_epsilon,
         "trial_epsilon_rule": (
-            "epsilon" if search.total_epsilon is None
-            else f"solved from total_epsilon={search.total_epsilon} "
-                 "(skdptune.accounting.calibrate_trial_epsilon)"
+            "trial_epsilon" if search.trial_epsilon is not None
+            else f"solved from epsilon={total} (the whole search's; "
+                 "skdptune.accounting.calibrate_trial_epsilon)"
+        ),
+        "budget_rule": (
+            "trial_epsilon; fits as declared" if search.trial_epsilon is not None
+            else "epsilon solved into a per-trial budget, split between each setting's steps"
         ),
         "trial_composition": "training and held-out scoring see disjoint records: "
                              "max(training epsilon <= trial_epsilon, scoring epsilon)",

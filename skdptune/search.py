@@ -52,6 +52,9 @@ from .validation import (
     validate_candidate,
 )
 
+#: The whole fit's epsilon when neither ``epsilon`` nor ``selection_epsilon`` is given.
+DEFAULT_EPSILON = 1.0
+
 
 class PrivateGridSearchCV(BasePrivateSearch):
     """Exhaustive search over a parameter grid with a differentially private selection.
@@ -69,8 +72,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
     Each record's partition and holdout labels are drawn independently, by position, so
     replacing one record changes one partition and every candidate's mean utility by at most
     ``1 / n_partitions``
-    (partition fits need not be private for this). The selection is ``(epsilon, delta)``-DP;
-    the refit spends what its DP estimator spends; the two add up (basic composition).
+    (partition fits need not be private for this). The selection and the refit compose
+    sequentially (basic composition): ``epsilon`` is their total, split by
+    ``selection_share``; with ``selection_epsilon`` the refit spends what its DP estimator
+    declares, on top.
 
     Parameters
     ----------
@@ -80,9 +85,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
     param_grid : dict or list of dicts
         As for :class:`~sklearn.model_selection.GridSearchCV`.
     epsilon : float or None, default=None
-        Epsilon of the selection (the tuning overhead), per record under replace-one
-        adjacency; positive and finite. The refit estimator's own budget adds to it. None
-        means 1.0, unless ``total_epsilon`` is given (then it must be None).
+        The whole fit's epsilon, selection and refit together, per record under
+        replace-one adjacency; positive and finite. The selection gets ``selection_share``
+        of it and the refit the rest, which is given to every candidate's diffprivlib steps
+        (each candidate's steps are scaled by a common factor, keeping their proportions, so
+        that they sum to the refit's share: :func:`skdptune.gate.split_budget`); the
+        estimator's own ``epsilon`` (and any ``epsilon`` in ``param_grid``) is overridden.
+        Then :attr:`privacy_spent_` is ``(epsilon, delta)`` whichever candidate is selected.
+        With ``refit=False`` the selection gets all of it. None means 1.0, unless
+        ``selection_epsilon`` is given (then it must be None).
     delta : float, default=1e-6
         Delta of the selection, in ``[0, 1)``. ``0`` composes the selector's iterations with
         basic composition; a positive value lets the exact optimal composition (Kairouz, Oh &
@@ -100,16 +111,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         of 1, while the doubling mechanism (Ding & Wu's Algorithm 1, kept as ``"doubling"``)
         lost 10 to 13 pp: composed over its a-priori cap of iterations, each of its tests gets
         too little budget at such totals.
-    total_epsilon : float or None, default=None
-        The whole fit's epsilon, selection and refit together: the one-budget form. The
-        selection gets ``selection_share`` of it and the refit the rest, which is given to
-        every candidate's diffprivlib steps (each candidate's steps are scaled by a common
-        factor, keeping their proportions, so that they sum to the refit's share). Then
-        :attr:`privacy_spent_` is ``(total_epsilon, delta)`` whichever candidate is selected.
-        With ``refit=False`` the selection gets all of it.
+    selection_epsilon : float or None, default=None
+        The explicit split: epsilon of the selection alone (the tuning overhead), positive
+        and finite. The refit then spends what the selected candidate's estimator declares
+        (the grid's largest declared budget is reserved and charged), on top of it. Give
+        either ``epsilon`` or ``selection_epsilon``, not both.
     selection_share : float, default=0.5
-        Share of ``total_epsilon`` spent on the selection, in ``(0, 1)``; ignored without
-        ``total_epsilon``. The default was measured on UCI Adult (shares 0.1 to 0.5, total
+        Share of ``epsilon`` spent on the selection, in ``(0, 1)``; ignored with
+        ``selection_epsilon``. The default was measured on UCI Adult (shares 0.1 to 0.5, total
         epsilon 1 and 4): 0.5 gave the best released model at a total of 1 (79.2 % against
         77.6 % at 0.2) and was 0.4 pp behind the best share (0.3) at 4.
     score_share : float, default=0.1
@@ -126,11 +135,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
     validation_fraction : float, default=0.2
         Probability, in ``(0, 1)``, that a record is held out for scoring inside its partition.
     partition_scaling : "auto", dict or None, default="auto"
-        How partition fits emulate the refit (see :mod:`skdptune.fidelity`). A partition fit
+        How partition fits emulate the refit (see :mod:`skdptune.partition_scaling`). A partition fit
         trains on ``ratio = n_partitions / (1 - validation_fraction)`` times fewer records than
         the refit, so ``"auto"`` rescales each candidate's data-size-dependent parameters by
         that ratio for the partition fits only, with the built-in rules of
-        :data:`skdptune.fidelity.RULES` (every diffprivlib model's ``epsilon``, ``C`` where it
+        :data:`skdptune.partition_scaling.RULES` (every diffprivlib model's ``epsilon``, ``C`` where it
         multiplies a sum of losses, record counts such as ``min_samples_leaf``...). A dict
         ``{parameter: rule}`` (parameters named as in ``param_grid``) adds rules or overrides
         built-in ones: ``"proportional"``, ``"inverse"``, ``"inverse_count"``, ``"none"`` or
@@ -218,7 +227,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
     privacy_report_ : dict
         How ``privacy_spent_`` was obtained: mechanism, per-iteration epsilon, iteration cap,
         iterations run, refit cost and rule, composition, partitions, privacy unit and
-        adjacency.
+        adjacency, and ``budget_rule``: how the budget was split (``"epsilon split by
+        selection_share"`` or ``"selection_epsilon; refit as declared"``).
     n_partitions_ : int
         Number of partitions used.
     refit_time_ : float
@@ -249,17 +259,19 @@ class PrivateGridSearchCV(BasePrivateSearch):
     >>> X, y = load_iris(return_X_y=True)
     >>> search = PrivateGridSearchCV(
     ...     GaussianNB(bounds=([4, 2, 1, 0], [8, 4.5, 7, 2.5])),
-    ...     {"epsilon": [0.5, 1.0]}, epsilon=1.0, n_partitions=5, random_state=0,
+    ...     {"var_smoothing": [1e-9, 1e-3]}, epsilon=1.0, n_partitions=5, random_state=0,
     ... ).fit(X, y)
     >>> sorted(search.best_params_)
-    ['epsilon']
+    ['var_smoothing']
+    >>> float(search.privacy_spent_[0])  # selection and refit together
+    1.0
     """
 
     _parameter_constraints = {
         **BasePrivateSearch._parameter_constraints,
         "param_grid": [dict, list],
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
-        "total_epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "selection_epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "selection_share": [Interval(Real, 0, 1, closed="neither")],
         "score_share": [Interval(Real, 0, 1, closed="left")],
         "delta": [Interval(Real, 0, 1, closed="left")],
@@ -277,7 +289,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         *,
         epsilon=None,
         delta=1e-6,
-        total_epsilon=None,
+        selection_epsilon=None,
         selection_share=0.5,
         score_share=0.1,
         selector="permute_and_flip",
@@ -298,7 +310,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.param_grid = param_grid
         self.epsilon = epsilon
         self.delta = delta
-        self.total_epsilon = total_epsilon
+        self.selection_epsilon = selection_epsilon
         self.selection_share = selection_share
         self.score_share = score_share
         self.selector = selector
@@ -455,7 +467,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         total = add_costs(selection_cost, refit_cost)
         self.n_partitions_ = plan["n_partitions"]
         report = _privacy_report(selection, selector_cost, score_epsilon, plan["n_partitions"],
-                                 refit_cost, refit_rule, total, self.random_state)
+                                 refit_cost, refit_rule, total, self.random_state,
+                                 self._budget_rule())
         self._release(plan, total, report)
         return self
 
@@ -493,7 +506,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 # The gate, on every candidate: the grid can swap steps.
                 declared = check_release(candidate, sparse_input=sparse_input, context=context,
                                          seeded_search=self.random_state is not None)
-                if refit_budget is not None:  # the one-budget form: the refit's share
+                if refit_budget is not None:  # epsilon is the total: the refit's share
                     budget = split_budget(candidate, refit_budget)
                     candidate.set_params(**budget)
                     refit_params.update(budget)
@@ -581,8 +594,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         """What this search's selection can resolve, before any data are touched.
 
         Uses only public quantities: the number of candidates, ``n_partitions``, the
-        selector and its share of the budget (``epsilon`` or ``total_epsilon``, less
-        ``score_share``).
+        selector and its share of the budget (``selection_share`` of ``epsilon``, or
+        ``selection_epsilon``, less ``score_share``).
 
         Parameters
         ----------
@@ -607,8 +620,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         >>> search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)),
         ...                              {"var_smoothing": [1e-9, 1e-6, 1e-3]},
         ...                              selector="permute_and_flip", n_partitions=200)
-        >>> round(search.forecast().pairwise_gap, 3)
-        0.018
+        >>> round(search.forecast().pairwise_gap, 3)  # the selection's half of epsilon=1
+        0.036
         """
         self._validate_params()
         selection_epsilon, _ = self._budgets()
@@ -662,19 +675,32 @@ class PrivateGridSearchCV(BasePrivateSearch):
             )
 
     def _budgets(self):
-        """``(selection epsilon, refit budget or None)`` from ``epsilon`` or ``total_epsilon``."""
-        if self.total_epsilon is None:
-            return (1.0 if self.epsilon is None else self.epsilon), None
-        if self.epsilon is not None:
-            raise ValueError(
-                f"epsilon={self.epsilon} and total_epsilon={self.total_epsilon} were both given; "
-                "give epsilon (the selection's, the refit spending what its estimator declares) "
-                "or total_epsilon (split by selection_share), not both."
-            )
+        """``(selection epsilon, refit budget or None)`` from ``epsilon`` or
+        ``selection_epsilon``; None means the refit spends what its estimator declares."""
+        if self.selection_epsilon is not None:
+            if self.epsilon is not None:
+                raise ValueError(
+                    f"epsilon={self.epsilon} and selection_epsilon={self.selection_epsilon} "
+                    "were both given; give epsilon (the whole fit's budget, selection and "
+                    "refit, split by selection_share) or selection_epsilon (the selection's "
+                    "alone, the refit spending what its estimator declares), not both."
+                )
+            return self.selection_epsilon, None
+        total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
         if not self.refit:
-            return self.total_epsilon, None
-        selection_epsilon = self.selection_share * self.total_epsilon
-        return selection_epsilon, self.total_epsilon - selection_epsilon
+            return total, None
+        # Selection and refit compose sequentially (basic composition): the two shares add up
+        # to the total, and every candidate's refit is given the same share (split_budget).
+        selection_epsilon = self.selection_share * total
+        return selection_epsilon, total - selection_epsilon
+
+    def _budget_rule(self):
+        """How the budget was split, for the privacy report."""
+        if self.selection_epsilon is not None:
+            return "selection_epsilon; refit as declared"
+        if not self.refit:
+            return "epsilon, all to the selection (refit=False)"
+        return "epsilon split by selection_share"
 
     def _random_states(self):
         """Seeds for the partition labels and for the selection noise.
@@ -830,7 +856,7 @@ def _refit_failure(leak, measured, declared):
 
 
 def _privacy_report(selection, selector_cost, score_epsilon, n_partitions, refit_cost,
-                    refit_rule, total, random_state):
+                    refit_rule, total, random_state, budget_rule):
     """A plain dict that explains ``privacy_spent_`` line by line."""
     # selection_epsilon is charged as one accountant entry: the selector and the score
     # estimate compose sequentially (basic composition).
@@ -856,4 +882,5 @@ def _privacy_report(selection, selector_cost, score_epsilon, n_partitions, refit
         "total_epsilon": total[0],
         "total_delta": total[1],
         "total_composition": "basic composition of selection and refit (epsilons and deltas add)",
+        "budget_rule": budget_rule,
     }

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:The selector selected no candida
 
 
 def search(estimator, param_grid, accountant, **params):
-    defaults = dict(epsilon=1.0, delta=1e-6, n_partitions=5, accountant=accountant,
+    defaults = dict(selection_epsilon=1.0, delta=1e-6, n_partitions=5, accountant=accountant,
                     random_state=0)
     defaults.update(params)
     return PrivateGridSearchCV(estimator, param_grid, **defaults)

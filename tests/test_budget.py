@@ -1,4 +1,5 @@
-"""The one-budget form (total_epsilon) and the DP estimate behind best_score_."""
+"""The budget named is the budget spent (epsilon, split by selection_share), the explicit split
+(selection_epsilon), and the DP estimate behind best_score_."""
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from skdptune.selection.score import estimate_utility
 BOUNDS = (0.0, 1.0)
 
 
-def test_total_epsilon_is_split_and_candidates_follow_their_share(binary_data):
+def test_epsilon_is_split_and_candidates_follow_their_share(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
     pipeline = make_pipeline(DPStandardScaler(bounds=BOUNDS, epsilon=0.5),
@@ -22,7 +23,7 @@ def test_total_epsilon_is_split_and_candidates_follow_their_share(binary_data):
     search = PrivateGridSearchCV(
         pipeline, {"logisticregression__C": [0.1, 1.0],
                    "logisticregression__epsilon": [1.0, 3.0]},
-        total_epsilon=2.0, selection_share=0.25, n_partitions=5, accountant=accountant,
+        epsilon=2.0, selection_share=0.25, n_partitions=5, accountant=accountant,
         random_state=0,
     ).fit(X, y)
     assert tuple(search.privacy_spent_) == pytest.approx((2.0, 0.0))
@@ -35,22 +36,53 @@ def test_total_epsilon_is_split_and_candidates_follow_their_share(binary_data):
     assert search.best_params_ in search.cv_results_["params"]  # as the user wrote them
 
 
-def test_total_epsilon_without_refit_goes_to_the_selection(binary_data):
+def test_epsilon_without_refit_goes_to_the_selection(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
     PrivateGridSearchCV(
-        GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, total_epsilon=0.8,
+        GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, epsilon=0.8,
         refit=False, n_partitions=5, accountant=accountant, random_state=0,
     ).fit(X, y)
     assert accountant.spent_budget == [pytest.approx((0.8, 0.0))]
 
 
-def test_epsilon_and_total_epsilon_together_are_refused_before_data(binary_data):
+@pytest.mark.parametrize("budget", [{"epsilon": 1.0}, {}], ids=["epsilon=1", "default"])
+def test_the_budget_named_is_the_budget_spent(binary_data, budget):
+    # Before: 2.0, the selection's 1.0 plus the model's own default epsilon of 1.0.
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = PrivateGridSearchCV(
+        LogisticRegression(data_norm=2.0), {"C": [0.1, 1.0]}, n_partitions=5,
+        accountant=accountant, random_state=0, **budget,
+    ).fit(X, y)
+    assert tuple(search.privacy_spent_) == pytest.approx((1.0, 0.0))
+    assert accountant.spent_budget == [pytest.approx((0.5, 0.0)), pytest.approx((0.5, 0.0))]
+    assert search.best_estimator_.epsilon == pytest.approx(0.5)
+    assert search.privacy_report_["budget_rule"] == "epsilon split by selection_share"
+
+
+def test_selection_epsilon_is_the_explicit_split(binary_data):
+    # The selection's epsilon alone; the refit spends what the estimator declares, on top.
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = PrivateGridSearchCV(
+        LogisticRegression(data_norm=2.0, epsilon=0.7), {"C": [0.1, 1.0]},
+        selection_epsilon=0.4, n_partitions=5, accountant=accountant, random_state=0,
+    ).fit(X, y)
+    assert tuple(search.privacy_spent_) == pytest.approx((1.1, 0.0))
+    assert accountant.spent_budget == [pytest.approx((0.4, 0.0)), pytest.approx((0.7, 0.0))]
+    assert search.best_estimator_.epsilon == 0.7
+    assert search.privacy_report_["budget_rule"] == "selection_epsilon; refit as declared"
+    assert "total_epsilon" not in search.get_params()
+
+
+def test_epsilon_and_selection_epsilon_together_are_refused_before_data(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]},
-                                 epsilon=1.0, total_epsilon=2.0, accountant=accountant)
-    with pytest.raises(ValueError, match="both given"):
+                                 epsilon=1.0, selection_epsilon=2.0, accountant=accountant)
+    with pytest.raises(ValueError, match=r"epsilon=1.0 and selection_epsilon=2.0 were both "
+                                         r"given; give epsilon \(the whole fit's budget"):
         search.fit(X, y)
     assert accountant.spent_budget == []
 
@@ -79,6 +111,7 @@ def test_best_score_is_an_estimate_inside_the_utility_range(binary_data, selecto
     for seed in range(5):
         search = PrivateGridSearchCV(
             GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, selector=selector,
+            selection_epsilon=1.0,
             scoring="accuracy", utility_range=(-1.0, 3.0), n_partitions=5,
             accountant=BudgetAccountant(), random_state=seed,
         ).fit(X, y)

@@ -101,7 +101,7 @@ def make_data(seed=0):
 
 def make_search(estimator, param_grid, accountant, **params):
     defaults = dict(
-        epsilon=1.0, delta=1e-6, n_partitions=5, error_score=ERROR_SCORE,
+        selection_epsilon=1.0, delta=1e-6, n_partitions=5, error_score=ERROR_SCORE,
         accountant=accountant, random_state=0,
     )
     defaults.update(params)
@@ -135,7 +135,7 @@ def test_candidate_failing_on_some_partitions_gets_error_score(partition_results
     accountant = BudgetAccountant()
     search = make_search(
         MockDPClassifier(), {"fail_rows": [(), (0, 1)]}, accountant, selector="exponential",
-        epsilon=50.0,
+        selection_epsilon=50.0,
     ).fit(X, y)
     failing = [v for p, v in partition_results if p["fail_rows"] == (0, 1)]
     healthy = [v for p, v in partition_results if p["fail_rows"] == ()]
@@ -151,7 +151,7 @@ def test_candidate_failing_on_all_partitions_is_not_selected_and_fit_succeeds(
     X, y = make_data()
     accountant = BudgetAccountant()
     search = make_search(
-        MockDPClassifier(), {"fail": ["partitions", None]}, accountant, epsilon=50.0,
+        MockDPClassifier(), {"fail": ["partitions", None]}, accountant, selection_epsilon=50.0,
         selector="exponential",
     ).fit(X, y)
     assert [v for p, v in partition_results if p["fail"] == "partitions"] == [ERROR_SCORE] * 5
@@ -276,7 +276,7 @@ def test_searches_in_threads_charge_only_their_own_accountant():
 
     def run(epsilon, accountant):
         return make_search(
-            MockDPClassifier(), {"epsilon": [0.5, 1.0]}, accountant, epsilon=epsilon,
+            MockDPClassifier(), {"epsilon": [0.5, 1.0]}, accountant, selection_epsilon=epsilon,
             random_state=None,
         ).fit(X, y)
 
@@ -294,7 +294,7 @@ def test_same_random_state_gives_identical_results_for_one_and_two_jobs(binary_d
     for n_jobs in (1, 2):
         search = PrivateGridSearchCV(
             GaussianNB(bounds=(0, 1), random_state=0), {"epsilon": [0.2, 1.0, 5.0]},
-            epsilon=2.0, n_partitions=5, accountant=BudgetAccountant(), n_jobs=n_jobs,
+            selection_epsilon=2.0, n_partitions=5, accountant=BudgetAccountant(), n_jobs=n_jobs,
             random_state=0,
         ).fit(X, y)
         results.append(search)

@@ -93,7 +93,7 @@ def test_rescaling_never_reaches_the_refit_or_the_charge(binary_data, allow_in_g
     Recorder.fits = []
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
-        Recorder(bounds=BOUNDS, random_state=0), {"epsilon": [0.5, 0.7]}, epsilon=1.0,
+        Recorder(bounds=BOUNDS, random_state=0), {"epsilon": [0.5, 0.7]}, selection_epsilon=1.0,
         n_partitions=5, partition_scaling=scaling, accountant=accountant, random_state=0,
     ).fit(X, y)
     *partition_fits, refit = Recorder.fits

@@ -82,7 +82,7 @@ def test_gaps_shrink_with_the_budget_and_grow_with_the_grid():
 
 def test_search_forecast_uses_its_own_budget():
     search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
-                                 total_epsilon=2.0, selection_share=0.5, score_share=0.2,
+                                 epsilon=2.0, selection_share=0.5, score_share=0.2,
                                  selector="exponential", n_partitions=50)
     forecast = search.forecast()
     assert forecast.epsilon == pytest.approx(2.0 * 0.5 * 0.8)

@@ -78,7 +78,8 @@ def all_floats(root):
 def fitted_and_utilities(binary_data, partition_fits):
     X, y = binary_data
     search = PrivateGridSearchCV(
-        ESTIMATOR, GRID, epsilon=1.0, n_partitions=N_PARTITIONS, accountant=BudgetAccountant(),
+        ESTIMATOR, GRID, selection_epsilon=1.0, n_partitions=N_PARTITIONS,
+        accountant=BudgetAccountant(),
         random_state=SEED,
     ).fit(X, y)
     per_partition = independent_utilities(X, y)

@@ -66,7 +66,8 @@ def test_trace_from_estimator_labels_candidates(binary_data):
     X, y = binary_data
     search = PrivateGridSearchCV(
         GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
-        epsilon=5.0, delta=0.0, n_partitions=5, selector=ProposeTestDoubling(granularity=0.05),
+        selection_epsilon=5.0, delta=0.0, n_partitions=5,
+        selector=ProposeTestDoubling(granularity=0.05),
         accountant=BudgetAccountant(), random_state=0,
     ).fit(X, y)
     display = SelectionTraceDisplay.from_estimator(search)
@@ -80,7 +81,8 @@ def test_trace_refuses_one_shot_selectors_and_unfitted_searches(binary_data):
     X, y = binary_data
     search = PrivateGridSearchCV(
         GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
-        epsilon=1.0, n_partitions=5, selector="exponential", accountant=BudgetAccountant(),
+        selection_epsilon=1.0, n_partitions=5, selector="exponential",
+        accountant=BudgetAccountant(),
         random_state=0,
     )
     with pytest.raises(NotFittedError):
@@ -96,7 +98,7 @@ def test_budget_display_of_a_grid_search(binary_data):
     X, y = binary_data
     search = PrivateGridSearchCV(
         GaussianNB(bounds=(0, 1), epsilon=0.75), {"var_smoothing": [1e-9, 1e-3]},
-        epsilon=0.5, delta=1e-6, score_share=0.2, n_partitions=5,
+        selection_epsilon=0.5, delta=1e-6, score_share=0.2, n_partitions=5,
         accountant=BudgetAccountant(), random_state=0,
     ).fit(X, y)
     display = PrivacyBudgetDisplay.from_estimator(search)
@@ -119,8 +121,8 @@ def test_budget_display_of_a_grid_search(binary_data):
 def test_budget_display_of_a_randomized_search(binary_data):
     X, y = binary_data
     search = PrivateRandomizedSearchCV(
-        LogisticRegression(data_norm=2.0, epsilon=0.5), {"C": [0.1, 1.0]}, epsilon=0.5,
-        mean=3, accountant=BudgetAccountant(), random_state=1,
+        LogisticRegression(data_norm=2.0, epsilon=0.5), {"C": [0.1, 1.0]}, trial_epsilon=0.5,
+        n_iter=3, accountant=BudgetAccountant(), random_state=1,
     ).fit(X, y)
     display = PrivacyBudgetDisplay.from_estimator(search)
     assert display.labels == ["tuning (best of the trials)"]
@@ -203,7 +205,8 @@ def test_no_raw_utility_reaches_the_displays(binary_data, monkeypatch):
     search = PrivateGridSearchCV(
         LogisticRegression(data_norm=2.0, epsilon=1.0),
         {"C": [0.01, 0.1, 1.0, 10.0], "fit_intercept": [True, False]},
-        epsilon=30.0, delta=0.0, n_partitions=5, selector=RecordingDoubling(granularity=granularity),
+        selection_epsilon=30.0, delta=0.0, n_partitions=5,
+        selector=RecordingDoubling(granularity=granularity),
         accountant=BudgetAccountant(), random_state=0,
     ).fit(X, y)
     raw = RecordingDoubling.recorded

@@ -42,7 +42,8 @@ def data():
 
 
 def _nb_search(**kwargs):
-    params = dict(mean=4.0, random_state=0, accountant=BudgetAccountant())
+    # The explicit per-trial form: these tests state their cost from a trial epsilon of 1.
+    params = dict(n_iter=4.0, trial_epsilon=1.0, random_state=0, accountant=BudgetAccountant())
     params.update(kwargs)
     estimator = params.pop("estimator", GaussianNB(bounds=BOUNDS, epsilon=1.0))
     return PrivateRandomizedSearchCV(estimator, {"var_smoothing": [1e-9, 1e-3, 1e-1]}, **params)
@@ -419,7 +420,7 @@ def test_secure_fit_runs(data):
     # be 0, and fit would raise by design, with probability e^-2 = 13.5 %); the secure Poisson
     # draw is tested in test_trial_count_secure_source.
     X, y = data
-    search = _nb_search(random_state=None, mean=2.0, subsample=0.5,
+    search = _nb_search(random_state=None, n_iter=2.0, subsample=0.5,
                         distribution="truncated_negative_binomial", shape=1.0).fit(X, y)
     assert search.best_estimator_.accountant.total()[0] == pytest.approx(1.0)
     assert search.best_params_["var_smoothing"] in [1e-9, 1e-3, 1e-1]
@@ -436,7 +437,8 @@ def test_subsample_fits_final_model_with_transfer(data):
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
         LogisticRegression(data_norm=6.0, epsilon=1.0), {"C": stats.loguniform(0.1, 10)},
-        mean=3.0, subsample=0.3, transfer=transfer, accountant=accountant, random_state=1,
+        trial_epsilon=1.0, n_iter=3.0, subsample=0.3, transfer=transfer, accountant=accountant,
+        random_state=1,
     ).fit(X, y)
     tuning = repeat_and_select_epsilon(1.0, 1e-6, 3.0, math.inf)
     assert tuple(search.privacy_spent_) == pytest.approx(
@@ -463,7 +465,7 @@ def test_undeclared_bounds_are_refused_before_data(data):
     X, y = data
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
-        GaussianNB(), {"var_smoothing": [1e-9]}, mean=2.0, accountant=accountant,
+        GaussianNB(), {"var_smoothing": [1e-9]}, n_iter=2.0, accountant=accountant,
         random_state=0,
     )
     with pytest.raises(GateError, match="bounds=None would be read from the private data"):
@@ -485,8 +487,8 @@ def test_leak_from_an_admitted_step_is_an_error_and_is_charged(data, allow_in_ga
     X, y = data
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
-        LeakingNB(bounds=(-5, 5)), {"var_smoothing": [1e-9]}, mean=2.0, accountant=accountant,
-        random_state=0,
+        LeakingNB(bounds=(-5, 5)), {"var_smoothing": [1e-9]}, trial_epsilon=1.0, n_iter=2.0,
+        accountant=accountant, random_state=0,
     )
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
@@ -504,6 +506,66 @@ def test_non_private_estimator_refused_before_data(data):
     assert accountant.spent_budget == []
 
 
+def test_bounds_declared_by_every_setting_are_accepted(data):
+    # Before: GateError, since the base estimator has no data_norm, though every setting
+    # declares one (PrivateGridSearchCV accepted the same call).
+    X, y = data
+    accountant = BudgetAccountant()
+    search = PrivateRandomizedSearchCV(
+        LogisticRegression(), {"data_norm": [6.0, 8.0], "C": stats.loguniform(0.1, 10)},
+        epsilon=1, accountant=accountant, random_state=0,
+    ).fit(X, y)
+    assert search.best_estimator_.data_norm == search.best_params_["data_norm"]
+    assert len(accountant.spent_budget) == 1 and accountant.total()[0] <= 1.0
+
+
+@pytest.mark.parametrize(
+    "distributions, match",
+    [
+        # No setting declares data_norm: refused whichever settings are sampled.
+        ({"C": stats.loguniform(0.1, 10)}, "data_norm=None"),
+        # One listed value undeclares it: refused even if that value is never sampled.
+        ({"data_norm": [6.0, None]}, "data_norm=None"),
+        # A scipy distribution's one seeded draw is checked too (here, C must be positive).
+        ({"data_norm": [6.0], "C": stats.uniform(-2, 1)}, "The 'C' parameter"),
+        # Of several distributions, the one that leaves data_norm unset is refused.
+        ([{"data_norm": [6.0]}, {"C": [1.0]}], "data_norm=None"),
+    ],
+)
+def test_what_no_sampled_setting_fixes_is_refused_before_data(data, distributions, match):
+    X, y = data
+    accountant = BudgetAccountant()
+    search = PrivateRandomizedSearchCV(LogisticRegression(), distributions, n_iter=2.0,
+                                       distribution="geometric", accountant=accountant,
+                                       random_state=0)
+    with pytest.raises(ValueError, match=match):
+        search.fit(X, y)
+    assert accountant.spent_budget == []
+
+
+def test_a_pipeline_of_two_private_steps_fits_with_the_defaults(data):
+    # Before: the default (a per-trial epsilon of 1) refused it, its two steps declaring 2.
+    # Now the default is a total of 1, whose per-trial budget the two steps share.
+    from diffprivlib.models import StandardScaler as DPStandardScaler
+    from sklearn.pipeline import make_pipeline
+
+    X, y = data
+    accountant = BudgetAccountant()
+    pipeline = make_pipeline(DPStandardScaler(bounds=(-3.0, 3.0)),
+                             LogisticRegression(data_norm=6.0))
+    search = PrivateRandomizedSearchCV(
+        pipeline, {"logisticregression__C": stats.loguniform(0.1, 10)},
+        accountant=accountant, random_state=0,
+    ).fit(X, y)
+    assert 1.0 * (1 - 1e-9) <= search.privacy_spent_[0] <= 1.0
+    assert accountant.spent_budget == [tuple(search.privacy_spent_)]
+    trial = search.privacy_report_["trial_epsilon"]
+    assert trial == calibrate_trial_epsilon(1.0, 1e-6, 10.0, math.inf)
+    steps = search.best_estimator_.named_steps
+    assert steps["standardscaler"].epsilon == pytest.approx(trial / 2)
+    assert steps["logisticregression"].epsilon == pytest.approx(trial / 2)
+
+
 def test_budget_is_checked_before_data(data):
     X, y = data
     accountant = BudgetAccountant(epsilon=1.0)
@@ -516,10 +578,11 @@ def test_budget_is_checked_before_data(data):
     "params, match",
     [
         ({"distribution": "uniform"}, "distribution"),
-        ({"mean": 0.5}, "mean"),
-        ({"distribution": "truncated_negative_binomial", "mean": 1.0}, "mean=1.0"),
+        ({"n_iter": 0.5}, "n_iter"),
+        ({"distribution": "truncated_negative_binomial", "n_iter": 1.0}, "n_iter=1.0"),
         ({"shape": -1.0}, "shape"),
-        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": 0.0, "trial_epsilon": None}, "epsilon"),
+        ({"trial_epsilon": 0.0}, "trial_epsilon"),
         ({"delta": 0.0}, "delta"),
         ({"subsample": 1.5}, "subsample"),
         ({"subsample": 0.0}, "subsample"),
@@ -530,7 +593,7 @@ def test_budget_is_checked_before_data(data):
         ({"error_score": 2.0}, "error_score"),
         ({"scoring": "r2"}, "scoring"),
         ({"scoring": "neg_mean_squared_error"}, "utility_range"),
-        ({"epsilon": 0.5}, "per-trial budget epsilon=0.5"),
+        ({"trial_epsilon": 0.5}, "per-trial budget trial_epsilon=0.5"),
     ],
 )
 def test_bad_input_names_the_parameter(data, params, match):
@@ -547,7 +610,7 @@ def test_parallel_trials_and_cross_validation(data):
     X, y = data
     accountant = BudgetAccountant()
     # At least one trial (a Poisson count can be 0, and that fit raises by design).
-    search = _nb_search(accountant=accountant, n_jobs=2, random_state=None, mean=2.0,
+    search = _nb_search(accountant=accountant, n_jobs=2, random_state=None, n_iter=2.0,
                         distribution="truncated_negative_binomial")
     assert is_classifier(search)
     scores = cross_val_score(search, X, y, cv=2)
@@ -616,18 +679,15 @@ def test_verbose_never_shows_the_secret_number_of_trials(data, capsys):
 # --- RandomizedSearchCV's vocabulary (the parity issue) ----------------------------------------
 
 
-def test_n_iter_is_the_mean_number_of_trials_and_mean_its_former_name(data):
-    # Before: n_iter was refused (unexpected keyword), with no pointer to mean.
+def test_n_iter_is_the_mean_number_of_trials_and_mean_is_gone(data):
+    # Before: mean= was kept as a former name of n_iter (issue 16: no compatibility shims).
     X, y = data
-    by_n_iter = _nb_search(n_iter=3.0, mean=None, distribution="geometric").fit(X, y)
-    by_mean = _nb_search(mean=3.0, distribution="geometric").fit(X, y)
-    assert by_n_iter.privacy_report_["mean"] == by_mean.privacy_report_["mean"] == 3.0
-    assert by_n_iter.privacy_spent_ == by_mean.privacy_spent_
-    accountant = BudgetAccountant()
-    with pytest.raises(ValueError, match="n_iter=3.0 and mean=3.0 were both given"):
-        _nb_search(n_iter=3.0, mean=3.0, accountant=accountant).fit(X, y)
-    assert accountant.spent_budget == []
-    assert _nb_search(mean=None).set_params(n_iter=None).fit(X, y).privacy_report_["mean"] == 10
+    search = _nb_search(n_iter=3.0, distribution="geometric").fit(X, y)
+    assert search.privacy_report_["mean"] == 3.0
+    assert "mean" not in PrivateRandomizedSearchCV(GaussianNB(), {}).get_params()
+    with pytest.raises(TypeError, match="mean"):
+        PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS), {}, mean=3.0)
+    assert _nb_search().set_params(n_iter=None).fit(X, y).privacy_report_["mean"] == 10
 
 
 @pytest.mark.parametrize("name, shape", [("geometric", 1.0), ("logarithmic", 0.0)])
@@ -642,14 +702,13 @@ def test_laws_by_name(data, name, shape):
 
 
 @pytest.mark.parametrize("distribution, subsample", [("poisson", None), ("geometric", 0.5)])
-def test_total_epsilon_is_the_whole_search_and_sets_the_trials_budget(data, distribution,
-                                                                    subsample):
-    # Before: only the per-trial epsilon could be given.
+def test_epsilon_is_the_whole_search_and_sets_the_trials_budget(data, distribution, subsample):
+    # Before: epsilon was the per-trial budget (the whole search's was total_epsilon).
     X, y = data
     accountant = BudgetAccountant()
     pipeline_budget = {"var_smoothing": [1e-9, 1e-3]}
-    search = _nb_search(total_epsilon=2.0, distribution=distribution, subsample=subsample,
-                        accountant=accountant, mean=3.0,
+    search = _nb_search(epsilon=2.0, trial_epsilon=None, distribution=distribution,
+                        subsample=subsample, accountant=accountant, n_iter=3.0,
                         estimator=GaussianNB(bounds=BOUNDS, epsilon=5.0)).fit(X, y)
     spent = search.privacy_spent_[0]
     assert 2.0 * (1 - 1e-9) <= spent <= 2.0
@@ -657,17 +716,17 @@ def test_total_epsilon_is_the_whole_search_and_sets_the_trials_budget(data, dist
     trial = search.privacy_report_["trial_epsilon"]
     assert trial == calibrate_trial_epsilon(2.0, 1e-6, 3.0, None if distribution == "poisson"
                                             else 1.0, subsample)
-    assert "total_epsilon=2.0" in search.privacy_report_["trial_epsilon_rule"]
+    assert "solved from epsilon=2.0" in search.privacy_report_["trial_epsilon_rule"]
     # The candidates' DP budget follows the trial epsilon (the estimator's 5.0 is replaced).
     assert search.best_estimator_.epsilon == pytest.approx(trial)
     assert search.best_params_.keys() == pipeline_budget.keys()
 
 
-def test_epsilon_and_total_epsilon_are_refused_together_before_data(data):
+def test_epsilon_and_trial_epsilon_are_refused_together_before_data(data):
     X, y = data
     accountant = BudgetAccountant()
-    with pytest.raises(ValueError, match="epsilon=1.0 and total_epsilon=3.0 were both given"):
-        _nb_search(epsilon=1.0, total_epsilon=3.0, accountant=accountant).fit(X, y)
+    with pytest.raises(ValueError, match="epsilon=1.0 and trial_epsilon=3.0 were both given"):
+        _nb_search(epsilon=1.0, trial_epsilon=3.0, accountant=accountant).fit(X, y)
     assert accountant.spent_budget == []
 
 
@@ -685,8 +744,8 @@ def test_the_docs_state_the_total_cost_of_the_defaults():
                f"{repeat_and_select_epsilon(1.0, 1e-6, 10.0, 0.0):.1f}"}
     assert figures == {"5.62", "3.0", "2.0"}
     docstring = " ".join(PrivateRandomizedSearchCV.__doc__.split())
-    assert "with the defaults (Poisson ``K`` of mean ``n_iter=10``, ``epsilon=1``, " \
-           f"``delta=1e-6``) the search spends epsilon {default:.2f}" in docstring
+    assert "The explicit per-trial form is ``trial_epsilon``: with ``trial_epsilon=1`` the " \
+           f"search spends epsilon {default:.2f}" in docstring
     root = pathlib.Path(__file__).parents[1]
     for page in ("README.md", "docs/privacy_model.rst"):
         assert f"epsilon {default:.2f}" in " ".join((root / page).read_text().split()), page

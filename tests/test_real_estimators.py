@@ -29,7 +29,7 @@ SELECTION = (0.5, 0.0)  # the default permute-and-flip is pure DP
 def fit_search(estimator, grid, X, y, **params):
     acc = BudgetAccountant()
     search = PrivateGridSearchCV(
-        estimator, grid, epsilon=SELECTION[0], delta=SELECTION[1], n_partitions=5,
+        estimator, grid, selection_epsilon=SELECTION[0], delta=SELECTION[1], n_partitions=5,
         accountant=acc, random_state=0, **params,
     ).fit(X, y)
     assert acc.spent_budget == grid_charges(search)

@@ -46,6 +46,8 @@ def gnb(**params):
 
 
 def search_of(estimator=None, param_grid=None, **params):
+    if "epsilon" not in params:  # the selection's epsilon; the refit spends what it declares
+        params.setdefault("selection_epsilon", 1.0)
     params.setdefault("n_partitions", 5)
     params.setdefault("random_state", 0)
     params.setdefault("accountant", BudgetAccountant())
@@ -146,7 +148,8 @@ def test_sample_weight_is_sliced_to_each_partition(binary_data):
 
 def test_pure_dp_selection_uses_basic_composition(binary_data):
     X, y = binary_data
-    report = search_of(epsilon=0.9, delta=0.0, selector="doubling").fit(X, y).privacy_report_
+    search = search_of(selection_epsilon=0.9, delta=0.0, selector="doubling")
+    report = search.fit(X, y).privacy_report_
     assert report["selector_composition"] == "basic"
     # The selector gets 90 %: the rest pays for best_score_'s Laplace estimate.
     assert report["selector_epsilon"] == pytest.approx(0.9 * 0.9)
@@ -159,7 +162,7 @@ def test_accountant_is_charged_the_selection_then_the_refit(binary_data):
     X, y = binary_data
     acc = BudgetAccountant()
     search = search_of(gnb(epsilon=0.7), {"var_smoothing": [1e-9, 1e-6]}, accountant=acc,
-                       epsilon=0.4).fit(X, y)
+                       selection_epsilon=0.4).fit(X, y)
     assert acc.spent_budget == [(0.4, 0.0), (0.7, 0.0)]
     assert tuple(search.privacy_spent_) == pytest.approx((0.4 + 0.7, 0.0))
 
@@ -190,7 +193,7 @@ def test_non_dp_estimator_works_with_refit_false(binary_data):
     X, y = binary_data
     acc = BudgetAccountant()
     search = search_of(SkLogisticRegression(), {"C": [0.1, 1.0]}, refit=False, accountant=acc,
-                       epsilon=0.8, delta=0.0).fit(X, y)
+                       selection_epsilon=0.8, delta=0.0).fit(X, y)
     assert tuple(search.privacy_spent_) == (0.8, 0.0)
     assert acc.spent_budget == [(0.8, 0.0)]
     assert not hasattr(search, "best_estimator_")
@@ -203,7 +206,7 @@ def test_undeclared_bounds_are_refused_before_data(binary_data, partition_calls)
     acc = BudgetAccountant()
     with pytest.raises(ValueError, match="bounds=None would be read from the private data"):
         # No bounds: GaussianNB would compute them from the data.
-        search_of(GaussianNB(), {"epsilon": [1.0]}, accountant=acc, epsilon=0.5).fit(X, y)
+        search_of(GaussianNB(), {"epsilon": [1.0]}, accountant=acc, selection_epsilon=0.5).fit(X, y)
     assert acc.spent_budget == [] and partition_calls == []
 
 
@@ -222,7 +225,7 @@ def test_leaking_refit_is_withheld_and_charged(binary_data, allow_in_gate):
     X, y = binary_data
     acc = BudgetAccountant()
     search = search_of(LeakingNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant=acc,
-                       epsilon=0.5)
+                       selection_epsilon=0.5)
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
     # The selection, then the refit's reservation: it ran.
@@ -234,7 +237,7 @@ def test_privacy_varying_grid_charges_the_maximum(binary_data, recording_selecto
     X, y = binary_data
     # The stub always selects the cheap candidate; the charge must still be the grid's maximum.
     search = search_of(
-        selector=recording_selector(index=0, score=0.5, delegate=False), epsilon=0.3,
+        selector=recording_selector(index=0, score=0.5, delegate=False), selection_epsilon=0.3,
     ).fit(X, y)
     assert search.best_params_ == {"epsilon": 0.5}
     assert search.privacy_spent_[0] == pytest.approx(0.3 + 2.0)
@@ -245,7 +248,7 @@ def test_privacy_varying_grid_charges_the_maximum(binary_data, recording_selecto
         ("lr", LogisticRegression(data_norm=DATA_NORM, random_state=0)),
     ])
     search = search_of(
-        pipeline, {"lr__epsilon": [0.5, 2.0]}, epsilon=0.3,
+        pipeline, {"lr__epsilon": [0.5, 2.0]}, selection_epsilon=0.3,
         selector=recording_selector(index=0, score=0.5, delegate=False),
     ).fit(X, y)
     assert search.privacy_spent_[0] == pytest.approx(0.3 + 0.5 + 2.0)
@@ -253,7 +256,7 @@ def test_privacy_varying_grid_charges_the_maximum(binary_data, recording_selecto
 
 def test_privacy_report_adds_up(binary_data):
     X, y = binary_data
-    search = search_of(epsilon=0.6, delta=1e-5, selector="doubling").fit(X, y)
+    search = search_of(selection_epsilon=0.6, delta=1e-5, selector="doubling").fit(X, y)
     report = search.privacy_report_
     assert report["selection_epsilon"] == 0.6
     assert report["selection_delta"] == 1e-5
@@ -486,7 +489,7 @@ def test_accountant_that_cannot_afford_the_fit(binary_data, partition_calls):
     # Selection 1.0 + the grid's largest refit 2.0 exceeds the budget, even though the cheap
     # candidate alone would fit.
     with pytest.raises(BudgetError):
-        search_of(accountant=acc, epsilon=1.0).fit(X, y)
+        search_of(accountant=acc, selection_epsilon=1.0).fit(X, y)
     assert acc.spent_budget == [] and partition_calls == []
 
 
@@ -815,7 +818,7 @@ def test_a_callable_refit_chooses_from_the_released_cv_results(binary_data):
     acc = BudgetAccountant()
     grid = {"epsilon": [0.5, 1.0, 2.0]}
     # The doubling selector: its trace makes n_passes informative.
-    search = search_of(gnb(), grid, refit=fewest_passes, accountant=acc, epsilon=0.6,
+    search = search_of(gnb(), grid, refit=fewest_passes, accountant=acc, selection_epsilon=0.6,
                        selector="doubling").fit(X, y)
     assert seen == [{"params", "param_epsilon", "n_passes", "selected"}]
     assert search.best_index_ == int(np.argmin(search.cv_results_["n_passes"]))
@@ -867,7 +870,7 @@ def test_warnings_point_at_the_callers_line(binary_data, recording_selector):
     column = y.reshape(-1, 1)
     search = search_of(selector=recording_selector(index=None, delegate=False), n_partitions=2,
                        scoring=lambda estimator, X, y: 0.5, utility_range=(0, 1))
-    swamped = search_of(selector="exponential", epsilon=1e-3)
+    swamped = search_of(selector="exponential", selection_epsilon=1e-3)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         search.fit(X, column, sample_weight=np.ones(len(X)))
@@ -881,7 +884,7 @@ def test_warnings_point_at_the_callers_line(binary_data, recording_selector):
 def test_verbose_prints_what_grid_search_cv_prints_and_nothing_private(binary_data, capsys):
     # Before: joblib's task counts only.
     X, y = binary_data
-    search_of(verbose=1, epsilon=0.5, selector="doubling").fit(X, y)
+    search_of(verbose=1, selection_epsilon=0.5, selector="doubling").fit(X, y)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Fitting 5 partitions for each of 2 candidates, totalling 10 fits"
     selected = [line for line in lines if line.startswith("Selected candidate")]

@@ -272,7 +272,7 @@ def test_usable_inside_private_grid_search(selector):
     search = PrivateGridSearchCV(
         GaussianNB(bounds=bounds),
         {"epsilon": [0.5, 1.0], "var_smoothing": [1e-9, 1e-3]},
-        epsilon=1.0, delta=1e-6, selector=selector, n_partitions=5, random_state=0,
+        selection_epsilon=1.0, delta=1e-6, selector=selector, n_partitions=5, random_state=0,
     )
     search = clone(search).fit(X, y)
     assert search.best_params_ in [

@@ -640,11 +640,12 @@ def test_grid_search_error():
 
 
 def test_grid_search_one_grid_point():
-    # Ported: a private GaussianNB; the refit uses the candidate as written, seeded.
+    # Ported: a private GaussianNB; the refit uses the candidate as written (selection_epsilon:
+    # the refit spends what the candidate declares), seeded.
     X_, y_ = classification(n_samples=200, n_features=20, random_state=0)
     param_dict = {"epsilon": [1.0], "var_smoothing": [1e-9]}
 
-    cv = grid(dp_nb(), param_dict)
+    cv = grid(dp_nb(), param_dict, selection_epsilon=1.0)
     cv.fit(X_, y_)
 
     clf = dp_nb(epsilon=1.0, var_smoothing=1e-9)

@@ -65,7 +65,7 @@ def with_params(estimator, params, epsilon=None):
 def grid_search(estimator, grid, X, y, total, seed, config, *, selector):
     """PrivateGridSearchCV: selection epsilon ``total/2`` (delta DELTA), refit ``total/2``."""
     search = PrivateGridSearchCV(
-        estimator, grid, epsilon=SELECTION_SHARE * total, delta=DELTA, selector=selector,
+        estimator, grid, selection_epsilon=SELECTION_SHARE * total, delta=DELTA, selector=selector,
         n_partitions=config["n_partitions"], accountant=BudgetAccountant(), random_state=seed,
     ).fit(X, y)
     return search.best_estimator_, tuple(search.privacy_spent_)
@@ -117,8 +117,8 @@ def randomized_search(estimator, grid, X, y, total, seed, config, *, distributio
     mean = config["mean_trials"]
     trial_epsilon = solve_trial_epsilon(total, mean, shape, subsample)
     search = PrivateRandomizedSearchCV(
-        clone(estimator).set_params(epsilon=trial_epsilon), grid, epsilon=trial_epsilon,
-        delta=DELTA, distribution=distribution, mean=mean,
+        clone(estimator).set_params(epsilon=trial_epsilon), grid, trial_epsilon=trial_epsilon,
+        delta=DELTA, distribution=distribution, n_iter=mean,
         shape=1.0 if shape is None else shape, subsample=subsample,  # shape unused by Poisson
         accountant=BudgetAccountant(), random_state=seed,
     ).fit(X, y)
