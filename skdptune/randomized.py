@@ -55,7 +55,13 @@ from .dp_fit import (
 from .exceptions import ScorerOutputError
 from .gate import check_release, split_budget
 from .utility import make_utility
-from .validation import check_record_wise, input_shape, route_fit_params, validate_candidate
+from .validation import (
+    check_record_wise,
+    input_shape,
+    refuse_keywords,
+    route_fit_params,
+    validate_candidate,
+)
 
 #: Laws of the number of trials, by name: their ``shape`` (Papernot & Steinke's ``eta``;
 #: infinite for Poisson). ``"truncated_negative_binomial"`` takes the ``shape`` parameter.
@@ -74,6 +80,14 @@ _PER_RECORD_SCORES = {
     "neg_mean_squared_error": lambda y, y_pred: -((np.asarray(y) - np.asarray(y_pred)) ** 2),
     "neg_mean_absolute_error": lambda y, y_pred: -np.abs(np.asarray(y) - np.asarray(y_pred)),
 }
+
+# Why there is no ``cv`` (see refuse_keywords), and what to use instead.
+_SPLITTING = (
+    "Every trial fits on a training part and is scored on a held-out part, each record "
+    "drawing its label independently, which the privacy guarantee needs (one record changes "
+    "one part only). Use validation_fraction (the share held out) instead; there are no "
+    "folds to count."
+)
 
 # Slack on comparing a measured spend with the per-trial cap (diffprivlib sums floats).
 _SPEND_RTOL = 1e-9
@@ -194,6 +208,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         :mod:`secrets`-based sources: the only setting with a privacy guarantee (``K`` and the
         subsample must stay secret). A seed makes everything reproducible, for tests and
         examples, and the guarantee no longer holds.
+    **kwargs
+        No other keyword is accepted: one raises ``TypeError`` naming the closest parameter.
+        ``RandomizedSearchCV``'s ``cv`` and ``n_splits`` get the reason there are none (no
+        splitter: each record draws its held-out label independently, which the guarantee
+        needs; use ``validation_fraction``), and so does ``return_train_score`` (no score per
+        trial is released).
 
     Attributes
     ----------
@@ -283,7 +303,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         verbose=0,
         accountant=None,
         random_state=None,
+        **kwargs,
     ):
+        refuse_keywords(self, kwargs, _SPLITTING)
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.epsilon = epsilon

@@ -48,8 +48,18 @@ from .validation import (
     check_record_wise,
     check_scorer_applies,
     input_shape,
+    refuse_keywords,
     route_fit_params,
     validate_candidate,
+)
+
+# Why there is no ``cv`` (see refuse_keywords), and what to use instead.
+_SPLITTING = (
+    "The data are cut into n_partitions random disjoint partitions, each record drawing its "
+    "partition (and its validation label) independently, which the privacy guarantee needs: "
+    "one record then changes one partition only, whereas a splitter's folds are cut from "
+    "the data's order or labels. Use n_partitions={value} (and validation_fraction, the "
+    "share of each partition held out for scoring) instead."
 )
 
 
@@ -190,6 +200,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
         examples, and the guarantee no longer holds (the noise is predictable). As in
         ``GridSearchCV``, it does not seed the estimator's own noise: set the estimator's
         ``random_state`` too for fully reproducible fits.
+    **kwargs
+        No other keyword is accepted: one raises ``TypeError`` naming the closest parameter.
+        ``GridSearchCV``'s ``cv`` and ``n_splits`` get the reason there are none (no splitter:
+        each record draws its partition independently, which the guarantee needs; use
+        ``n_partitions``), and so does ``return_train_score`` (no score per candidate is
+        released).
 
     Attributes
     ----------
@@ -289,7 +305,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         verbose=0,
         accountant=None,
         random_state=None,
+        **kwargs,
     ):
+        refuse_keywords(self, kwargs, _SPLITTING)
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
