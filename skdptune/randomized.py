@@ -350,7 +350,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         fit_params = plan["fit_params"]  # routed, as in scikit-learn's searches
         accountant = self._user_accountant()
         accountant.check(*plan["cost"])
-        withheld_notice(stacklevel=3)  # data-independent: at every fit
+        withheld_notice(stacklevel=3)  # data-independent: every fit, filters permitting
         states = self._random_states()
 
         # 2. K and the trials' hyperparameters, without data. K stays in this function: the

@@ -404,7 +404,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         accountant = self._user_accountant()
         accountant.check(*plan["a_priori_cost"])
         reveal = revealing()
-        withheld_notice(stacklevel=3)  # data-independent: at every fit
+        withheld_notice(stacklevel=3)  # data-independent: every fit, filters permitting
         self._warn_if_swamped(plan)
         k, m = plan["n_partitions"], len(plan["candidates"])
         self._say(f"Fitting {k} partitions for each of {m} candidates, totalling {k * m} fits")
