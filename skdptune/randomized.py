@@ -54,7 +54,7 @@ from .dp_fit import (
 )
 from .exceptions import ScorerOutputError
 from .gate import check_release, split_budget
-from .utility import make_utility
+from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
 from .validation import (
     check_record_wise,
     input_shape,
@@ -170,10 +170,15 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     scoring : str, callable or None, default=None
         A score that is a mean of per-record scores: ``"accuracy"`` (the default for
         classifiers), ``"neg_mean_squared_error"``, ``"neg_mean_absolute_error"``, or a
-        callable ``scorer(estimator, X, y)`` that is applied to one record at a time.
+        callable ``scorer(estimator, X, y)`` that is applied to one record at a time. For
+        diffprivlib's ``LinearRegression`` with ``bounds_y`` (also at the end of a pipeline)
+        None means :class:`skdptune.utility.BoundedSquaredErrorScorer`: each record scores
+        ``1 - (clip(pred) - clip(y))**2 / (high - low)**2``, in ``[0, 1]`` from the declared
+        bounds (no ``utility_range`` needed); :meth:`score` and :attr:`best_score_` use it.
     utility_range : (float, float) or None, default=None
         Declared range ``(low, high)`` of the per-record score: per-record scores are rescaled
-        to ``[0, 1]`` and clipped. Required for every scorer but accuracy.
+        to ``[0, 1]`` and clipped. Required for every scorer but accuracy and the default
+        score of ``LinearRegression(bounds_y=...)``.
     subsample : float or None, default=None
         ``q`` in ``(0, 1)``: tune on a Poisson subsample (each record independently with
         probability ``q``) and fit the final model on the remaining records with the chosen
@@ -510,11 +515,17 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 "held-out labelled records: pass y."
             )
         scoring = self.scoring
-        if scoring is None:
+        if scoring is None and declared_bounds_y(estimator, required=False) is not None:
+            # A mean of per-record scores in [0, 1] from the declared bounds_y (R², the
+            # regressor's own score, is neither).
+            scoring = BoundedSquaredErrorScorer()
+        elif scoring is None:
             if not is_classifier(estimator):
                 raise ValueError(
                     f"scoring=None means accuracy, which needs a classifier, but "
-                    f"{type(estimator).__name__} is not one. Pass scoring= one of "
+                    f"{type(estimator).__name__} is not one (nor diffprivlib's "
+                    "LinearRegression with bounds_y, scored with "
+                    "skdptune.utility.BoundedSquaredErrorScorer). Pass scoring= one of "
                     f"{sorted(_PER_RECORD_SCORES)} (with utility_range) or a per-record "
                     "callable."
                 )
@@ -735,6 +746,8 @@ def _holdout_sum(estimator, X, y, scoring, utility):
         return 0.0
     if isinstance(scoring, str):
         scores = _PER_RECORD_SCORES[scoring](y, estimator.predict(X))
+    elif isinstance(scoring, BoundedSquaredErrorScorer):  # vectorised, each in [0, 1]
+        scores = scoring.per_record(estimator, X, y)
     else:  # a callable: applied to one record at a time
         scores = np.array([
             utility.metric_value(scoring(estimator, _safe_indexing(X, [i]),

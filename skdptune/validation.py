@@ -238,6 +238,8 @@ def check_scorer_applies(scorer, estimator, params):
             "If no scoring is specified, the estimator passed should have a 'score' method. "
             f"{type(estimator).__name__} with {params} does not: pass scoring=..."
         )
+    if hasattr(scorer, "check_applies"):  # skdptune.utility.BoundedSquaredErrorScorer
+        scorer.check_applies(estimator, params)
     # scikit-learn scorers name the prediction methods they can use (any one suffices).
     methods = getattr(scorer, "_response_method", None)
     if methods is None:
