@@ -312,7 +312,9 @@ def make_utility(estimator, scoring, utility_range, key=None):
     """
     if scoring is None and utility_range is None and declared_bounds_y(
             estimator, required=False) is not None:
-        # R² is unbounded; the declared bounds_y bound this score in [0, 1] (see the class).
+        # R² is unbounded; the declared bounds_y bound this score in [0, 1] whatever the data
+        # (see the class), so each partition utility lies in [0, 1] and the sensitivity
+        # argument (1 / n_partitions for the mean) is unchanged.
         scorer = BoundedSquaredErrorScorer()
         return scorer, BoundedUtility(scorer, 0.0, 1.0, key)
     if isinstance(scoring, BoundedSquaredErrorScorer):
