@@ -94,7 +94,7 @@ def test_readme_sets_up_a_venv_and_says_how_long_the_tests_take():
     assert "python -m venv .venv && . .venv/bin/activate" in set_up
     # The venv comes before anything is installed.
     assert set_up.index("python -m venv") < set_up.index("pip install")
-    assert re.search(r"It takes about \d+ minutes", set_up)
+    assert re.search(r"It takes (about )?\d+( to \d+)? minutes", set_up)
 
 
 def test_readme_runs_the_notebook_with_what_the_notebook_extra_installs():
