@@ -10,7 +10,8 @@ runs inside :func:`private_fit_context`:
   (:func:`silenced_output`): it can quote the data;
 - every warning is recorded, never shown: whether a fit warns can depend on one record. A
   released fit's ``PrivacyLeakWarning`` is an error; the rest are withheld, and
-  :func:`withheld_notice` says so at every fit, whether or not any was raised;
+  :func:`withheld_notice` says so, whether or not any was raised (an ordinary warning:
+  Python's default filters show it once per line that calls ``fit``);
 - a failing released fit is re-raised as :class:`~skdptune.exceptions.PrivateFitError`, naming
   the step and the exception type but not its message, which can quote the data.
 
@@ -157,18 +158,61 @@ def silenced_output():
             os.close(copy)
 
 
+_WITHHELD_NOTICE = (
+    "Warnings raised while fitting on the private data (partition fits, trials, refit) are "
+    "not shown: they, and even whether there were any, can depend on a single record. To see "
+    "them, fit on non-sensitive data inside skdptune.reveal_fit_messages()."
+)
+
+#: Where the notice has been shown under the filter actions that show a warning once per
+#: place: ``("default", filename, lineno)``, ``("module", filename)``, ``("once",)``.
+#: Python keeps this in each module's ``__warningregistry__``, but clears that registry
+#: whenever the filters change, and every fit on private data changes them
+#: (:func:`private_fit_context`): without this record the notice would repeat at every fit.
+_NOTICE_SHOWN = set()
+_NOTICE_LOCK = threading.Lock()
+
+
 def withheld_notice(stacklevel):
-    """Say that warnings of fits on private data are withheld, at every fit (data-independent)."""
+    """Say that warnings of fits on private data are withheld (a data-independent notice).
+
+    An ordinary warning, subject to the user's warning filters: under Python's default
+    filters it is shown once per line that calls ``fit`` (as any warning), with
+    ``simplefilter("always")`` at every fit. Whether it is shown depends on the filters and
+    on earlier calls only, never on the data.
+
+    Parameters
+    ----------
+    stacklevel : int
+        Stack level of the user's call, as for :func:`warnings.warn` called by the caller.
+    """
     if revealing():
         return
-    warnings.warn(
-        "Warnings raised while fitting on the private data (partition fits, trials, refit) are "
-        "not shown: they, and even whether there were any, can depend on a single record. "
-        "This notice is issued at every fit. To see them, fit on non-sensitive data inside "
-        "skdptune.reveal_fit_messages().",
-        FitWarningsWithheld,
-        stacklevel=stacklevel + 1,
-    )
+    # The user's frame: stacklevel 1 of warnings.warn is this function, so warn's
+    # stacklevel + 1 is _getframe(stacklevel).
+    frame = sys._getframe(stacklevel)
+    filename, lineno = frame.f_code.co_filename, frame.f_lineno
+    action = _filter_action(_WITHHELD_NOTICE, FitWarningsWithheld,
+                            frame.f_globals.get("__name__", "<string>"), lineno)
+    place = {"default": ("default", filename, lineno), "module": ("module", filename),
+             "once": ("once",)}.get(action)
+    if place is not None:
+        with _NOTICE_LOCK:
+            if place in _NOTICE_SHOWN:
+                return
+            _NOTICE_SHOWN.add(place)
+    warnings.warn(_WITHHELD_NOTICE, FitWarningsWithheld, stacklevel=stacklevel + 1)
+
+
+def _filter_action(message, category, module, lineno):
+    """The action of the first warning filter that matches, as :func:`warnings.warn_explicit`
+    chooses it (``warnings.defaultaction`` when none does)."""
+    for action, text, filter_category, filter_module, filter_lineno in warnings.filters:
+        if ((text is None or text.match(message)) and issubclass(category, filter_category)
+                and (filter_module is None or filter_module.match(module))
+                and (filter_lineno == 0 or filter_lineno == lineno)):
+            return action
+    return warnings.defaultaction
 
 
 def reemit(recorded):

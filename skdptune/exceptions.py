@@ -42,8 +42,10 @@ class AccountantCopyError(RuntimeError):
 class FitWarningsWithheld(UserWarning):
     """Notice that warnings raised while fitting on the private data were not shown.
 
-    It is issued at every fit, whether or not any warning was raised: whether one was can
-    depend on a single record, so even its existence is not shown.
+    It is issued by every fit, whether or not any warning was raised: whether one was can
+    depend on a single record, so even its existence is not shown. An ordinary warning:
+    Python's default filters show it once per line that calls ``fit``,
+    ``warnings.simplefilter("always", FitWarningsWithheld)`` at every fit.
     """
 
 

@@ -55,8 +55,14 @@ from .dp_fit import (
 )
 from .exceptions import ScorerOutputError
 from .gate import check_release, split_budget
-from .utility import make_utility
-from .validation import check_record_wise, input_shape, route_fit_params, validate_candidate
+from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
+from .validation import (
+    check_record_wise,
+    input_shape,
+    refuse_keywords,
+    route_fit_params,
+    validate_candidate,
+)
 
 #: Laws of the number of trials, by name: their ``shape`` (Papernot & Steinke's ``eta``;
 #: infinite for Poisson). ``"truncated_negative_binomial"`` takes the ``shape`` parameter.
@@ -75,6 +81,14 @@ _PER_RECORD_SCORES = {
     "neg_mean_squared_error": lambda y, y_pred: -((np.asarray(y) - np.asarray(y_pred)) ** 2),
     "neg_mean_absolute_error": lambda y, y_pred: -np.abs(np.asarray(y) - np.asarray(y_pred)),
 }
+
+# Why there is no ``cv`` (see refuse_keywords), and what to use instead.
+_SPLITTING = (
+    "Every trial fits on a training part and is scored on a held-out part, each record "
+    "drawing its label independently, which the privacy guarantee needs (one record changes "
+    "one part only). Use validation_fraction (the share held out) instead; there are no "
+    "folds to count."
+)
 
 # Slack on comparing a measured spend with the per-trial cap (diffprivlib sums floats).
 _SPEND_RTOL = 1e-9
@@ -159,10 +173,15 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     scoring : str, callable or None, default=None
         A score that is a mean of per-record scores: ``"accuracy"`` (the default for
         classifiers), ``"neg_mean_squared_error"``, ``"neg_mean_absolute_error"``, or a
-        callable ``scorer(estimator, X, y)`` that is applied to one record at a time.
+        callable ``scorer(estimator, X, y)`` that is applied to one record at a time. For
+        diffprivlib's ``LinearRegression`` with ``bounds_y`` (also at the end of a pipeline)
+        None means :class:`skdptune.utility.BoundedSquaredErrorScorer`: each record scores
+        ``1 - (clip(pred) - clip(y))**2 / (high - low)**2``, in ``[0, 1]`` from the declared
+        bounds (no ``utility_range`` needed); :meth:`score` and :attr:`best_score_` use it.
     utility_range : (float, float) or None, default=None
         Declared range ``(low, high)`` of the per-record score: per-record scores are rescaled
-        to ``[0, 1]`` and clipped. Required for every scorer but accuracy.
+        to ``[0, 1]`` and clipped. Required for every scorer but accuracy and the default
+        score of ``LinearRegression(bounds_y=...)``.
     subsample : float or None, default=None
         ``q`` in ``(0, 1)``: tune on a Poisson subsample (each record independently with
         probability ``q``) and fit the final model on the remaining records with the chosen
@@ -198,6 +217,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         :mod:`secrets`-based sources: the only setting with a privacy guarantee (``K`` and the
         subsample must stay secret). A seed makes everything reproducible, for tests and
         examples, and the guarantee no longer holds.
+    **kwargs
+        No other keyword is accepted: one raises ``TypeError`` naming the closest parameter.
+        ``RandomizedSearchCV``'s ``cv`` and ``n_splits`` get the reason there are none (no
+        splitter: each record draws its held-out label independently, which the guarantee
+        needs; use ``validation_fraction``), and so does ``return_train_score`` (no score per
+        trial is released).
 
     Attributes
     ----------
@@ -289,7 +314,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         verbose=0,
         accountant=None,
         random_state=None,
+        **kwargs,
     ):
+        refuse_keywords(self, kwargs, _SPLITTING)
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.epsilon = epsilon
@@ -333,7 +360,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         fit_params = plan["fit_params"]  # routed, as in scikit-learn's searches
         accountant = self._user_accountant()
         accountant.check(*plan["cost"])
-        withheld_notice(stacklevel=3)  # data-independent: at every fit
+        withheld_notice(stacklevel=3)  # data-independent: every fit, filters permitting
         states = self._random_states()
 
         # 2. K and the trials' hyperparameters, without data. K stays in this function: the
@@ -498,11 +525,17 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 "held-out labelled records: pass y."
             )
         scoring = self.scoring
-        if scoring is None:
+        if scoring is None and declared_bounds_y(estimator, required=False) is not None:
+            # A mean of per-record scores in [0, 1] from the declared bounds_y (R², the
+            # regressor's own score, is neither).
+            scoring = BoundedSquaredErrorScorer()
+        elif scoring is None:
             if not is_classifier(estimator):
                 raise ValueError(
                     f"scoring=None means accuracy, which needs a classifier, but "
-                    f"{type(estimator).__name__} is not one. Pass scoring= one of "
+                    f"{type(estimator).__name__} is not one (nor diffprivlib's "
+                    "LinearRegression with bounds_y, scored with "
+                    "skdptune.utility.BoundedSquaredErrorScorer). Pass scoring= one of "
                     f"{sorted(_PER_RECORD_SCORES)} (with utility_range) or a per-record "
                     "callable."
                 )
@@ -735,6 +768,8 @@ def _holdout_sum(estimator, X, y, scoring, utility):
         return 0.0
     if isinstance(scoring, str):
         scores = _PER_RECORD_SCORES[scoring](y, estimator.predict(X))
+    elif isinstance(scoring, BoundedSquaredErrorScorer):  # vectorised, each in [0, 1]
+        scores = scoring.per_record(estimator, X, y)
     else:  # a callable: applied to one record at a time
         scores = np.array([
             utility.metric_value(scoring(estimator, _safe_indexing(X, [i]),

@@ -23,6 +23,7 @@ from ._sklearn_compat import (
     Interval,
     StrOptions,
     _fit_context,
+    _num_features,
     _yield_masked_array_for_each_param,
 )
 from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs, guarantee
@@ -42,18 +43,33 @@ from .gate import check_input_width, check_public_parameters, check_release, spl
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS, _as_selector
 from .selection.score import estimate_utility
-from .utility import make_utility, selection_metric
+from .utility import (
+    BoundedSquaredErrorScorer,
+    default_kmeans_range,
+    make_utility,
+    selection_metric,
+)
 from .validation import (
     check_input_data,
     check_record_wise,
     check_scorer_applies,
     input_shape,
+    refuse_keywords,
     route_fit_params,
     validate_candidate,
 )
 
 #: The whole fit's epsilon when neither ``epsilon`` nor ``selection_epsilon`` is given.
 DEFAULT_EPSILON = 1.0
+
+# Why there is no ``cv`` (see refuse_keywords), and what to use instead.
+_SPLITTING = (
+    "The data are cut into n_partitions random disjoint partitions, each record drawing its "
+    "partition (and its validation label) independently, which the privacy guarantee needs: "
+    "one record then changes one partition only, whereas a splitter's folds are cut from "
+    "the data's order or labels. Use n_partitions={value} (and validation_fraction, the "
+    "share of each partition held out for scoring) instead."
+)
 
 
 class PrivateGridSearchCV(BasePrivateSearch):
@@ -150,7 +166,16 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Anything :func:`~sklearn.metrics.get_scorer` takes. None means ``estimator.score``,
         as in ``GridSearchCV``; it needs no ``utility_range`` when it is scikit-learn's
         accuracy (``ClassifierMixin.score``), and the estimator must have one (refused before
-        the data otherwise). A callable is called ``scoring(estimator, X, y)``, or
+        the data otherwise). Without a ``utility_range``, None is bounded from the declared
+        bounds for two diffprivlib models (also at the end of a pipeline), and ``verbose``
+        says so: for ``LinearRegression(bounds_y=(low, high))`` it means
+        :class:`skdptune.utility.BoundedSquaredErrorScorer`, ``1 - mean((clip(pred) -
+        clip(y))**2) / (high - low)**2`` with predictions and targets clipped to the bounds
+        (in ``[0, 1]``, instead of the unbounded R²), which :meth:`score` and
+        :attr:`best_score_` then report too; for ``KMeans(bounds=...)`` it is
+        ``KMeans.score`` with the range :func:`skdptune.utility.kmeans_score_range` gives for
+        ``n_samples * validation_fraction / n_partitions`` records (after ``n_partitions`` is
+        resolved, ``"auto"`` included). A callable is called ``scoring(estimator, X, y)``, or
         ``scoring(estimator, X)`` when ``y`` is None. Several metrics (a list, tuple, set or
         dict, as for ``GridSearchCV``) need ``refit=<metric name>``: the selection uses that
         metric only, and the others are not computed (a per-candidate score of each would not
@@ -160,8 +185,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
     utility_range : (float, float) or None, default=None
         Declared range ``(low, high)`` of the scorer, from public knowledge; scores are
         rescaled to ``[0, 1]`` and clipped. Required for scorers not known to be bounded (R²,
-        negative errors, ``KMeans.score``, callables), and used whenever given. For
-        ``KMeans.score`` see :func:`skdptune.utility.kmeans_score_range`.
+        negative errors, callables), and used whenever given (``scoring=None`` then means
+        ``estimator.score`` whatever the estimator, R² for a regressor). Not needed for
+        ``scoring=None`` on diffprivlib's ``LinearRegression`` with ``bounds_y`` or ``KMeans``
+        with ``bounds`` (see ``scoring``).
     refit : bool, str or callable, default=True
         Refit the selected candidate privately on all the data. The refit must be DP: every
         fitted step of the estimator must take a diffprivlib ``accountant`` and record a spend.
@@ -202,6 +229,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
         examples, and the guarantee no longer holds (the noise is predictable). As in
         ``GridSearchCV``, it does not seed the estimator's own noise: set the estimator's
         ``random_state`` too for fully reproducible fits.
+    **kwargs
+        No other keyword is accepted: one raises ``TypeError`` naming the closest parameter.
+        ``GridSearchCV``'s ``cv`` and ``n_splits`` get the reason there are none (no splitter:
+        each record draws its partition independently, which the guarantee needs; use
+        ``n_partitions``), and so does ``return_train_score`` (no score per candidate is
+        released).
 
     Attributes
     ----------
@@ -236,7 +269,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         side channel outside the DP guarantee (as in diffprivlib).
     scorer_ : callable
         The scorer used on partitions and by :meth:`score`: with several metrics, the one
-        ``refit`` names.
+        ``refit`` names; :class:`skdptune.utility.BoundedSquaredErrorScorer` for
+        ``scoring=None`` on ``LinearRegression(bounds_y=...)`` (see ``scoring``).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of str
@@ -305,7 +339,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         verbose=0,
         accountant=None,
         random_state=None,
+        **kwargs,
     ):
+        refuse_keywords(self, kwargs, _SPLITTING)
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
@@ -402,10 +438,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
         accountant = self._user_accountant()
         accountant.check(*plan["a_priori_cost"])
         reveal = revealing()
-        withheld_notice(stacklevel=3)  # data-independent: at every fit
+        withheld_notice(stacklevel=3)  # data-independent: every fit, filters permitting
         self._warn_if_swamped(plan)
         k, m = plan["n_partitions"], len(plan["candidates"])
         self._say(f"Fitting {k} partitions for each of {m} candidates, totalling {k * m} fits")
+        if plan["scoring_note"] is not None:
+            self._say(plan["scoring_note"])
         partition_seed, noise_state = self._random_states()
 
         # 2. Partition: independent labels per record (see skdptune.partition).
@@ -527,7 +565,22 @@ class PrivateGridSearchCV(BasePrivateSearch):
                     check_public_parameters(scaled, scaled_context)
             partition_candidates.append({**refit_params, **rescaled})
         # After the gate, whose refusal of a step says more than a scorer's.
-        scorer, utility = make_utility(estimator, metric, self.utility_range, key)
+        utility_range, scoring_note = self.utility_range, None
+        if metric is None and utility_range is None:
+            # KMeans.score over the records one partition is expected to score, bounded by
+            # the declared bounds: public figures only (n_samples is public, n_partitions is
+            # resolved above, "auto" included).
+            n_records = n_samples * self.validation_fraction / n_partitions
+            utility_range = default_kmeans_range(built, n_records, _n_features(X))
+            if utility_range is not None:
+                scoring_note = (
+                    f"Scoring with KMeans.score, utility_range=({utility_range[0]:g}, 0) from "
+                    f"the declared bounds and {n_records:g} validation records per partition"
+                )
+        scorer, utility = make_utility(estimator, metric, utility_range, key)
+        if isinstance(scorer, BoundedSquaredErrorScorer) and metric is None:
+            scoring_note = ("Scoring with 1 - MSE / (bounds_y range)**2, predictions and "
+                            "targets clipped to the declared bounds_y (scoring=None)")
         for params, candidate in zip(candidates, built):
             check_scorer_applies(scorer, candidate, params)
         fit_params, score_params = route_fit_params(
@@ -584,6 +637,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             ),
             "scorer": scorer,
             "utility": utility,
+            "scoring_note": scoring_note,
             "fit_params": fit_params,
             "score_params": score_params,
             "n_samples": n_samples,
@@ -820,6 +874,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.best_estimator_ = best
         rule = "a-priori reservation: the largest budget a candidate of the grid declares"
         return cost, rule
+
+
+def _n_features(X):
+    """The number of columns of ``X`` (public: its shape), or None when it has none."""
+    try:
+        return _num_features(X)
+    except TypeError:
+        return None
 
 
 def _selection_line(selection, index, plan, cost):

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
+from diffprivlib.models import KMeans as DPKMeans
+from diffprivlib.models import LinearRegression as DPLinearRegression
 from sklearn.base import ClassifierMixin
 from sklearn.dummy import DummyClassifier
 from sklearn.metrics import check_scoring
@@ -128,6 +130,150 @@ class BoundedUtility:
         return score
 
 
+class BoundedSquaredErrorScorer:
+    """``1 - mean((clip(pred) - clip(y))**2) / (high - low)**2``, from declared ``bounds_y``.
+
+    The default score of a search over diffprivlib's ``LinearRegression(bounds_y=(low,
+    high))`` (also at the end of a pipeline) with ``scoring=None``: R² (its own ``score``)
+    has no lower bound, while the declared, public bounds on ``y`` bound this one. Targets
+    and predictions are clipped to ``[low, high]``, so every squared difference is at most
+    ``(high - low)**2`` and the score lies in ``[0, 1]`` whatever the data: 1 for exact
+    predictions, 0 when every prediction is at the opposite bound. With several targets,
+    each is scaled by its own range and the score is the mean over targets. It reads the
+    bounds of the estimator it scores (a grid may vary them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffprivlib.models import LinearRegression
+    >>> from skdptune.utility import BoundedSquaredErrorScorer
+    >>> X, y = np.array([[0.0], [1.0]]), np.array([0.0, 10.0])
+    >>> model = LinearRegression(bounds_X=(0, 1), bounds_y=(0, 10), epsilon=1e9,
+    ...                          random_state=0).fit(X, y)
+    >>> round(BoundedSquaredErrorScorer()(model, X, y), 3)
+    1.0
+    """
+
+    def __call__(self, estimator, X, y, sample_weight=None):
+        """The score of ``estimator`` on ``(X, y)``, in ``[0, 1]``.
+
+        Parameters
+        ----------
+        estimator : estimator
+            A fitted diffprivlib ``LinearRegression`` with ``bounds_y``, or a pipeline
+            ending in one.
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the records' squared errors.
+
+        Returns
+        -------
+        score : float
+        """
+        return 1.0 - float(np.average(1.0 - self.per_record(estimator, X, y),
+                                      weights=sample_weight))
+
+    def per_record(self, estimator, X, y):
+        """Each record's score ``1 - (clip(pred) - clip(y))**2 / (high - low)**2``, in
+        ``[0, 1]`` (the mean over targets with several).
+
+        Parameters
+        ----------
+        estimator : estimator
+            As for ``__call__``.
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        low, high = declared_bounds_y(estimator)
+        y = np.asarray(y, dtype=float)
+        prediction = np.asarray(estimator.predict(X), dtype=float).reshape(y.shape)
+        # Clipped to the public bounds: each term lies in [0, 1], whatever y and the model.
+        error = ((np.clip(prediction, low, high) - np.clip(y, low, high)) / (high - low)) ** 2
+        error = np.clip(error, 0.0, 1.0)
+        return 1.0 - (error.mean(axis=1) if error.ndim == 2 else error)
+
+    def check_applies(self, estimator, params):
+        """Raise ``ValueError`` before the data unless ``estimator`` (a candidate with
+        ``params``) declares valid ``bounds_y``."""
+        if declared_bounds_y(estimator, required=False) is None:
+            raise ValueError(
+                f"scoring=None scores the grid with the declared bounds_y, but "
+                f"{type(estimator).__name__} with {params} does not end in diffprivlib's "
+                "LinearRegression with bounds_y: pass scoring=... with a utility_range."
+            )
+
+    def __repr__(self):
+        return "BoundedSquaredErrorScorer()"
+
+
+def declared_bounds_y(estimator, required=True):
+    """``(low, high)`` arrays of the ``bounds_y`` a diffprivlib ``LinearRegression`` declares
+    (also at the end of a pipeline), or None when there are none (``required=False``).
+
+    Raises
+    ------
+    ValueError
+        For bounds that are not finite with ``low < high``, or (``required=True``) none.
+    """
+    final = _final_step(estimator)
+    bounds = getattr(final, "bounds_y", None) if isinstance(final, DPLinearRegression) else None
+    if bounds is None:
+        if required:
+            raise ValueError(f"{type(estimator).__name__} declares no bounds_y.")
+        return None
+    try:
+        low, high = (np.asarray(bound, dtype=float) for bound in bounds)
+        low, high = np.broadcast_arrays(low, high)
+    except (TypeError, ValueError):
+        low = high = np.asarray(np.nan)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(low < high)):
+        raise ValueError(f"bounds_y must be (lower, upper), finite, with lower < upper; got "
+                         f"bounds_y={bounds!r}.")
+    return low, high
+
+
+def default_kmeans_range(candidates, n_records, n_features):
+    """``utility_range`` for ``scoring=None`` on diffprivlib ``KMeans(bounds=...)``, or None.
+
+    The widest :func:`kmeans_score_range` over the candidates (a grid may vary ``bounds``):
+    each candidate's score lies in its own range, hence in the widest. From public
+    quantities only: the declared bounds and ``n_records``, the expected number of records a
+    partition scores (``n_samples * validation_fraction / n_partitions``).
+
+    Parameters
+    ----------
+    candidates : list of estimators
+        Every candidate, unfitted.
+    n_records : float
+        Records one partition is expected to score.
+    n_features : int or None
+        Number of features of ``X``; used for scalar bounds when the candidate is the
+        ``KMeans`` itself (in a pipeline its input width is not known before the fit).
+
+    Returns
+    -------
+    utility_range : (float, float) or None
+        None unless every candidate is (or ends in) diffprivlib's ``KMeans`` with declared
+        ``bounds``.
+    """
+    ranges = []
+    for candidate in candidates:
+        final = _final_step(candidate)
+        if not isinstance(final, DPKMeans) or final.bounds is None:
+            return None
+        scalar = all(np.ndim(bound) == 0 for bound in final.bounds)
+        if scalar and (final is not candidate or n_features is None):
+            return None
+        ranges.append(kmeans_score_range(final.bounds, n_records,
+                                         n_features=n_features if scalar else None))
+    return min(ranges)
+
+
 def make_utility(estimator, scoring, utility_range, key=None):
     """Build the scorer and its bounded utility, or raise if the scorer is not bounded.
 
@@ -138,10 +284,12 @@ def make_utility(estimator, scoring, utility_range, key=None):
     scoring : str, callable or None
         As for :func:`sklearn.metrics.check_scoring`; None means ``estimator.score``, as in
         scikit-learn's searches. It is known to lie in ``[0, 1]`` when it is scikit-learn's
-        accuracy (``ClassifierMixin.score``, also at the end of a pipeline).
+        accuracy (``ClassifierMixin.score``, also at the end of a pipeline). Without a
+        ``utility_range``, for diffprivlib's ``LinearRegression`` with ``bounds_y`` (also at
+        the end of a pipeline) it means :class:`BoundedSquaredErrorScorer` instead of R².
     utility_range : (float, float) or None
         Declared ``(low, high)`` of the scorer's values; when given, it is used whatever the
-        scorer.
+        scorer (``scoring=None`` then means ``estimator.score``, R² for a regressor).
     key : str or None, default=None
         The metric to take from a callable scorer that returns a dict (see
         :func:`selection_metric`).
@@ -162,7 +310,16 @@ def make_utility(estimator, scoring, utility_range, key=None):
         When the scorer is not known to be bounded and no ``utility_range`` is declared; the
         message advises on a range for the kind of estimator.
     """
-    if scoring is None:
+    if scoring is None and utility_range is None and declared_bounds_y(
+            estimator, required=False) is not None:
+        # R² is unbounded; the declared bounds_y bound this score in [0, 1] whatever the data
+        # (see the class), so each partition utility lies in [0, 1] and the sensitivity
+        # argument (1 / n_partitions for the mean) is unchanged.
+        scorer = BoundedSquaredErrorScorer()
+        return scorer, BoundedUtility(scorer, 0.0, 1.0, key)
+    if isinstance(scoring, BoundedSquaredErrorScorer):
+        scorer = scoring
+    elif scoring is None:
         if not hasattr(estimator, "score"):
             raise TypeError(
                 "If no scoring is specified, the estimator passed should have a 'score' "
@@ -179,7 +336,7 @@ def make_utility(estimator, scoring, utility_range, key=None):
         return scorer, BoundedUtility(scorer, low, high, key)
     if (scoring is None and scores_accuracy(estimator)) or (
         isinstance(scoring, str) and _BOUNDED_SCORER_PATTERN.match(scoring)
-    ):
+    ) or isinstance(scoring, BoundedSquaredErrorScorer):
         return scorer, BoundedUtility(scorer, 0.0, 1.0, key)
     described = (f"estimator.score of {type(estimator).__name__}" if scoring is None
                  else repr(scoring))

@@ -6,6 +6,7 @@ diffprivlib ``fit``) at whether the input is valid at all (NaN, a single class):
 error reveals" in the docs' faults page.
 """
 
+import difflib
 import inspect
 import warnings
 
@@ -32,6 +33,56 @@ _GROUPS_MESSAGE = (
     "individual is weaker than privacy_spent_ (group privacy: about the group's size times "
     "epsilon). Remove groups, or keep one record per individual."
 )
+
+
+def refuse_keywords(search, keywords, splitting):
+    """Raise ``TypeError`` for keywords a search's ``__init__`` does not take, saying why.
+
+    The searches take ``**keywords`` only to explain the ones a ``GridSearchCV`` user reaches
+    for (``cv``, ``n_splits``, ``return_train_score``) and to suggest the closest parameter
+    for a misspelt one; scikit-learn's ``get_params`` ignores ``**keywords``. Decided from the
+    parameters alone, before any data.
+
+    Parameters
+    ----------
+    search : BasePrivateSearch
+        The search being constructed (for its name and parameters).
+    keywords : dict
+        The unexpected keyword arguments.
+    splitting : str
+        How this search splits the data and which parameter to use instead of ``cv``;
+        ``{value}`` is replaced by the value of ``cv`` when it is an int (else ``...``).
+
+    Raises
+    ------
+    TypeError
+        Always, when ``keywords`` is not empty.
+    """
+    if not keywords:
+        return
+    name = type(search).__name__
+    # The first one, as Python's own "unexpected keyword argument".
+    keyword, value = next(iter(keywords.items()))
+    if keyword in ("cv", "n_splits"):
+        count = value if isinstance(value, int) and not isinstance(value, bool) else "..."
+        raise TypeError(
+            f"{name} has no {keyword} parameter (got {keyword}={value!r}): there is no "
+            f"splitter. {splitting.format(value=count)}"
+        )
+    if keyword == "return_train_score":
+        raise TypeError(
+            f"{name} has no return_train_score parameter (got return_train_score={value!r}): "
+            "cv_results_ holds no per-candidate score, train or test, because none is "
+            "differentially private; best_score_ is the search's DP estimate of the selected "
+            "candidate's score."
+        )
+    valid = sorted(search._get_param_names())
+    close = difflib.get_close_matches(keyword, valid, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else "."
+    raise TypeError(
+        f"{name}.__init__() got an unexpected keyword argument {keyword!r} "
+        f"({keyword}={value!r}){hint} Its parameters are {valid}."
+    )
 
 
 def validate_candidate(candidate, context):
@@ -187,6 +238,8 @@ def check_scorer_applies(scorer, estimator, params):
             "If no scoring is specified, the estimator passed should have a 'score' method. "
             f"{type(estimator).__name__} with {params} does not: pass scoring=..."
         )
+    if hasattr(scorer, "check_applies"):  # skdptune.utility.BoundedSquaredErrorScorer
+        scorer.check_applies(estimator, params)
     # scikit-learn scorers name the prediction methods they can use (any one suffices).
     methods = getattr(scorer, "_response_method", None)
     if methods is None:

@@ -256,3 +256,58 @@ def test_roc_auc_uses_decision_function_when_there_is_no_predict_proba(binary_da
     fitted = search(LinearSVC(), {"C": [0.1, 1.0]}, accountant, scoring="roc_auc",
                     refit=False).fit(X, y)
     assert_charged(accountant, fitted.privacy_spent_)
+
+
+# --- Keywords of scikit-learn's searches (issue 19, item 3) -----------------------------------
+
+
+def _randomized(**params):
+    from skdptune import PrivateRandomizedSearchCV
+
+    return PrivateRandomizedSearchCV(GaussianNB(bounds=(0.0, 1.0)), {"epsilon": [1.0]},
+                                     **params)
+
+
+def _grid(**params):
+    return PrivateGridSearchCV(GaussianNB(bounds=(0.0, 1.0)), {"epsilon": [1.0]}, **params)
+
+
+@pytest.mark.parametrize("keyword", ["cv", "n_splits"])
+def test_cv_names_n_partitions_and_says_why_there_is_no_splitter(keyword):
+    # Before: "__init__() got an unexpected keyword argument 'cv'", nothing more.
+    with pytest.raises(TypeError, match=rf"no {keyword} parameter \(got {keyword}=5\): there "
+                                        r"is no splitter.*independently.*n_partitions=5"):
+        _grid(**{keyword: 5})
+
+
+def test_cv_of_the_randomized_search_names_validation_fraction():
+    with pytest.raises(TypeError, match=r"no cv parameter \(got cv=KFold.*there is no "
+                                        r"splitter.*independently.*Use validation_fraction"):
+        from sklearn.model_selection import KFold
+
+        _randomized(cv=KFold(3))
+
+
+@pytest.mark.parametrize("make", [_grid, _randomized])
+def test_return_train_score_says_no_score_is_released(make):
+    with pytest.raises(TypeError, match=r"no return_train_score parameter.*none is differentially "
+                                        r"private"):
+        make(return_train_score=True)
+
+
+@pytest.mark.parametrize("make", [_grid, _randomized])
+def test_a_misspelt_keyword_names_the_closest_parameter(make):
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'epsilom' \(epsilom=1\)"
+                                        r".*did you mean 'epsilon'\?"):
+        make(epsilom=1)
+
+
+@pytest.mark.parametrize("make", [_grid, _randomized])
+def test_refusing_unknown_keywords_leaves_the_parameters_alone(make):
+    from sklearn.base import clone
+
+    search = make(epsilon=0.5)
+    assert "kwargs" not in search.get_params()
+    assert clone(search).get_params()["epsilon"] == 0.5
+    with pytest.raises(ValueError, match="Invalid parameter 'cv'"):
+        search.set_params(cv=5)

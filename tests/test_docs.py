@@ -5,11 +5,14 @@ The Sphinx build itself (every gallery example run, warnings as errors) is the R
 command, run by .ci/run after this suite.
 """
 
+import ast
 import contextlib
 import importlib
 import inspect
 import io
+import json
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -69,6 +72,60 @@ def test_readme_usage_runs_and_prints_what_it_shows():
     epsilon, delta = map(float, re.fullmatch(r"\(epsilon=(.*), delta=(.*)\)", lines[1]).groups())
     assert epsilon == pytest.approx(2.0) and delta <= 1e-6
     assert 0 <= float(lines[3]) <= 1
+    # Each print's comment shows what it prints: as printed, or "e.g. <a value of that form>"
+    # where the output is random (the private choice, the released model's accuracy).
+    # Before: "epsilon 2.0 in all" for a line that prints "(epsilon=2.0, delta=0.0)".
+    comments = [line.split("# ", 1)[1] for line in _usage_snippet().splitlines()
+                if line.startswith("print(")]
+    assert len(comments) == len(lines)
+    for printed, comment in zip(lines, comments):
+        example = re.match(r"e\.g\. (\{[^}]*\}|[-+0-9.e]+):", comment)
+        if example is None:
+            assert comment.startswith(printed + ":"), (printed, comment)
+        else:
+            shown, real = ast.literal_eval(example.group(1)), ast.literal_eval(printed)
+            assert type(shown) is type(real), (printed, comment)
+            if isinstance(real, dict):
+                assert shown.keys() == real.keys(), (printed, comment)
+
+
+def test_readme_sets_up_a_venv_and_says_how_long_the_tests_take():
+    set_up = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    assert "python -m venv .venv && . .venv/bin/activate" in set_up
+    # The venv comes before anything is installed.
+    assert set_up.index("python -m venv") < set_up.index("pip install")
+    assert re.search(r"It takes (about )?\d+( to \d+)? minutes", set_up)
+
+
+def test_readme_runs_the_notebook_with_what_the_notebook_extra_installs():
+    set_up = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    command = re.search(r'pip install "\.\[notebook\]" && jupyter execute (\S+\.ipynb)', set_up)
+    assert command, "README.md gives no command that runs the notebook"
+    notebook = ROOT / command.group(1)
+    assert notebook.exists()
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+    def names(requirements):
+        return {re.split(r"[<>=!\[ ;]", requirement, maxsplit=1)[0].lower()
+                for requirement in requirements}
+
+    extra = names(project["optional-dependencies"]["notebook"])
+    assert {"nbclient", "ipykernel"} <= extra  # `jupyter execute` and a kernel
+    # Every package the notebook imports is installed by the package or the extra.
+    installed = names(project["dependencies"]) | extra
+    distributions = {"sklearn": "scikit-learn", "skdptune": None}
+    cells = [cell for cell in json.loads(notebook.read_text())["cells"]
+             if cell["cell_type"] == "code"]
+    for cell in cells:
+        for line in "".join(cell["source"]).splitlines():
+            imported = re.match(r"\s*(?:from|import) (\w+)", line)
+            if imported is None or imported.group(1) in sys.stdlib_module_names:
+                continue
+            distribution = distributions.get(imported.group(1), imported.group(1))
+            assert distribution is None or distribution in installed, (
+                f"{notebook.name} imports {imported.group(1)}, which the notebook extra does "
+                "not install")
 
 
 def _documented_objects():

@@ -165,6 +165,12 @@ def _expected_failed_checks(estimator):
             "fit charges the user's accountant, which is a parameter and is shared on "
             "purpose (DESIGN.md: the accountant survives clone)"
         ),
+        "check_do_not_raise_errors_in_init_or_set_params": (
+            "the check passes the name of **kwargs itself as a keyword (kwargs=...), and "
+            "__init__ refuses unknown keywords with the reason on purpose (issue 19: cv=5 "
+            "names n_partitions); test_init_and_set_params_do_not_validate runs the check's "
+            "body on the named parameters"
+        ),
         "check_classifiers_one_label_sample_weights": (
             "diffprivlib's GaussianNB ignores sample_weight (it warns that the argument is "
             "unused), so a zero-weighted class can still be predicted"
@@ -190,6 +196,21 @@ def _expected_failed_checks(estimator):
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def test_init_and_set_params_do_not_validate():
+    # scikit-learn's check_do_not_raise_errors_in_init_or_set_params, on the named parameters
+    # (its own run also passes kwargs=..., which __init__ refuses on purpose).
+    from inspect import Parameter, signature
+
+    from skdptune import PrivateRandomizedSearchCV
+
+    for search_class in (PrivateGridSearchCV, PrivateRandomizedSearchCV):
+        names = [name for name, parameter in signature(search_class).parameters.items()
+                 if parameter.kind is not Parameter.VAR_KEYWORD]
+        for value in [-1, 3.0, "helloworld", np.array([1.0, 4.0]), [1], {}, []]:
+            params = {name: value for name in names}
+            search_class(**params).set_params(**params)
 
 
 def test_html_repr_shows_the_released_model_once_fitted(binary_data):

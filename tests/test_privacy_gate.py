@@ -10,6 +10,7 @@ checked with an accountant that records every call: nothing may be checked or ch
 import copy
 import os
 import pickle
+import uuid
 import warnings
 
 import numpy as np
@@ -489,6 +490,38 @@ def test_refit_errors_never_quote_the_data(binary_data):
         grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, BudgetAccountant()).fit(
             ssn_frame(len(X)), y)
 
+
+
+def _notices_of_fits_at_one_line(search, X, y, action, n_fits=3):
+    """FitWarningsWithheld shown when ``search.fit`` runs ``n_fits`` times from one line of a
+    fresh module, under the filter ``action`` (a fresh module: no earlier test has shown the
+    notice there)."""
+    loop = compile(f"for _ in range({n_fits}):\n    search.fit(X, y)\n",
+                   f"<user script {uuid.uuid4()}>", "exec")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.resetwarnings()
+        warnings.simplefilter(action)
+        exec(loop, {"__name__": "user_script", "search": search, "X": X, "y": y})
+    return [w for w in caught if w.category is FitWarningsWithheld]
+
+
+@pytest.mark.parametrize("make", ["grid", "randomized"])
+def test_the_withheld_notice_shows_once_per_line_under_default_filters(binary_data, make):
+    # Before: three notices for three fits, however the filters were set (the fits' own
+    # warnings.catch_warnings reset Python's once-per-location registry every time).
+    X, y = binary_data
+    search = (grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, BudgetAccountant())
+              if make == "grid" else
+              PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]},
+                                        n_iter=2, distribution="geometric", random_state=0,
+                                        accountant=BudgetAccountant()))
+    shown = _notices_of_fits_at_one_line(search, X, y, "default")
+    assert len(shown) == 1
+    assert shown[0].filename.startswith("<user script")  # the user's line, not the library's
+    assert "at every fit" not in str(shown[0].message)
+    # The user's filters still rule: "always" shows it at every fit, "ignore" never.
+    assert len(_notices_of_fits_at_one_line(search, X, y, "always")) == 3
+    assert _notices_of_fits_at_one_line(search, X, y, "ignore") == []
 
 class WarningClassifier(GaussianNB):
     """Warns with a record's value when that record is in its training data."""

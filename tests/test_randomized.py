@@ -772,3 +772,31 @@ def test_text_through_a_hashing_vectorizer_and_a_private_model():
     search.fit(text, y)
     assert search.predict(text[:5]).shape == (5,)
     assert not hasattr(search, "n_features_in_")
+
+
+def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
+    # Before: "scoring=None means accuracy, which needs a classifier".
+    from diffprivlib.models import LinearRegression
+
+    from skdptune.randomized import _holdout_sum
+    from skdptune.utility import BoundedSquaredErrorScorer
+
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, (400, 3))
+    y = X @ np.array([1.0, 2.0, -1.0]) + rng.normal(0, 0.2, 400)
+    search = PrivateRandomizedSearchCV(
+        LinearRegression(bounds_X=(-1, 1), bounds_y=(-4, 4), random_state=0),
+        {"epsilon": [0.5, 1.0]}, n_iter=3, distribution="geometric", random_state=0,
+        accountant=BudgetAccountant(),
+    ).fit(X, y)
+    assert isinstance(search.scorer_, BoundedSquaredErrorScorer)
+    assert 0.0 <= search.best_score_ <= 1.0
+    prediction = np.clip(search.best_estimator_.predict(X), -4, 4)
+    per_record = 1 - (prediction - np.clip(y, -4, 4)) ** 2 / 64
+    assert search.score(X, y) == pytest.approx(per_record.mean())
+    # The held-out sum adds one term in [0, 1] per record (sensitivity 1).
+    plan = search._plan(X, y, {})
+    assert _holdout_sum(search.best_estimator_, X, 100 * y, plan["scoring"],
+                        plan["utility"]) <= len(y)
+    assert _holdout_sum(search.best_estimator_, X, y, plan["scoring"],
+                        plan["utility"]) == pytest.approx(per_record.sum())

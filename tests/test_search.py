@@ -459,11 +459,74 @@ def test_bad_input_raises_before_touching_data(binary_data, partition_calls, par
 
 
 def test_unbounded_default_score_needs_a_range(binary_data, partition_calls):
+    # Scalar bounds of a KMeans inside a pipeline: the width of its input is not known before
+    # the fit, so no range is derived (a KMeans on X itself gets one, see below).
     X, _ = binary_data
     acc = BudgetAccountant()
-    search = search_of(KMeans(bounds=BOUNDS), {"n_clusters": [2, 3]}, accountant=acc)
+    search = search_of(make_pipeline(FunctionTransformer(), KMeans(bounds=BOUNDS)),
+                       {"kmeans__n_clusters": [2, 3]}, accountant=acc)
     with pytest.raises(ValueError, match="estimator.score.*utility_range"):
         search.fit(X)
+    assert acc.spent_budget == [] and partition_calls == []
+
+
+def test_kmeans_with_declared_bounds_gets_its_range_after_n_partitions_is_resolved(
+        binary_data, recording_selector, capsys):
+    # Before: "not known to be bounded", and the user had to fix n_partitions to compute a
+    # range with kmeans_score_range by hand.
+    X, _ = binary_data
+    default = search_of(KMeans(bounds=BOUNDS, random_state=0), {"n_clusters": [2, 3]},
+                        n_partitions="auto", selector=recording_selector(), verbose=1).fit(X)
+    k = default.n_partitions_
+    n_records = len(X) * 0.2 / k
+    low, high = kmeans_score_range(BOUNDS, n_records, n_features=X.shape[1])
+    assert f"Scoring with KMeans.score, utility_range=({low:g}, 0) from the declared bounds " \
+           f"and {n_records:g} validation records per partition" in capsys.readouterr().out
+    by_hand = search_of(KMeans(bounds=BOUNDS, random_state=0), {"n_clusters": [2, 3]},
+                        n_partitions=k, utility_range=(low, high),
+                        selector=recording_selector()).fit(X)
+    assert recording_selector.calls[0]["utilities"].tolist() == \
+        recording_selector.calls[1]["utilities"].tolist()
+    assert low <= default.best_score_ <= high
+    assert default.score(X) == default.best_estimator_.score(X)  # KMeans.score, as before
+
+
+def _bounded_regression(n_samples=300):
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, (n_samples, 3))
+    return X, X @ np.array([1.0, 2.0, -1.0]) + rng.normal(0, 0.2, n_samples)
+
+
+def test_linear_regression_with_bounds_y_is_tuned_without_a_range(capsys):
+    # Before: R² was refused until the user computed a utility_range by hand.
+    from diffprivlib.models import LinearRegression
+
+    from skdptune.utility import BoundedSquaredErrorScorer
+
+    X, y = _bounded_regression()
+    acc = BudgetAccountant()
+    search = search_of(LinearRegression(bounds_X=(-1, 1), bounds_y=(-4, 4), random_state=0),
+                       {"epsilon": [0.5, 5.0]}, accountant=acc, verbose=1).fit(X, y)
+    assert "Scoring with 1 - MSE / (bounds_y range)**2" in capsys.readouterr().out
+    assert isinstance(search.scorer_, BoundedSquaredErrorScorer)
+    assert 0.0 <= search.best_score_ <= 1.0
+    prediction = np.clip(search.best_estimator_.predict(X), -4, 4)
+    assert search.score(X, y) == pytest.approx(1 - np.mean((prediction - y) ** 2) / 64)
+    assert len(acc.spent_budget) == 2  # selection and refit, as for any estimator
+
+
+def test_a_candidate_without_bounds_y_is_refused_before_the_data(partition_calls):
+    from diffprivlib.models import LinearRegression
+
+    X, y = _bounded_regression()
+    acc = BudgetAccountant()
+    search = search_of(make_pipeline(FunctionTransformer(), LinearRegression(bounds_y=(-4, 4))),
+                       {"linearregression": [LinearRegression(bounds_y=(-4, 4)),
+                                             LinearRegression()]},
+                       refit=False, accountant=acc)
+    with pytest.raises(ValueError, match="does not end in diffprivlib's LinearRegression with "
+                                         "bounds_y"):
+        search.fit(X, y)
     assert acc.spent_budget == [] and partition_calls == []
 
 

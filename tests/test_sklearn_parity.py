@@ -117,7 +117,8 @@ GROUPS = (
 )
 NO_CV = (
     "No `cv` parameter (splitters, iterables of splits): partitions must be drawn "
-    "independently per record, so that one record changes one partition"
+    "independently per record, so that one record changes one partition; `cv=` (and "
+    "`n_splits=`) raise a `TypeError` that says so"
 )
 NO_SCORES = (
     "`cv_results_` holds no per-candidate or per-split score, rank or time (none is "
@@ -201,8 +202,9 @@ EXPECTED_FAILURES = {
 BEHAVIOURS = {
     GROUPS: ("`fit(X, y, groups=...)` with a group splitter",
              "`ValueError` naming the per-record guarantee"),
-    NO_CV: ("`cv=` (int, splitter, iterable of splits)", "`n_partitions=`, "
-            "`validation_fraction=`: independent labels per record"),
+    NO_CV: ("`cv=` (int, splitter, iterable of splits)", "`n_partitions=` and "
+            "`validation_fraction=` (`PrivateRandomizedSearchCV`: `validation_fraction=`), "
+            "independent labels per record; `cv=5` is a `TypeError` naming them"),
     NO_SCORES: ("`mean_test_score`, `split<i>_test_score`, `rank_test_score`, `*_time` in "
                 "`cv_results_`", "`params`, `param_<name>`, `n_passes`, `selected`; "
                 "`best_score_` is a DP estimate"),

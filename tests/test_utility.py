@@ -101,3 +101,77 @@ def test_plain_classifier_score_is_bounded_other_scores_are_not():
     assert (declared.low, declared.high) == (-1.0, 1.0)
     with pytest.raises(TypeError, match="should have a 'score' method"):
         make_utility(StandardScaler(), None, None)
+
+
+# --- Default bounded scores from declared bounds (issue 19, item 4) ---------------------------
+
+
+def _regression(n_samples=400, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-1, 1, (n_samples, 2))
+    return X, X @ np.array([1.0, -2.0]) + rng.normal(0, 0.1, n_samples)
+
+
+def test_linear_regression_with_bounds_y_is_scored_by_a_bounded_squared_error():
+    # Before: "not known to be bounded ... utility_range" until a range was computed by hand.
+    from diffprivlib.models import LinearRegression
+    from sklearn.pipeline import make_pipeline
+
+    from skdptune.utility import BoundedSquaredErrorScorer
+
+    X, y = _regression()
+    model = LinearRegression(bounds_X=(-1, 1), bounds_y=(-3, 3), epsilon=1e6,
+                             random_state=0).fit(X, y)
+    for estimator in (model, make_pipeline(StandardScaler(), LinearRegression(bounds_y=(-3, 3)))):
+        scorer, utility = make_utility(estimator, None, None)
+        assert isinstance(scorer, BoundedSquaredErrorScorer)
+        assert (utility.low, utility.high) == (0.0, 1.0)
+    scorer, utility = make_utility(model, None, None)
+    expected = 1 - np.mean((np.clip(model.predict(X), -3, 3) - np.clip(y, -3, 3)) ** 2) / 36
+    assert utility(model, X, y) == pytest.approx(expected)
+    # In [0, 1] whatever the data: targets far outside the bounds, the worst predictions.
+    assert 0.0 <= utility(model, X, 1e6 * np.sign(-model.predict(X))) < 0.6 < expected
+    assert 0.0 <= scorer(model, X, -1e9 * np.ones(len(y))) <= 1.0
+    weights = np.r_[np.ones(200), np.zeros(200)]
+    assert scorer(model, X, y, sample_weight=weights) == pytest.approx(
+        scorer(model, X[:200], y[:200]))
+    # A declared utility_range keeps estimator.score (R²).
+    r2, _ = make_utility(model, None, (-1, 1))
+    assert not isinstance(r2, BoundedSquaredErrorScorer)
+
+
+@pytest.mark.parametrize("bounds_y", [(1, 1), (0, np.inf), (np.nan, 1)])
+def test_invalid_bounds_y_are_named(bounds_y):
+    from diffprivlib.models import LinearRegression
+
+    with pytest.raises(ValueError, match=r"bounds_y must be .*finite.*bounds_y="):
+        make_utility(LinearRegression(bounds_y=bounds_y), None, None)
+
+
+def test_several_targets_are_each_scaled_by_their_own_bounds():
+    from diffprivlib.models import LinearRegression
+
+    from skdptune.utility import BoundedSquaredErrorScorer
+
+    X, y = _regression()
+    Y = np.c_[y, 100 * y]
+    model = LinearRegression(bounds_X=(-1, 1), bounds_y=([-3, -300], [3, 300]), epsilon=1e6,
+                             random_state=0).fit(X, Y)
+    per_record = BoundedSquaredErrorScorer().per_record(model, X, Y)
+    errors = ((np.clip(model.predict(X), [-3, -300], [3, 300]) - Y) / [6, 600]) ** 2
+    np.testing.assert_allclose(per_record, 1 - errors.mean(axis=1))
+
+
+def test_default_kmeans_range_is_the_widest_over_the_candidates():
+    from sklearn.pipeline import make_pipeline
+
+    from skdptune.utility import default_kmeans_range
+
+    narrow, wide = KMeans(bounds=([0, 0], [1, 1])), KMeans(bounds=([0, 0], [2, 1]))
+    assert default_kmeans_range([narrow, wide], 10, 2) == (-50.0, 0.0)
+    assert default_kmeans_range([KMeans(bounds=(0, 1))], 10, 3) == (-30.0, 0.0)
+    # Scalar bounds inside a pipeline: its input width is unknown before the fit.
+    assert default_kmeans_range([make_pipeline(StandardScaler(), KMeans(bounds=(0, 1)))],
+                                10, 3) is None
+    assert default_kmeans_range([narrow, KMeans()], 10, 2) is None
+    assert default_kmeans_range([GaussianNB()], 10, 2) is None
