@@ -276,8 +276,8 @@ def register_dp_estimator(cls, *, why, epsilon="epsilon", requires=(), partition
        is ``epsilon``-DP (pure, ``delta = 0``) under add-or-remove adjacency of one record,
        given the public values of ``requires``, where ``epsilon`` is the value of its
        parameter named by ``epsilon``. ``privacy_spent_`` and your accountant are only as
-       right as that claim. A wrong claim (a bound read from the data, noise too small, a
-       spend not recorded) releases a model without the guarantee that the search reports.
+       right as that claim. A wrong claim (a bound read from the data, noise too small for the
+       spend it records) releases a model without the guarantee that the search reports.
 
     What the search does with a registered class: the gate accepts it (matched exactly: a
     subclass is not covered, as it may change what ``fit`` reads and spends) when every
