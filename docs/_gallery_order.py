@@ -7,6 +7,7 @@ picklable.
 ORDER = [
     "quickstart.py",
     "plot_mixed_type_pipeline.py",
+    "plot_custom_dp_estimator.py",
     "plot_forecast.py",
     "plot_doubling_trace.py",
     "plot_partition_fidelity.py",

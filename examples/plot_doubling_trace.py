@@ -68,12 +68,23 @@ realistic = run(epsilon=1.0)
 # %%
 # The trajectories
 # ----------------
-# Green dots: a candidate passed (its index next to it); red crosses: none did. The step line
-# is the running estimate ``u``; with little noise it settles just below the best candidate's
-# utility, and its last value is the selector's estimate of that utility. With realistic
-# noise the tests pass by chance, the doubling overshoots, and ``u >= 1`` stops the loop after
-# a few iterations: the selected candidate is then close to the first that passed by chance,
-# which favours the start of the grid.
+# How to read them. The height is a ``[0, 1]`` utility: here accuracy, already in
+# ``[0, 1]`` (with a declared ``utility_range`` other than ``(0, 1)``, a second axis on the
+# right reads it in the scorer's units). Each iteration proposes a threshold ``u + step *
+# granularity`` (grey dotted line; the noise added to it is not released, so not shown).
+#
+# - A green dot: candidate ``#i`` (written beside it) passed the noisy test. ``u`` (the blue
+#   step line) rises to that threshold and the step doubles.
+# - A red cross: no candidate passed. ``u`` stays and the step halves.
+# - The dashed line is the utility ceiling 1: once ``u`` reaches it the loop stops. A doubled
+#   step can propose a threshold above 1 (the shaded band); that is by design, not a utility
+#   above 1, and no candidate is likely to pass it.
+#
+# With little noise ``u`` settles just below the best candidate's utility, and its last value
+# is the selector's estimate of that utility. With realistic noise the tests pass by chance,
+# the doubling overshoots, and ``u >= 1`` stops the loop after a few iterations: the selected
+# candidate is then close to the first that passed by chance, which favours the start of the
+# grid.
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True, constrained_layout=True)
 SelectionTraceDisplay.from_estimator(low_noise, ax=axes[0])
 SelectionTraceDisplay.from_estimator(realistic, ax=axes[1])

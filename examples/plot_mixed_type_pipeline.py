@@ -125,11 +125,13 @@ print("accountant charged:", accountant.total())
 # %%
 # ``best_score_`` is a Laplace estimate of the selected candidate's mean partition utility
 # (models trained on a partition, not on all the data), bought with ``score_share`` of the
-# selection budget. Its noise has scale ``1 / (n_partitions * score_epsilon)``: read it before
-# trusting the estimate.
+# selection budget: not a cross-validation estimate of the released model's test score.
+# ``best_score_std_`` is its noise's standard deviation, ``sqrt(2) / (n_partitions *
+# score_epsilon)`` in accuracy units (public): read it before trusting the estimate.
 report = search.privacy_report_
-print("Laplace scale of best_score_:", round(1 / (report["n_partitions"]
-                                                  * report["score_epsilon"]), 3))
+print(f"best_score_ = {search.best_score_:.3f} +/- {search.best_score_std_:.3f} (noise std)")
+print("the same std from the report:",
+      round(2 ** 0.5 / (report["n_partitions"] * report["score_epsilon"]), 3))
 
 # %%
 # ``privacy_report_`` explains the figure line by line; the display draws it. The one-shot

@@ -15,7 +15,8 @@ Kinds of entries:
 - ``"dp"``: a diffprivlib model. It spends ``epsilon`` (pure DP, ``delta = 0``) once per fit:
   diffprivlib 0.6.6 calls ``accountant.spend(self.epsilon, 0)`` at the end of every model's
   ``fit``. Its public bounds (``bounds``, ``data_norm``, ...) must be declared, or diffprivlib
-  would read them from the data (a ``PrivacyLeakWarning``).
+  would read them from the data (a ``PrivacyLeakWarning``). A user's own DP estimator joins
+  this kind with :func:`register_dp_estimator`, on the user's responsibility.
 - ``"composition"``: ``Pipeline``, ``ColumnTransformer``, ``FeatureUnion``. They add nothing
   of their own; every branch (and ``remainder``) must be allowed. Their steps see the same
   records, so their budgets add up (sequential composition; columns are not records).
@@ -29,6 +30,7 @@ sparse matrix reaching one is refused from the parameters (``sparse_output`` of 
 ``sparse_threshold`` of a ``ColumnTransformer``) before any data are read.
 """
 
+import inspect
 from dataclasses import dataclass
 from numbers import Real
 from typing import Callable, Optional
@@ -48,6 +50,8 @@ from sklearn.preprocessing import (
     PolynomialFeatures,
 )
 
+from .partition_scaling import RULES as SCALING_RULES
+from .partition_scaling import ScalingRule
 from .exceptions import GateError
 from .preprocessing import RowWiseFunctionTransformer
 
@@ -75,6 +79,9 @@ class Rule:
         Whether the step accepts a sparse ``X``.
     output : {"dense", "same", "sparse"} or callable
         Sparsity of the output: ``output(step)`` may return one of the three.
+    spends : str
+        For ``"dp"`` entries: the parameter holding the pure epsilon the step spends once per
+        fit, which the search reads to reserve and charge (and scales in the one-budget form).
     """
 
     kind: str
@@ -83,6 +90,7 @@ class Rule:
     condition: Optional[Callable] = None
     accepts_sparse: bool = False
     output: object = DENSE
+    spends: str = "epsilon"
 
 
 def _public_number(value, name):
@@ -317,6 +325,171 @@ _META_REASONS = {
 }
 
 
+# User registrations: class -> (arguments of the registration, scaling rules it replaced).
+_REGISTERED = {}
+_NO_RULES = object()
+
+
+def register_dp_estimator(cls, *, why, epsilon="epsilon", requires=(), partition_scaling=False):
+    """Admit a differentially private estimator class to the refit gate, **on your word**.
+
+    .. warning::
+
+       The library cannot check that ``cls`` is differentially private. Registering it is
+       **your claim, on your responsibility**, that every fit of ``cls`` on the private data
+       is ``epsilon``-DP (pure, ``delta = 0``) under replace-one adjacency of one record,
+       given the public values of ``requires``, where ``epsilon`` is the value of its
+       parameter named by ``epsilon``. ``privacy_spent_`` and your accountant are only as
+       right as that claim. A wrong claim (a bound read from the data, noise too small for the
+       spend it records) releases a model without the guarantee that the search reports.
+
+    What the search does with a registered class: the gate accepts it (matched exactly: a
+    subclass is not covered, as it may change what ``fit`` reads and spends) when every
+    parameter of ``requires`` is declared (not None) and its budget parameter is a positive
+    finite number; the search reserves (checks your accountant for) and charges the budget it
+    declares, as for a diffprivlib model; the one-budget form (``epsilon`` of the search, see
+    :func:`split_budget`) rescales that parameter. Its spend is also **measured**: like a
+    diffprivlib model, ``cls`` must take an ``accountant`` parameter (a
+    ``diffprivlib.BudgetAccountant``) and call ``accountant.spend(epsilon, 0)`` during
+    ``fit``. The search gives each released fit a fresh accountant
+    (:func:`skdptune.dp_fit.set_accountants`) and, after the fit, refuses to release a model
+    that recorded no spend ("recorded no privacy spend") or spent more than it declared (the
+    larger measured spend is still charged). Partition fits are given a throw-away
+    accountant and are never charged.
+
+    Parameters
+    ----------
+    cls : type
+        The estimator class (a scikit-learn estimator: ``get_params``, ``set_params``,
+        ``fit``). Its constructor must take ``accountant`` and the parameters named below.
+    why : str
+        Why ``cls`` is differentially private (the mechanism and its sensitivity, or a
+        reference): shown in refusals and kept in :data:`ALLOWED`.
+    epsilon : str, default="epsilon"
+        Name of the parameter holding the pure epsilon one fit spends.
+    requires : tuple of str, default=()
+        Parameters that must be declared (not None) from public knowledge, such as
+        ``bounds`` or ``data_norm``: the values ``cls`` would otherwise read from the data.
+    partition_scaling : bool, default=False
+        Also add the partition-scaling rule of :mod:`skdptune.partition_scaling` for the budget
+        parameter (``"proportional"``, as for diffprivlib models: DP noise scales as
+        ``1 / (n * epsilon)``), so that partition fits emulate the refit's noise. Only when
+        that holds for ``cls``; it costs no privacy either way.
+
+    Returns
+    -------
+    cls : type
+        The class, registered.
+
+    Raises
+    ------
+    ValueError or TypeError
+        When ``cls`` is already allowed (a built-in entry, or registered with other
+        arguments; registering again with the same arguments does nothing), is not a class,
+        lacks ``accountant`` or a named parameter, or ``why`` is empty.
+
+    See Also
+    --------
+    unregister_dp_estimator : Remove a registration.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator, ClassifierMixin
+    >>> from skdptune.gate import register_dp_estimator, unregister_dp_estimator
+    >>> class MyDPModel(ClassifierMixin, BaseEstimator):
+    ...     def __init__(self, epsilon=1.0, bounds=None, accountant=None):
+    ...         self.epsilon, self.bounds, self.accountant = epsilon, bounds, accountant
+    >>> registered = register_dp_estimator(
+    ...     MyDPModel, requires=("bounds",),
+    ...     why="Laplace noise on clipped sums, sensitivity from bounds")
+    >>> registered is MyDPModel
+    True
+    >>> unregister_dp_estimator(MyDPModel)
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be an estimator class, got {cls!r} ({type(cls).__name__}).")
+    if not isinstance(why, str) or not why.strip():
+        raise ValueError(f"why={why!r}: say why {cls.__name__} is differentially private (its "
+                         "mechanism and sensitivity, or a reference); it is kept with the entry.")
+    if not isinstance(epsilon, str):
+        raise TypeError(f"epsilon={epsilon!r} must be the name of {cls.__name__}'s budget "
+                        "parameter, e.g. 'epsilon'.")
+    if isinstance(requires, str) or not all(isinstance(name, str) for name in requires):
+        raise TypeError(f"requires={requires!r} must be a tuple of parameter names, e.g. "
+                        "('bounds',).")
+    requires = tuple(requires)
+    arguments = (why, epsilon, requires, bool(partition_scaling))
+    if cls in _REGISTERED:
+        if _REGISTERED[cls][0] == arguments:
+            return cls  # the same registration again (e.g. a notebook cell run twice)
+        raise ValueError(f"{cls.__name__} is already registered with other arguments; call "
+                         "skdptune.gate.unregister_dp_estimator first.")
+    if cls in ALLOWED:
+        raise ValueError(f"{cls.__name__} is a built-in entry of the gate's allowlist "
+                         f"({ALLOWED[cls].kind!r}: {ALLOWED[cls].why}); it cannot be registered "
+                         "again or replaced.")
+    params = _constructor_params(cls)
+    missing = [name for name in ("accountant", epsilon, *requires) if name not in params]
+    if missing:
+        raise ValueError(
+            f"{cls.__name__} has no constructor parameter {missing}; its parameters are "
+            f"{sorted(params)}. A registered class must take epsilon={epsilon!r} (its budget), "
+            "every name of requires, and 'accountant' (a diffprivlib BudgetAccountant it "
+            "spends its budget on: that is how a released fit's spend is measured)."
+        )
+    previous = _NO_RULES
+    if partition_scaling:
+        previous = SCALING_RULES.get(cls, _NO_RULES)
+        SCALING_RULES[cls] = {
+            **({} if previous is _NO_RULES else previous),
+            epsilon: ScalingRule(
+                "proportional",
+                "registered DP estimator: DP noise scales as 1 / (n * epsilon) (the user's word)",
+            ),
+        }
+    ALLOWED[cls] = Rule(
+        "dp", f"registered by the user, on the user's responsibility: {why.strip()}",
+        declared=requires, spends=epsilon,
+    )
+    _REGISTERED[cls] = (arguments, previous)
+    return cls
+
+
+def unregister_dp_estimator(cls):
+    """Remove a class registered with :func:`register_dp_estimator` (and its scaling rule).
+
+    Parameters
+    ----------
+    cls : type
+        A registered class.
+
+    Raises
+    ------
+    ValueError
+        When ``cls`` was not registered (built-in entries cannot be removed).
+    """
+    if cls not in _REGISTERED:
+        kind = "a built-in entry, which cannot be removed" if cls in ALLOWED else "not registered"
+        raise ValueError(f"{getattr(cls, '__name__', cls)!s} is {kind}; only classes added with "
+                         "skdptune.gate.register_dp_estimator can be unregistered.")
+    (_, _, _, scaled), previous = _REGISTERED.pop(cls)
+    del ALLOWED[cls]
+    if scaled:
+        if previous is _NO_RULES:
+            del SCALING_RULES[cls]
+        else:
+            SCALING_RULES[cls] = previous
+
+
+def _constructor_params(cls):
+    """Names of ``cls``'s constructor parameters (scikit-learn's convention)."""
+    if hasattr(cls, "_get_param_names"):
+        return set(cls._get_param_names())
+    return {name for name, parameter in inspect.signature(cls.__init__).parameters.items()
+            if name != "self" and parameter.kind not in (parameter.VAR_POSITIONAL,
+                                                         parameter.VAR_KEYWORD)}
+
+
 def check_release(estimator, *, sparse_input=False, context="", seeded_search=False):
     """Check that a fit of ``estimator`` is DP and return the budget it declares.
 
@@ -366,17 +539,18 @@ def check_release(estimator, *, sparse_input=False, context="", seeded_search=Fa
 
 
 def split_budget(candidate, epsilon):
-    """``{parameter path: epsilon}`` giving ``candidate``'s diffprivlib steps ``epsilon`` in all.
+    """``{parameter path: epsilon}`` giving ``candidate``'s DP steps ``epsilon`` in all.
 
-    Each step's budget is scaled by the same factor, so the candidate's own proportions
-    between its steps are kept and their sum (sequential composition) is ``epsilon``. Call it
-    on a candidate the gate accepted.
+    Each step's budget (its rule's ``spends`` parameter: ``epsilon`` for diffprivlib models,
+    the registered name for :func:`register_dp_estimator` classes) is scaled by the same
+    factor, so the candidate's own proportions between its steps are kept and their sum
+    (sequential composition) is ``epsilon``. Call it on a candidate the gate accepted.
     """
-    steps = [(path, step) for path, step in _steps(candidate)
+    steps = [(path, step, ALLOWED[type(step)].spends) for path, step in _steps(candidate)
              if ALLOWED.get(type(step)) is not None and ALLOWED[type(step)].kind == "dp"]
-    declared = sum(float(step.epsilon) for _, step in steps)
-    return {_child(path, "epsilon"): float(step.epsilon) * epsilon / declared
-            for path, step in steps}
+    declared = sum(float(getattr(step, name)) for _, step, name in steps)
+    return {_child(path, name): float(getattr(step, name)) * epsilon / declared
+            for path, step, name in steps}
 
 
 def _steps(estimator):
@@ -404,7 +578,9 @@ def check_public_parameters(estimator, context=""):
         rule = ALLOWED.get(type(step))
         if rule is None or rule.kind != "dp":
             continue
-        _budget(step, path, context)
+        _budget(step, path, context, rule.spends)
+        if not type(step).__module__.startswith("diffprivlib"):
+            continue  # a registered class: its parameters mean what its author says
         for name, check in PUBLIC_PARAMETERS.items():
             value = getattr(step, name, None)
             reason = None if value is None else check(value, name)
@@ -456,10 +632,12 @@ def _walk(step, path, sparse_input, context):
     if rule.kind == "dp":
         for name in rule.declared:
             if getattr(step, name) is None:
+                how = ("the registration of this class requires it" if type(step) in _REGISTERED
+                       else "diffprivlib warns PrivacyLeakWarning")
                 _refuse(step, path, context,
-                        f"{name}=None would be read from the private data (diffprivlib warns "
-                        f"PrivacyLeakWarning); declare {name}=... from public knowledge")
-        return _budget(step, path, context), False
+                        f"{name}=None would be read from the private data ({how}); declare "
+                        f"{name}=... from public knowledge")
+        return _budget(step, path, context, rule.spends), False
     output = rule.output(step) if callable(rule.output) else rule.output
     return 0.0, {DENSE: False, SAME: sparse_input, SPARSE: True}[output]
 
@@ -495,15 +673,15 @@ def _child(path, name):
     return f"{path}__{name}" if path else name
 
 
-def _budget(step, path, context):
-    """The step's ``epsilon``, checked to be a privacy budget (a positive finite number)."""
-    epsilon = step.epsilon
+def _budget(step, path, context, name="epsilon"):
+    """The step's budget (parameter ``name``), checked to be a positive finite number."""
+    epsilon = getattr(step, name)
     if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, Real) or not (
         np.isfinite(epsilon) and epsilon > 0
     ):
         _refuse(step, path, context,
-                f"epsilon={epsilon!r} ({type(epsilon).__name__}) is not a privacy budget; give "
-                "a positive finite number, e.g. epsilon=1.0")
+                f"{name}={epsilon!r} ({type(epsilon).__name__}) is not a privacy budget; give "
+                f"a positive finite number, e.g. {name}=1.0")
     return float(epsilon)
 
 
@@ -518,7 +696,9 @@ def _why_refused(step):
         return f"{_META_REASONS[name]}. Use a diffprivlib model, or pass refit=False"
     remedy = _REMEDIES.get(name, "a diffprivlib model for this step")
     return (f"{name} is fitted on the private data without differential privacy. Use {remedy}, "
-            "or pass refit=False to run the private selection only")
+            "or pass refit=False to run the private selection only. If it is a differentially "
+            "private estimator of your own or from another library, register it, on your "
+            "responsibility, with skdptune.gate.register_dp_estimator")
 
 
 def _sparse_remedy(step):

@@ -73,6 +73,18 @@ class SelectionTraceDisplay:
     Use :meth:`from_estimator` (a fitted :class:`~skdptune.PrivateGridSearchCV`) or
     :meth:`from_selection` (a :class:`~skdptune.selection.SelectionResult`) to create one.
 
+    How to read the plot (the caption of :meth:`plot`): at every iteration the selector
+    proposes a threshold ``u + step * granularity`` (grey dotted line; the noise added to it
+    is not shown) and walks the candidates, each with fresh noise. A green dot means candidate
+    ``#i`` passed that noisy test: ``u`` (blue step line) rises to the threshold and the step
+    doubles. A red cross means no candidate passed: ``u`` stays and the step halves. The loop
+    stops when the step reaches 0 or ``u`` reaches the utility ceiling 1 (dashed line); a
+    doubled step can propose a threshold above 1 by design (shaded band), which no noisy
+    utility is likely to pass. Heights are ``[0, 1]`` utilities, the scorer's values rescaled
+    by ``utility_range``; with a declared range other than ``(0, 1)``, a second axis on the
+    right reads them in the scorer's units. The last value of ``u`` is the selector's DP
+    estimate of the selected candidate's utility.
+
     Parameters
     ----------
     steps : list of int
@@ -87,6 +99,11 @@ class SelectionTraceDisplay:
         Index of the selected candidate (the last that passed).
     candidate_labels : list of str or None, default=None
         Label of every candidate, by index; None labels them by index.
+    utility_range : (float, float) or None, default=None
+        The search's declared ``(low, high)`` of the scorer (public): utility ``v`` is score
+        ``low + v * (high - low)``. None means the scorer's values are already in ``[0, 1]``.
+    score_name : str or None, default=None
+        Name of the scorer, for the axis labels (e.g. ``"accuracy"``).
 
     Attributes
     ----------
@@ -105,6 +122,13 @@ class SelectionTraceDisplay:
         The proposed thresholds (after :meth:`plot`).
     level_line_ : matplotlib Line2D
         The running estimate ``u`` (after :meth:`plot`).
+    ceiling_line_ : matplotlib Line2D
+        The dashed utility ceiling at 1 (after :meth:`plot`).
+    overshoot_ : matplotlib Polygon or None
+        The band above the ceiling, drawn when a proposal exceeds 1 (after :meth:`plot`).
+    score_axis_ : matplotlib SecondaryAxis or None
+        The right-hand axis in the scorer's units, when ``utility_range`` is given and is not
+        ``(0, 1)`` (after :meth:`plot`).
 
     Examples
     --------
@@ -118,7 +142,7 @@ class SelectionTraceDisplay:
     """
 
     def __init__(self, *, steps, passed, granularity, floor, selected_index=None,
-                 candidate_labels=None):
+                 candidate_labels=None, utility_range=None, score_name=None):
         self.steps = [int(step) for step in steps]
         self.passed = [None if index is None else int(index) for index in passed]
         if len(self.steps) != len(self.passed):
@@ -130,6 +154,9 @@ class SelectionTraceDisplay:
         self.floor = float(floor)
         self.selected_index = None if selected_index is None else int(selected_index)
         self.candidate_labels = None if candidate_labels is None else list(candidate_labels)
+        self.utility_range = (None if utility_range is None
+                              else (float(utility_range[0]), float(utility_range[1])))
+        self.score_name = score_name
         self.iterations = list(range(1, len(self.steps) + 1))
         self.thresholds, self.levels = [], []
         level = 0
@@ -142,7 +169,8 @@ class SelectionTraceDisplay:
 
     @classmethod
     def from_selection(cls, selection, *, granularity=None, floor=None,
-                       candidate_labels=None, ax=None, plot=True):
+                       candidate_labels=None, utility_range=None, score_name=None, ax=None,
+                       plot=True):
         """Create (and by default plot) the display of a selection's trace.
 
         Parameters
@@ -155,6 +183,10 @@ class SelectionTraceDisplay:
             :class:`~skdptune.selection.ProposeTestDoubling`'s defaults.
         candidate_labels : list of str or None, default=None
             Label of every candidate, by index.
+        utility_range : (float, float) or None, default=None
+            The scorer's declared ``(low, high)``, for a second axis in its units.
+        score_name : str or None, default=None
+            Name of the scorer, for the axis labels.
         ax : matplotlib Axes, default=None
             Axes to plot on; None creates a figure.
         plot : bool, default=True
@@ -178,6 +210,8 @@ class SelectionTraceDisplay:
             floor=defaults.floor if floor is None else floor,
             selected_index=selection.index,
             candidate_labels=candidate_labels,
+            utility_range=utility_range,
+            score_name=score_name,
         )
         return display.plot(ax=ax) if plot else display
 
@@ -216,7 +250,8 @@ class SelectionTraceDisplay:
         labels = [_candidate_label(params) for params in search.cv_results_["params"]]
         return cls.from_selection(
             search.selection_, granularity=selector.granularity, floor=selector.floor,
-            candidate_labels=labels, ax=ax, plot=plot,
+            candidate_labels=labels, utility_range=search.utility_range,
+            score_name=_score_name(search), ax=ax, plot=plot,
         )
 
     def _label(self, index):
@@ -227,8 +262,11 @@ class SelectionTraceDisplay:
     def plot(self, ax=None, *, annotate=True):
         """Plot the proposed threshold and the passing candidate of every iteration.
 
-        Filled markers are iterations where a candidate passed (annotated with its index),
-        crosses iterations where none did; the step line is the running estimate ``u``.
+        Green dots: candidate ``#i`` (annotated) passed the noisy test, so ``u`` rose and the
+        step doubled; red crosses: none passed, so the step halved. The blue step line is the
+        running estimate ``u``, the dashed line the utility ceiling 1 (``u >= 1`` stops the
+        loop), and a shaded band above it marks proposals that overshot it, which the doubling
+        allows by design. See the class docstring for the whole caption.
 
         Parameters
         ----------
@@ -240,29 +278,49 @@ class SelectionTraceDisplay:
         Returns
         -------
         display : SelectionTraceDisplay
-            ``self``, with ``figure_``, ``ax_``, ``threshold_line_`` and ``level_line_``.
+            ``self``, with ``figure_``, ``ax_``, ``threshold_line_``, ``level_line_``,
+            ``ceiling_line_``, ``overshoot_`` and ``score_axis_``.
         """
         figure, ax = _axes(ax)
         (self.level_line_,) = ax.step([0] + self.iterations, [self.floor] + self.levels,
                                       where="post", color="tab:blue",
-                                      label="running estimate u")
-        (self.threshold_line_,) = ax.plot(self.iterations, self.thresholds, linestyle=":",
-                                          color="grey", label="proposed threshold")
+                                      label="running estimate u (last value: the DP score)")
+        (self.threshold_line_,) = ax.plot(
+            self.iterations, self.thresholds, linestyle=":", color="grey",
+            label="proposed threshold u + step × granularity (before its noise)")
         hits = [(t, y) for t, y, p in zip(self.iterations, self.thresholds, self.passed)
                 if p is not None]
         misses = [(t, y) for t, y, p in zip(self.iterations, self.thresholds, self.passed)
                   if p is None]
         if hits:
-            ax.plot(*zip(*hits), "o", color="tab:green", label="a candidate passed")
+            ax.plot(*zip(*hits), "o", color="tab:green",
+                    label="candidate #i passed the noisy test: u rises, the step doubles")
         if misses:
-            ax.plot(*zip(*misses), "x", color="tab:red", label="none passed")
+            ax.plot(*zip(*misses), "x", color="tab:red",
+                    label="none passed: the step halves")
         if annotate:
             for t, y, p in zip(self.iterations, self.thresholds, self.passed):
                 if p is not None:
                     ax.annotate(f"#{p}", (t, y), textcoords="offset points", xytext=(4, 4),
                                 fontsize="small")
+        # The loop stops once u reaches 1; a doubled step may still propose more (by design).
+        self.ceiling_line_ = ax.axhline(1.0, linestyle="--", color="black", linewidth=0.8,
+                                        label="utility ceiling 1: u >= 1 stops the loop")
+        self.overshoot_ = None
+        top = max(self.thresholds, default=1.0)
+        if top > 1.0:
+            self.overshoot_ = ax.axhspan(
+                1.0, top + 0.05 * (top - self.floor), color="grey", alpha=0.12, linewidth=0,
+                label="above the ceiling: a doubled step overshoots, by design")
         ax.set_xlabel("iteration")
-        ax.set_ylabel("utility (scaled to [0, 1])")
+        ax.set_ylabel(self._utility_label())
+        self.score_axis_ = None
+        if self.utility_range is not None and self.utility_range != (0.0, 1.0):
+            low, high = self.utility_range
+            self.score_axis_ = ax.secondary_yaxis(
+                "right", functions=(lambda v: low + v * (high - low),
+                                    lambda s: (s - low) / (high - low)))
+            self.score_axis_.set_ylabel(self.score_name or "score (scorer's units)")
         ax.xaxis.set_major_locator(_integer_locator())
         title = "Doubling selection"
         if self.selected_index is not None:
@@ -270,9 +328,28 @@ class SelectionTraceDisplay:
         else:
             title += ": no candidate passed"
         ax.set_title(title, fontsize="medium")
-        ax.legend(loc="best", fontsize="small")
+        ax.legend(loc="best", fontsize="x-small")
         self.ax_, self.figure_ = ax, figure
         return self
+
+    def _utility_label(self):
+        if self.utility_range is None or self.utility_range == (0.0, 1.0):
+            return "[0, 1] utility" + (f" ({self.score_name})" if self.score_name else "")
+        low, high = (f"({value:g})" if value < 0 else f"{value:g}"
+                     for value in self.utility_range)
+        name = self.score_name or "score"
+        return f"[0, 1] utility = ({name} - {low}) / ({high} - {low})"
+
+
+def _score_name(search):
+    """A public name of the search's scorer, for axis labels."""
+    if isinstance(search.scoring, str):
+        return search.scoring
+    if isinstance(search.refit, str):
+        return search.refit  # the metric the selection used (multi-metric scoring)
+    if search.scoring is None:
+        return "estimator.score"
+    return None
 
 
 class PrivacyBudgetDisplay:

@@ -205,7 +205,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         As for ``joblib.Parallel``.
     verbose : int, default=0
         Above 0, prints one line before the trials (the law and mean of their number, the
-        per-trial epsilon) and one after (the released parameters and the charge). The number
+        per-trial epsilon) and one after (the released parameters, the charge, and
+        :attr:`best_score_` with :attr:`best_score_std_`). The number
         of trials is secret, so ``joblib.Parallel``'s progress (which counts them) is never
         shown.
     accountant : diffprivlib.BudgetAccountant or None, default=None
@@ -235,7 +236,15 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         The best trial's noisy held-out sum divided by the expected number of held-out
         records (``validation_fraction * n_samples``, times ``subsample`` if set), clipped to
         ``[0, 1]`` and mapped back to the scorer's units. The data set size is treated as
-        public, as everywhere in this library.
+        public, as everywhere in this library. It is a noisy score of the trial's model on
+        its held-out records, not an unbiased estimate of the released model's test score:
+        it is the largest of several noisy scores, so it tends to be optimistic.
+    best_score_std_ : float
+        Standard deviation of the noise in :attr:`best_score_`, in the scorer's units:
+        ``sqrt(2) / trial_epsilon / expected held-out count * (high - low)`` (Laplace noise
+        of scale ``1 / trial_epsilon`` on the held-out sum). A function of public quantities
+        only, so it costs no privacy. It covers one trial's noise, not the optimism of taking
+        the best trial, nor the variation of the held-out count around its expectation.
     best_index_ : int
         Always 0: the index of the released trial in ``cv_results_``.
     cv_results_ : dict of numpy arrays
@@ -390,7 +399,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         self._charge(accountant, plan["cost"])
         self._release(plan, plan["cost"], plan["report"])
         self._say(f"Released the best trial, {self.best_params_}; charged "
-                  f"epsilon={plan['cost'][0]:g}, delta={plan['cost'][1]:g}")
+                  f"epsilon={plan['cost'][0]:g}, delta={plan['cost'][1]:g}; "
+                  f"best_score_={self.best_score_:.4g} +/- {self.best_score_std_:.2g} (noisy "
+                  "held-out score of the best trial, noise std; not a test score)")
         return self
 
     def _run(self, X, y, fit_params, plan, settings, fitted, states):
@@ -451,6 +462,11 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         self.best_score_ = plan["utility"].to_score(
             float(np.clip(best_noisy / expected_holdout, 0.0, 1.0))
         )
+        # Public: Laplace(1 / trial_epsilon) has std sqrt(2) / trial_epsilon; divided by the
+        # expected held-out count (n is public) and mapped to the scorer's units.
+        utility = plan["utility"]
+        self.best_score_std_ = (math.sqrt(2.0) / plan["trial_epsilon"] / expected_holdout
+                                * (utility.high - utility.low))
         self.best_estimator_ = model
         self.scorer_ = plan["scorer"]
         results = {"params": [chosen]}

@@ -42,7 +42,7 @@ from .forecast import forecast_selection
 from .gate import check_input_width, check_public_parameters, check_release, split_budget
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS, _as_selector
-from .selection.score import estimate_utility
+from .selection.score import estimate_std, estimate_utility
 from .utility import (
     BoundedSquaredErrorScorer,
     default_kmeans_range,
@@ -140,8 +140,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
     score_share : float, default=0.1
         Share of the selection's epsilon spent on a Laplace estimate of the selected
         candidate's utility (sensitivity ``1 / n_partitions``), released as
-        :attr:`best_score_`; in ``[0, 1)``. The selector gets the rest. 0 releases no
-        estimate; with a callable ``refit`` the selector gets it all.
+        :attr:`best_score_`, with its noise std in :attr:`best_score_std_`; in ``[0, 1)``.
+        The selector gets the rest. 0 releases no estimate; with a callable ``refit`` the
+        selector gets it all.
     n_partitions : int or "auto", default="auto"
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
@@ -216,8 +217,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
     verbose : int, default=0
         Above 0, prints what ``GridSearchCV`` prints ("Fitting k partitions for each of m
         candidates, totalling N fits"), then one line for the selection and one for the
-        refit: counts, budgets and the selected parameters, nothing private (no per-fit
-        score). Also the verbosity of ``joblib.Parallel`` (task counts and elapsed times;
+        refit: counts, budgets, the selected parameters, and :attr:`best_score_` with
+        :attr:`best_score_std_` (DP outputs), nothing else private (no per-fit score). Also the verbosity of ``joblib.Parallel`` (task counts and elapsed times;
         times, like :attr:`refit_time_`, are a side channel outside the guarantee).
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Accountant checked for the whole a-priori cost before the data are touched and charged
@@ -245,9 +246,28 @@ class PrivateGridSearchCV(BasePrivateSearch):
     best_params_ : dict
         Parameters of the selected candidate.
     best_score_ : float
-        The selector's DP estimate of the selected candidate's score, in the scorer's units
-        (mapped back from ``[0, 1]`` through ``utility_range``); NaN when it releases none.
-        Not set with a callable ``refit``.
+        A DP estimate of the selected candidate's *mean partition utility*, in the scorer's
+        units (mapped back from ``[0, 1]`` through ``utility_range``): the mean, over the
+        ``n_partitions`` partitions, of the candidate fitted (with ``partition_scaling``) on
+        about ``n * (1 - validation_fraction) / n_partitions`` records and scored on its
+        partition's held-out records, plus Laplace noise of standard deviation
+        :attr:`best_score_std_` (bought with ``score_share``). It is not a cross-validation
+        estimate of :attr:`best_estimator_`'s test score: the refit trains on all the data
+        with the candidate as written, the noise can move it either way, and the selection
+        favours candidates whose noise was favourable. With ``score_share=0`` and the
+        doubling selector it is the selector's final threshold ``u`` (capped at 1); NaN
+        when no estimate is released. Not set with a callable ``refit``.
+    best_score_std_ : float
+        Standard deviation of the noise in :attr:`best_score_`, in the scorer's units:
+        ``sqrt(2) * (1 / n_partitions) / (score_share * selection epsilon) * (high - low)``
+        (Laplace noise of scale ``sensitivity / epsilon``, ``(low, high)`` the utility
+        range). A function of public quantities only, so it costs no privacy. It covers the
+        noise alone (the clip to the range only shrinks it), not the gap between partition
+        fits and the refit. NaN when :attr:`best_score_` is not a Laplace estimate: no
+        estimate, or the doubling selector's own (its final threshold comes out of a
+        sequence of noisy tests and has no closed-form standard deviation; its precision is
+        about ``granularity`` when the noise is small, and it can overshoot when it is
+        large). Not set with a callable ``refit``.
     best_estimator_ : estimator
         The selected candidate refit privately on all the data (only with ``refit=True``).
     cv_results_ : dict of numpy arrays
@@ -479,10 +499,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
             random_state=noise_state,
         )
         index = self._selected_index(selection)
-        score = None
+        score = score_std = None
         if score_epsilon > 0:
             score = estimate_utility(utilities, index, sensitivity=sensitivity,
                                      epsilon=score_epsilon, random_state=noise_state)
+            # Public: a function of k and score_epsilon only, released beside the estimate.
+            score_std = estimate_std(sensitivity, score_epsilon)
         del utilities
         # Charged: what the selector reports, and never less than what it was handed.
         selector_cost = (max(selection.epsilon, plan["selector_cost"][0]),
@@ -491,8 +513,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         # 5. Account for the selection before anything is released or refit.
         self._charge(accountant, selection_cost)
-        self._store_selection(selection, index, score, plan)
-        self._say(_selection_line(selection, self.best_index_, plan, selection_cost))
+        self._store_selection(selection, index, score, score_std, plan)
+        self._say(_selection_line(selection, self.best_index_, plan, selection_cost,
+                                  getattr(self, "best_score_", None),
+                                  getattr(self, "best_score_std_", None)))
 
         # 6. Refit: charged its a-priori reservation once it starts.
         refit_cost, refit_rule = (0.0, 0.0), "no refit"
@@ -793,8 +817,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
         )
         return 0
 
-    def _store_selection(self, selection, index, score, plan):
-        """Fitted attributes computed from the DP selection and score estimate only."""
+    def _store_selection(self, selection, index, score, score_std, plan):
+        """Fitted attributes computed from the DP selection and score estimate only.
+
+        ``score_std`` is the standard deviation of the Laplace estimate's noise in utility
+        units (public), None when ``score`` is not a Laplace estimate.
+        """
         candidates = plan["candidates"]
         self.selection_ = selection
         self.best_index_ = index
@@ -803,6 +831,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
             score = min(selection.score, 1.0)  # the doubling's own estimate (post-processing)
         # In [0, 1] utility units, mapped back to the scorer's: never outside utility_range.
         self.best_score_ = float("nan") if score is None else plan["utility"].to_score(score)
+        # The doubling's own estimate (the final threshold u) has no closed-form noise std.
+        utility = plan["utility"]
+        self.best_score_std_ = (float("nan") if score_std is None
+                                else score_std * (utility.high - utility.low))
         self.scorer_ = plan["scorer"]
 
         n_passes = np.zeros(len(candidates), dtype=int)
@@ -831,7 +863,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             raise IndexError("best_index_ index out of range")
         self.best_index_ = int(index)
         self.best_params_ = candidates[self.best_index_]
-        del self.best_score_
+        del self.best_score_, self.best_score_std_
 
     def _refit(self, X, y, fit_params, plan, accountant, selection_cost):
         """Refit the selected candidate on all the data, charge it, and release it.
@@ -884,13 +916,22 @@ def _n_features(X):
         return None
 
 
-def _selection_line(selection, index, plan, cost):
+def _selection_line(selection, index, plan, cost, score=None, score_std=None):
     """The verbose line of the selection: DP outputs and public figures only."""
     params = plan["candidates"][index]
     how = (f"with {type(plan['selector']).__name__}" if selection.index is not None
            else "as the fallback (no candidate passed)")
-    return (f"Selected candidate {index + 1}/{len(plan['candidates'])} {how}, charged "
+    line = (f"Selected candidate {index + 1}/{len(plan['candidates'])} {how}, charged "
             f"epsilon={cost[0]:g}, delta={cost[1]:g}: {params}")
+    if score is None:  # a callable refit: no best_score_
+        return line
+    if math.isnan(score):
+        return line + "; no best_score_ (score_share=0)"
+    if math.isnan(score_std):
+        return (line + f"; best_score_={score:.4g} (the doubling selector's final threshold u; "
+                "no closed-form noise std)")
+    return (line + f"; best_score_={score:.4g} +/- {score_std:.2g} (DP estimate of the mean "
+            "partition utility, noise std; not a test score)")
 
 
 def _at_least(reservation, measured):

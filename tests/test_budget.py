@@ -124,3 +124,68 @@ def test_best_score_is_an_estimate_inside_the_utility_range(binary_data, selecto
     ).fit(X, y)
     assert np.isnan(no_estimate.best_score_)
     assert no_estimate.privacy_report_["score_epsilon"] == 0.0
+
+
+# --- best_score_std_: the noise scale released beside best_score_ (issue 19, item 7) ---
+
+
+def test_best_score_std_is_the_laplace_std_in_the_scorers_units(binary_data):
+    # Independent computation: Laplace(b) has standard deviation sqrt(2) * b; here
+    # b = (1 / k) / (score_share * epsilon) in [0, 1] utility units, times (high - low).
+    X, y = binary_data
+    k, epsilon, share, (low, high) = 6, 0.8, 0.25, (-1.0, 3.0)
+    search = PrivateGridSearchCV(
+        GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, epsilon=epsilon,
+        score_share=share, scoring="accuracy", utility_range=(low, high), n_partitions=k,
+        refit=False, accountant=BudgetAccountant(), random_state=0,
+    ).fit(X, y)
+    expected = np.sqrt(2) * (1 / k) / (share * epsilon) * (high - low)
+    assert search.best_score_std_ == pytest.approx(expected, rel=1e-12)
+
+
+def test_best_score_std_is_nan_where_no_laplace_estimate_is_released(binary_data):
+    X, y = binary_data
+    common = dict(n_partitions=5, accountant=BudgetAccountant(), random_state=0)
+    grid = {"var_smoothing": [1e-9, 1e-3]}
+    # score_share=0 with a one-shot selector: no estimate at all.
+    none = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), grid, score_share=0.0,
+                               **common).fit(X, y)
+    assert np.isnan(none.best_score_) and np.isnan(none.best_score_std_)
+    # score_share=0 with the doubling selector: best_score_ is its final threshold u, whose
+    # error has no closed-form standard deviation.
+    doubling = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), grid, score_share=0.0,
+                                   selector="doubling", **common).fit(X, y)
+    assert np.isfinite(doubling.best_score_) and np.isnan(doubling.best_score_std_)
+    # A callable refit releases neither.
+    chosen = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), grid, refit=lambda results: 0,
+                                 **common).fit(X, y)
+    assert not hasattr(chosen, "best_score_") and not hasattr(chosen, "best_score_std_")
+
+
+def test_best_score_std_matches_the_spread_of_repeated_selections(binary_data, monkeypatch):
+    # Every partition utility is fixed at 0.5 (the partition fits are replaced), so
+    # best_score_ varies only by its Laplace noise across seeds: scale b = (1/20) / (0.5 * 2)
+    # = 0.05 in utility units, so the clip to [0, 1] (0.5 away) touches exp(-10) = 5e-5 of
+    # draws. Sample std of n = 1500 Laplace draws: relative standard error
+    # sqrt((kurtosis - 1) / (4 n)) = sqrt(5 / 6000) = 2.9 %; a 12 % tolerance is 4.2 standard
+    # errors, a false-failure rate below 1e-4 over seeds.
+    from skdptune import search as search_module
+
+    monkeypatch.setattr(search_module, "partition_utilities",
+                        lambda estimator, candidates, *args, **kwargs:
+                        np.full(len(candidates), 0.5))
+    X, y = binary_data
+    scores, stds = [], set()
+    for seed in range(1500):
+        search = PrivateGridSearchCV(
+            GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]}, epsilon=2.0,
+            score_share=0.5, scoring="accuracy", utility_range=(-2.0, 6.0), n_partitions=20,
+            refit=False, accountant=BudgetAccountant(), random_state=seed,
+        ).fit(X, y)
+        scores.append(search.best_score_)
+        stds.add(search.best_score_std_)
+    scores = np.array(scores)
+    (std,) = stds  # a function of public quantities: the same at every seed
+    assert std == pytest.approx(np.sqrt(2) * 0.05 * 8.0)
+    assert np.mean(scores) == pytest.approx(2.0, abs=0.1)  # 6.8 standard errors of the mean
+    assert np.std(scores) == pytest.approx(std, rel=0.12)

@@ -62,6 +62,66 @@ def test_trace_plot_sets_artists():
     assert {text.get_text() for text in ax.texts} == {"#0", "#1"}
 
 
+def _legend_texts(ax):
+    return [text.get_text() for text in ax.get_legend().get_texts()]
+
+
+def test_trace_plot_explains_its_markers_and_the_ceiling():
+    # Issue 19, item 8. Before: "a candidate passed" / "none passed", no ceiling, and a y axis
+    # "utility (scaled to [0, 1])" that the thresholds (here up to 1.3) climb past.
+    trace = [Iteration(1, 0), Iteration(2, 1), Iteration(4, 1), Iteration(8, None),
+             Iteration(4, None)]
+    display = SelectionTraceDisplay.from_selection(doubling_result(trace, 1, 0.7),
+                                                   granularity=0.1, floor=0.0)
+    assert max(display.thresholds) == pytest.approx(1.5)
+    legend = _legend_texts(display.ax_)
+    assert any("passed the noisy test" in text and "u rises" in text for text in legend)
+    assert any(text.startswith("none passed") and "step halves" in text for text in legend)
+    # The ceiling: a dashed line at 1, labelled, and the overshoot said to be by design.
+    assert display.ceiling_line_.get_linestyle() == "--"
+    np.testing.assert_allclose(display.ceiling_line_.get_ydata(), [1.0, 1.0])
+    assert any(text.startswith("utility ceiling") for text in legend)
+    assert display.overshoot_ is not None
+    assert any("above the ceiling" in text and "by design" in text for text in legend)
+    assert display.ax_.get_ylabel().startswith("[0, 1] utility")
+    # The title says how to read a marker without the paper.
+    assert "selected #1" in display.ax_.get_title()
+
+
+def test_trace_plot_marks_no_overshoot_when_none_happened():
+    trace = [Iteration(1, 0), Iteration(2, None), Iteration(1, 1)]
+    display = SelectionTraceDisplay.from_selection(doubling_result(trace, 1, 0.3),
+                                                   granularity=0.1)
+    assert display.overshoot_ is None
+    assert not any("above the ceiling" in text for text in _legend_texts(display.ax_))
+    assert any(text.startswith("utility ceiling") for text in _legend_texts(display.ax_))
+
+
+def test_trace_from_estimator_labels_the_axes_in_the_scorers_units(binary_data):
+    X, y = binary_data
+    search = PrivateGridSearchCV(
+        GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
+        epsilon=5.0, delta=0.0, n_partitions=5, selector="doubling", scoring="accuracy",
+        utility_range=(-1.0, 3.0), accountant=BudgetAccountant(), random_state=0,
+    ).fit(X, y)
+    display = SelectionTraceDisplay.from_estimator(search)
+    assert display.utility_range == (-1.0, 3.0) and display.score_name == "accuracy"
+    assert display.ax_.get_ylabel() == "[0, 1] utility = (accuracy - (-1)) / (3 - (-1))"
+    # A second axis reads the same heights in the scorer's units: utility 0.5 is score 1.
+    assert display.score_axis_.get_ylabel() == "accuracy"
+    display.ax_.set_ylim(0.0, 0.5)
+    display.figure_.canvas.draw()
+    np.testing.assert_allclose(display.score_axis_.get_ylim(), (-1.0, 1.0))
+    plain = PrivateGridSearchCV(
+        GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
+        epsilon=5.0, delta=0.0, n_partitions=5, selector="doubling",
+        accountant=BudgetAccountant(), random_state=0,
+    ).fit(X, y)
+    display = SelectionTraceDisplay.from_estimator(plain)
+    assert display.score_axis_ is None  # accuracy is already in [0, 1]
+    assert display.ax_.get_ylabel() == "[0, 1] utility (estimator.score)"
+
+
 def test_trace_from_estimator_labels_candidates(binary_data):
     X, y = binary_data
     search = PrivateGridSearchCV(

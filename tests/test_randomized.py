@@ -394,8 +394,8 @@ def test_fit_releases_only_the_best_trial_and_charges_once(data):
     # Nothing about the other trials (scores, models, their number) is stored.
     fitted = {name for name in vars(search) if name.endswith("_")}
     assert fitted == {
-        "best_params_", "best_index_", "best_score_", "best_estimator_", "scorer_",
-        "cv_results_", "privacy_spent_", "privacy_report_", "n_features_in_",
+        "best_params_", "best_index_", "best_score_", "best_score_std_", "best_estimator_",
+        "scorer_", "cv_results_", "privacy_spent_", "privacy_report_", "n_features_in_",
     }
     assert not any(key.startswith(("split", "mean_", "rank_")) for key in search.cv_results_)
     assert "n_trials" not in search.privacy_report_
@@ -667,13 +667,27 @@ def test_a_per_record_scorer_returning_a_dict_is_an_error_not_error_score(data):
 def test_verbose_never_shows_the_secret_number_of_trials(data, capsys):
     # Before: verbose went to joblib, whose progress counts the trials (K is secret).
     X, y = data
-    _nb_search(verbose=10, distribution="truncated_negative_binomial").fit(X, y)
+    search = _nb_search(verbose=10, distribution="truncated_negative_binomial").fit(X, y)
     out = capsys.readouterr()
     lines = (out.out + out.err).splitlines()
     assert lines[0].startswith("Running a random number of trials (truncated_negative_binomial, "
                                "mean 4)") and "secret" in lines[0]
     assert lines[1].startswith("Released the best trial, {'var_smoothing'")
     assert len(lines) == 2
+    assert lines[1].endswith(f"; best_score_={search.best_score_:.4g} +/- "
+                             f"{search.best_score_std_:.2g} (noisy held-out score of the best "
+                             "trial, noise std; not a test score)")
+
+
+def test_best_score_std_is_the_laplace_std_of_the_held_out_mean(data):
+    # Independent computation: Laplace(1 / epsilon) on the held-out sum has std
+    # sqrt(2) / epsilon; divided by the expected held-out count 0.25 * 400 * 0.5 = 50 and
+    # multiplied by the width 4 of the declared range.
+    X, y = data
+    search = _nb_search(trial_epsilon=2.0, validation_fraction=0.25, subsample=0.5,
+                        scoring="accuracy", utility_range=(-1.0, 3.0)).fit(X, y)
+    assert search.privacy_report_["trial_epsilon"] == 2.0
+    assert search.best_score_std_ == pytest.approx(np.sqrt(2) / 2.0 / 50 * 4.0, rel=1e-12)
 
 
 # --- RandomizedSearchCV's vocabulary (the parity issue) ----------------------------------------

@@ -945,21 +945,26 @@ def test_warnings_point_at_the_callers_line(binary_data, recording_selector):
 
 
 def test_verbose_prints_what_grid_search_cv_prints_and_nothing_private(binary_data, capsys):
-    # Before: joblib's task counts only.
+    # Before: joblib's task counts only. Then (issue 19): best_score_ with its noise std.
     X, y = binary_data
-    search_of(verbose=1, selection_epsilon=0.5, selector="doubling").fit(X, y)
+    search = search_of(verbose=1, selection_epsilon=0.5, selector="doubling").fit(X, y)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Fitting 5 partitions for each of 2 candidates, totalling 10 fits"
     selected = [line for line in lines if line.startswith("Selected candidate")]
+    released = (f"; best_score_={search.best_score_:.4g} +/- {search.best_score_std_:.2g} "
+                "(DP estimate of the mean partition utility, noise std; not a test score)")
     assert selected == [
         f"Selected candidate 1/2 with ProposeTestDoubling, charged epsilon=0.5, delta=1e-06: "
-        f"{{'epsilon': 0.5}}"
+        f"{{'epsilon': 0.5}}" + released
     ] or selected == [
         f"Selected candidate 2/2 with ProposeTestDoubling, charged epsilon=0.5, delta=1e-06: "
-        f"{{'epsilon': 2.0}}"
+        f"{{'epsilon': 2.0}}" + released
     ]
+    # Public: sqrt(2) * (1 / k) / (score_share * epsilon), accuracy's range being 1.
+    assert search.best_score_std_ == pytest.approx(np.sqrt(2) * 0.2 / (0.1 * 0.5))
     assert [line for line in lines if line.startswith("Refit ")] == [
-        "Refit " + selected[0].split(": ", 1)[1] + " on all the data, privately; charged "
-        "epsilon=2, delta=0"
+        "Refit " + selected[0].split(": ", 1)[1].split("; ", 1)[0] + " on all the data, "
+        "privately; charged epsilon=2, delta=0"
     ]
-    assert not any("score" in line for line in lines)
+    # No other line speaks of a score (no per-fit score).
+    assert [line for line in lines if "score" in line] == selected

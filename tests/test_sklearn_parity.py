@@ -154,7 +154,8 @@ RECORD_LEVEL = (
     "partition), so weighting and repeating differ"
 )
 VERBOSE_SCORES = (
-    "`verbose` prints counts, budgets and the selected parameters, never a per-fit score"
+    "`verbose` prints counts, budgets, the selected parameters and the DP `best_score_` with "
+    "its noise std `best_score_std_`, never a per-fit score"
 )
 RANDOMIZED_METADATA = (
     "`PrivateRandomizedSearchCV` scores held-out records unweighted and with one metric (its "
@@ -226,7 +227,8 @@ BEHAVIOURS = {
     RECORD_LEVEL: ("`sample_weight=w` equals repeating each row `w` times",
                    "weights reach the fits and the scorer, repeats are records"),
     VERBOSE_SCORES: ("`verbose=3` prints each fit's score",
-                     "counts, budgets, the selected parameters"),
+                     "counts, budgets, the selected parameters, `best_score_` and "
+                     "`best_score_std_`"),
     RANDOMIZED_METADATA: ("metadata reach the scorer(s)",
                           "the fits only (`PrivateGridSearchCV` passes them to its scorer)"),
 }
