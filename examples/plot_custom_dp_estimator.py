@@ -17,11 +17,13 @@ accountant a spend no larger than what it declares.
 # %%
 # A toy DP classifier
 # -------------------
-# Nearest centroid with Laplace noise: each class's record count and the sum of its records
-# (clipped to public ``bounds``) are noised, half of ``epsilon`` each. Adding or removing one
-# record moves one class's count by 1 and its sum by at most ``d * (upper - lower)`` in L1
-# norm, so each half is ``epsilon / 2``-DP (Laplace mechanism), and the two compose
-# sequentially to ``epsilon``; classes are disjoint (parallel composition).
+# Nearest centroid with Laplace noise: the vector of class counts and the vector of class
+# sums of the records (clipped to public ``bounds``) are noised, half of ``epsilon`` each.
+# Replacing one record (the library's adjacency: the number of records is public) can move it
+# to another class: two counts change by 1 (L1 sensitivity 2) and two sums by at most
+# ``d * max(|lower|, |upper|)`` each (L1 sensitivity ``2 * d * max(|lower|, |upper|)``). Laplace
+# noise of scale sensitivity / (epsilon / 2) on every coordinate makes each vector
+# ``epsilon / 2``-DP, and the two compose sequentially to ``epsilon``.
 #
 # Like a diffprivlib model, it takes an ``accountant`` and spends its ``epsilon`` on it: that
 # is how the search measures what a released fit spent.
@@ -54,12 +56,13 @@ class NoisyCentroidClassifier(ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         lower, upper = self.bounds  # public: never computed from X
         X = np.clip(np.asarray(X, dtype=float), lower, upper)
-        sensitivity = X.shape[1] * (upper - lower)  # L1 of one record's contribution
+        # L1 change of the class sums when one record is replaced (two classes may change).
+        sensitivity = 2 * X.shape[1] * max(abs(lower), abs(upper))
         self.classes_ = np.asarray(self.classes)  # public: declared, not read from y
         centroids = []
         for label in self.classes_:
             rows = X[np.asarray(y) == label]
-            count = len(rows) + rng.laplace(scale=2 / self.epsilon)
+            count = len(rows) + rng.laplace(scale=2 * 2 / self.epsilon)  # L1 sensitivity 2
             total = rows.sum(axis=0) + rng.laplace(scale=2 * sensitivity / self.epsilon,
                                                    size=X.shape[1])
             centroid = np.clip(total / max(count, 1.0), lower, upper)

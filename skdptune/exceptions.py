@@ -33,9 +33,11 @@ class PrivateFitError(RuntimeError):
 class AccountantCopyError(RuntimeError):
     """The search's accountant is a copy, so charging it would not charge the user's.
 
-    A search pickled into another process (``cross_val_score(search, ..., n_jobs=2)``) or
-    deep-copied arrives with a copy of its accountant. Charging the copy would leave the user's
-    accountant short of what was spent, silently.
+    A search pickled into another process (``cross_val_score(search, ..., n_jobs=2)``),
+    deep-copied, or inherited by a process forked from the user's (``multiprocessing`` with the
+    ``fork`` start method, where no unpickling runs) arrives with a copy of its accountant.
+    Charging the copy would leave the user's accountant short of what was spent, silently. A
+    shallow ``copy.copy`` shares the accountant and is not a copy of it.
     """
 
 

@@ -121,7 +121,7 @@ def check_record_wise(candidate, context):
         f"{context}: {type(candidate).__name__} takes X as a precomputed kernel or distance "
         f"matrix ({described}), which a private search cannot use. Its privacy unit is one "
         "record, a row of X; in a pairwise matrix a record is also a column, an entry of every "
-        "other record's row, so adding or removing one record changes every partition and the "
+        "other record's row, so changing one record changes every partition and the "
         "1/n_partitions sensitivity of the utilities does not hold. Pass the features instead "
         "and let the estimator compute the kernel or distances (e.g. kernel='rbf', "
         "metric='euclidean')."

@@ -174,3 +174,24 @@ def test_api_reference_lists_every_public_name(module_name):
         f"docs/api.rst does not list {module_name}'s public names {missing}: add them to an "
         "autosummary (or make them private with a leading underscore)."
     )
+
+
+def test_the_guarantee_is_stated_once_the_same_way_everywhere():
+    # Issue 15, case 5: the report said "add-or-remove one record" while n_partitions="auto",
+    # the record-count checks and diffprivlib's noise scales use n. One statement, proved for
+    # every setting: replace one record, n public; the README, the guide and the report (which
+    # the budget plot prints under its axis) carry it.
+    from skdptune.accounting import ADJACENCY
+
+    def flat(text):
+        return " ".join(text.replace("`", "").replace("*", "").split())
+
+    assert ADJACENCY.startswith("replace one record")
+    assert "same number of records n, which is public" in ADJACENCY
+    readme = flat((ROOT / "README.md").read_text())
+    guide = flat((ROOT / "docs" / "privacy_model.rst").read_text())
+    for text in (readme, guide):
+        assert "replacing one record: they have the same number of records n, which is public" \
+            in text
+        assert "add-or-remove one record" not in text
+        assert "treated as public" not in text

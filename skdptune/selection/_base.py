@@ -54,7 +54,8 @@ class SelectionResult:
     epsilon_per_iteration : float
         Pure-DP epsilon of each iteration.
     epsilon, delta : float
-        The guarantee of the whole call, under add-or-remove adjacency of one record.
+        The guarantee of the whole call, for neighbouring datasets whose utilities each move by
+        at most ``sensitivity`` (the library's adjacency: replace one record).
     composition : str
         How the iterations were composed: ``"basic"``, ``"optimal"`` (the exact optimal
         composition of Kairouz, Oh & Viswanath) or ``"single"`` (one pure-DP step).

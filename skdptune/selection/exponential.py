@@ -16,8 +16,9 @@ class ExponentialMechanism(OneShotSelector):
 
     Notes
     -----
-    Privacy: ``epsilon``-DP under add-or-remove adjacency of one record, with ``Delta`` the
-    ``sensitivity`` passed to :meth:`select`. Adding or removing a record moves every ``u_r``
+    Privacy: ``epsilon``-DP for neighbouring datasets (the library's: replace one record) whose
+    utilities each move by at most ``Delta``, the
+    ``sensitivity`` passed to :meth:`select`. Changing a record moves every ``u_r``
     by at most ``Delta``, possibly in different directions (the utilities are not monotone),
     so each weight ``exp(epsilon * u_r / (2 * Delta))`` and the normaliser each change by a
     factor of at most ``exp(epsilon / 2)``, and every output probability by at most

@@ -18,7 +18,8 @@ class PermuteAndFlip(OneShotSelector):
 
     Notes
     -----
-    Privacy: ``epsilon``-DP under add-or-remove adjacency of one record, with ``Delta`` the
+    Privacy: ``epsilon``-DP for neighbouring datasets (the library's: replace one record) whose
+    utilities each move by at most ``Delta``, the
     ``sensitivity`` passed to :meth:`select` and utilities that may move in different
     directions by up to ``Delta`` each (McKenna & Sheldon, Theorem 1, with the ``2 * Delta``
     of non-monotone utilities; diffprivlib's ``monotonic=False``). ``delta`` is not used: the

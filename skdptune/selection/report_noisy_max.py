@@ -16,7 +16,8 @@ class ReportNoisyMax(OneShotSelector):
 
     Notes
     -----
-    Privacy: ``epsilon``-DP under add-or-remove adjacency of one record, with ``Delta`` the
+    Privacy: ``epsilon``-DP for neighbouring datasets (the library's: replace one record) whose
+    utilities each move by at most ``Delta``, the
     ``sensitivity`` passed to :meth:`select`. Dwork & Roth's Claim 3.9 uses ``Lap(1 /
     epsilon)`` for monotone counting queries; the utilities here may move in different
     directions by up to ``Delta`` each, which needs scale ``b = 2 * Delta / epsilon``. Fix the
