@@ -93,7 +93,7 @@ grid = {"epsilon": [0.5, 1.0], "shrink": [0.0, 0.3]}
 # ------------------------
 # The gate refuses the class before the data are read, and says how to register it.
 try:
-    PrivateGridSearchCV(estimator, grid, epsilon=1.0).fit(X_train, y_train)
+    PrivateGridSearchCV(estimator, grid, selection_epsilon=1.0).fit(X_train, y_train)
 except GateError as error:
     print(error)
 
@@ -101,7 +101,7 @@ except GateError as error:
 # Register it
 # -----------
 # ``epsilon`` names the budget parameter (the search reads it to reserve and charge, and
-# scales it in the one-budget form ``total_epsilon``); ``requires`` the public bounds that
+# gives it the refit's share when the search's ``epsilon`` is the total); ``requires`` the public bounds that
 # must be declared (a candidate with ``bounds=None`` is refused); ``partition_scaling=True``
 # rescales ``epsilon`` for the partition fits as for diffprivlib models (DP noise scales as
 # ``1 / (n * epsilon)``). Registering the same class again with the same arguments does
@@ -110,7 +110,8 @@ register_dp_estimator(
     NoisyCentroidClassifier,
     epsilon="epsilon",
     requires=("bounds", "classes"),
-    why="Laplace noise on per-class counts and clipped sums (L1 sensitivity d * width)",
+    why="Laplace noise on the class counts and clipped class sums, calibrated to replacing "
+        "one record (L1 sensitivities 2 and 2 * d * max(|lower|, |upper|))",
     partition_scaling=True,
 )
 
@@ -119,7 +120,7 @@ register_dp_estimator(
 # -----------------
 accountant = BudgetAccountant()
 search = PrivateGridSearchCV(
-    estimator, grid, epsilon=1.0, n_partitions=100, accountant=accountant,
+    estimator, grid, selection_epsilon=1.0, n_partitions=100, accountant=accountant,
     random_state=0,  # reproducible for the docs; leave it None on private data
 ).fit(X_train, y_train)
 print("selected:", search.best_params_)
@@ -152,7 +153,7 @@ register_dp_estimator(Overspending, requires=("bounds", "classes"),
                       why="a deliberately wrong claim, for this example")
 try:
     PrivateGridSearchCV(Overspending(bounds=(-1.0, 1.0), classes=[0, 1]), grid,
-                        epsilon=1.0, n_partitions=100, random_state=0,
+                        selection_epsilon=1.0, n_partitions=100, random_state=0,
                         accountant=BudgetAccountant()).fit(X_train, y_train)
 except ValueError as error:
     print(error)

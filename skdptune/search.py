@@ -570,6 +570,19 @@ class PrivateGridSearchCV(BasePrivateSearch):
                                          seeded_search=self.random_state is not None)
                 if refit_budget is not None:  # epsilon is the total: the refit's share
                     budget = split_budget(candidate, refit_budget)
+                    if len(budget) == 1 and set(budget) & set(params):
+                        # The only DP step's epsilon is overridden: every value the grid gives
+                        # it fits the same model, so the grid would tune nothing.
+                        (path,) = budget
+                        raise ValueError(
+                            f"param_grid varies {path!r}, but epsilon="
+                            f"{DEFAULT_EPSILON if self.epsilon is None else self.epsilon} "
+                            "is the whole fit's budget: the refit's share replaces every "
+                            f"value of {path!r}, so those candidates are the same. To tune the "
+                            "model's own epsilon, give the selection's budget instead, "
+                            "selection_epsilon=..., and the refit spends what each candidate "
+                            "declares."
+                        )
                     candidate.set_params(**budget)
                     refit_params.update(budget)
                     declared = (refit_budget, 0.0)

@@ -189,3 +189,25 @@ def test_best_score_std_matches_the_spread_of_repeated_selections(binary_data, m
     assert std == pytest.approx(np.sqrt(2) * 0.05 * 8.0)
     assert np.mean(scores) == pytest.approx(2.0, abs=0.1)  # 6.8 standard errors of the mean
     assert np.std(scores) == pytest.approx(std, rel=0.12)
+
+
+def test_a_grid_over_the_only_dp_steps_epsilon_is_refused_when_epsilon_is_the_total():
+    # With epsilon the whole fit's budget, the refit's share replaces the model's epsilon:
+    # a grid over it would compare identical candidates. Refused before the data, with the
+    # remedy (selection_epsilon); a pipeline's proportions between DP steps stay tunable.
+    from diffprivlib.models import GaussianNB, StandardScaler
+    from sklearn.pipeline import make_pipeline
+
+    X = np.random.RandomState(0).uniform(size=(200, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"epsilon": [0.5, 2.0]},
+                                 epsilon=2.0, n_partitions=5, random_state=0,
+                                 accountant=BudgetAccountant())
+    with pytest.raises(ValueError, match="selection_epsilon"):
+        search.fit(X, y)
+    assert search.accountant.spent_budget == []
+    search.set_params(epsilon=None, selection_epsilon=1.0).fit(X, y)
+    pipeline = make_pipeline(StandardScaler(bounds=(0, 1)), GaussianNB(bounds=(0, 1)))
+    PrivateGridSearchCV(pipeline, {"standardscaler__epsilon": [0.1, 1.0]}, epsilon=2.0,
+                        n_partitions=5, random_state=0,
+                        accountant=BudgetAccountant()).fit(X, y)

@@ -18,9 +18,8 @@ BOUNDS = (0.0, 1.0)  # binary_data lies in [0, 1]^4 by construction (tests/conft
 class NoisyCentroid(ClassifierMixin, BaseEstimator):
     """A toy DP nearest-centroid classifier: Laplace noise on per-class counts and sums.
 
-    Each record, clipped to the declared ``bounds``, adds 1 to its class's count and at most
-    ``d * (upper - lower)`` (L1) to its class's sum vector; half of ``eps`` goes to each (basic
-    composition; classes are disjoint, parallel composition). Spends ``eps * overspend``
+    A test double: its noise is not calibrated to the library's replace-one adjacency (see
+    examples/plot_custom_dp_estimator.py for one that is); the tests only need its spends. Spends ``eps * overspend``
     on its accountant (``overspend`` lets a test make it lie).
     """
 
@@ -100,6 +99,8 @@ def model(cls=NoisyCentroid, **params):
 
 
 def grid_search(estimator, **params):
+    if "epsilon" not in params:  # the grid varies eps: the explicit split keeps it tunable
+        params.setdefault("selection_epsilon", 1.0)
     params.setdefault("n_partitions", 5)
     params.setdefault("random_state", 0)
     return PrivateGridSearchCV(estimator, {"eps": [0.5, 2.0]}, **params)
@@ -135,8 +136,10 @@ def test_the_one_budget_form_scales_the_registered_parameter(binary_data, regist
     register(NoisyCentroid)
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(model(), epsilon=2.0, selection_share=0.25,
-                         accountant=accountant).fit(X, y)
+    # A grid over the bounds: a grid over `eps` itself is refused with epsilon the total.
+    search = PrivateGridSearchCV(model(), {"bounds": [BOUNDS, (-1.0, 2.0)]}, epsilon=2.0,
+                                 selection_share=0.25, n_partitions=5, random_state=0,
+                                 accountant=accountant).fit(X, y)
     assert search.best_estimator_.eps == pytest.approx(1.5)  # the refit's share, in `eps`
     assert tuple(accountant.total()) == pytest.approx((2.0, 0.0))
 

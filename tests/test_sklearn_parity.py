@@ -562,7 +562,8 @@ def test_classes__property():
 
     # Test that regressors do not have a classes_ attribute
     regression = DPLinearRegression(bounds_X=BOUNDS, bounds_y=(0, 1), random_state=0)
-    grid_search = grid(regression, {"epsilon": [1.0, 2.0]}, utility_range=(-1, 1))
+    grid_search = grid(regression, {"epsilon": [1.0, 2.0]}, utility_range=(-1, 1),
+                       selection_epsilon=1.0)  # a grid over epsilon: the explicit split
     grid_search.fit(X, y)
     assert not hasattr(grid_search, "classes_")
 
@@ -1477,7 +1478,8 @@ def test_transform_inverse_transform_round_trip():
     X_, _ = classification(n_samples=40, n_features=2, n_informative=2, n_redundant=0,
                            random_state=0)
     grid_search = grid(DPPCA(n_components=2, data_norm=5.0, bounds=BOUNDS, random_state=0),
-                       {"epsilon": [1.0, 2.0]}, utility_range=(-20, 0), verbose=3)
+                       {"epsilon": [1.0, 2.0]}, utility_range=(-20, 0), verbose=3,
+                       selection_epsilon=1.0)  # a grid over epsilon: the explicit split
 
     grid_search.fit(X_)
     X_round_trip = grid_search.inverse_transform(grid_search.transform(X_))
