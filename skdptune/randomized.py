@@ -54,7 +54,7 @@ from .dp_fit import (
     withheld_notice,
 )
 from .exceptions import ScorerOutputError
-from .gate import check_release, split_budget
+from .gate import check_release, check_released_fit, exceeds, split_budget
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
 from .validation import (
     check_record_wise,
@@ -89,10 +89,6 @@ _SPLITTING = (
     "one part only). Use validation_fraction (the share held out) instead; there are no "
     "folds to count."
 )
-
-# Slack on comparing a measured spend with the per-trial cap (diffprivlib sums floats).
-_SPEND_RTOL = 1e-9
-
 
 class PrivateRandomizedSearchCV(BasePrivateSearch):
     """Best of a random number of differentially private trials (random search).
@@ -498,22 +494,15 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     def _check_outcome(self, outcome, trial_epsilon):
         """A fit whose model may be released must be pure ``trial_epsilon``-DP and leak
         nothing."""
-        if outcome["leak"] is not None:
+        if outcome["model"] is None and outcome["leak"] is None:
+            return  # a failed fit releases no model (error_score stands in for its score)
+        failure = check_released_fit(outcome["leak"], outcome["spent"], (trial_epsilon, 0.0),
+                                     "the per-trial budget (trial_epsilon, pure DP) allows")
+        if failure is not None:
             raise ValueError(
-                f"The fit with {outcome['params']} is not private: it warned "
-                f"PrivacyLeakWarning({outcome['leak']}). Declare the bounds the "
-                "estimator asks for (bounds=..., data_norm=...) from public knowledge."
-            )
-        if outcome["model"] is None:
-            return
-        epsilon_spent, delta_spent = outcome["spent"]
-        if not 0 < epsilon_spent <= trial_epsilon * (1 + _SPEND_RTOL) or delta_spent > 0:
-            raise ValueError(
-                f"The fit with {outcome['params']} spent (epsilon={epsilon_spent}, "
-                f"delta={delta_spent}), but every fit must be pure epsilon-DP with 0 < epsilon "
-                f"<= {trial_epsilon} (the per-trial budget) and delta 0; the search's "
-                "guarantee does not hold for it. Use a pure-DP diffprivlib estimator whose "
-                "epsilon is at most the search's."
+                f"The fit with {outcome['params']} {failure}; the search's guarantee does not "
+                "hold for it. Use a pure-DP estimator whose epsilon is at most the per-trial "
+                "budget."
             )
 
     def _routing_scorer(self):
@@ -639,8 +628,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 # epsilon is the total: the steps share the per-trial epsilon (sequential
                 # composition of the steps; each scaled by a common factor).
                 setting = {**setting, **split_budget(candidate, plan["trial_epsilon"])}
-            elif (epsilon_declared > plan["trial_epsilon"] * (1 + _SPEND_RTOL)
-                  or delta_declared > 0):
+            elif exceeds((epsilon_declared, delta_declared), (plan["trial_epsilon"], 0.0)):
                 raise ValueError(
                     f"The sampled setting {setting} declares (epsilon={epsilon_declared}, "
                     f"delta={delta_declared}), but every fit must be pure epsilon-DP within the "

@@ -39,7 +39,13 @@ from .evaluate import partition_utilities
 from .exceptions import NoisySelectionWarning
 from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection
-from .gate import check_input_width, check_public_parameters, check_release, split_budget
+from .gate import (
+    check_input_width,
+    check_public_parameters,
+    check_release,
+    check_released_fit,
+    split_budget,
+)
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS, _as_selector
 from .selection.score import estimate_std, estimate_utility
@@ -893,7 +899,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.refit_time_ = time.perf_counter() - start
         measured = tuple(map(float, measuring.total()))
         cost = _at_least(reservation, measured)
-        failure = _refit_failure(leak, measured, plan["declared_costs"][self.best_index_])
+        failure = check_released_fit(leak, measured, plan["declared_costs"][self.best_index_],
+                                     "its parameters declare")
         self._charge(accountant, cost)
         self._say(f"Refit {self.best_params_} on all the data, privately; charged "
                   f"epsilon={cost[0]:g}, delta={cost[1]:g}")
@@ -937,25 +944,6 @@ def _selection_line(selection, index, plan, cost, score=None, score_std=None):
 def _at_least(reservation, measured):
     """The refit charge: the reservation, raised to a measured spend that exceeds it."""
     return (max(reservation[0], measured[0]), max(reservation[1], measured[1]))
-
-
-def _refit_failure(leak, measured, declared):
-    """Why a completed refit may not be released, or None.
-
-    The gate admits only steps whose spend is known; a leak, no spend at all, or a spend above
-    the declared budget means that knowledge was wrong, and the model is withheld.
-    """
-    if leak is not None:
-        return (f"is not private: it warned PrivacyLeakWarning({leak}). Declare the bounds the "
-                "estimator asks for (bounds=..., data_norm=...) from public knowledge, not from "
-                "the data")
-    if measured[0] <= 0:
-        return "recorded no privacy spend, so it is not differentially private"
-    tolerance = 1e-9 * max(1.0, declared[0])
-    if measured[0] > declared[0] + tolerance or measured[1] > declared[1] + tolerance:
-        return (f"spent {measured}, more than the {declared} its parameters declare: the gate's "
-                "knowledge of a step is wrong")
-    return None
 
 
 def _privacy_report(selection, selector_cost, score_epsilon, n_partitions, refit_cost,
