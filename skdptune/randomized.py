@@ -33,13 +33,14 @@ from ._sklearn_compat import (
     _yield_masked_array_for_each_param,
 )
 from .accounting import (
-    ADJACENCY,
-    calibrate_trial_epsilon,
-    guarantee,
-    PRIVACY_UNIT,
+    ALL_RECORDS,
+    REMAINDER,
     REPEAT_AND_SELECT_BOUNDS,
+    SUBSAMPLE,
+    Charge,
+    calibrate_trial_epsilon,
+    privacy_report,
     repeat_and_select_bounds,
-    subsampled_tuning_cost,
     truncated_negative_binomial_gamma,
 )
 from .partition import partition_labels
@@ -252,10 +253,14 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     privacy_spent_ : diffprivlib.utils.Budget
         ``(epsilon, delta)`` of the whole fit.
     privacy_report_ : dict
-        How ``privacy_spent_`` was obtained: mechanism, trial epsilon and its derivation,
-        distribution, mean, shape, subsample, total, privacy unit and adjacency, and
-        ``budget_rule``: whether the per-trial budget was solved from ``epsilon`` or given as
-        ``trial_epsilon``.
+        How ``privacy_spent_`` was obtained, in the schema both searches share
+        (:func:`skdptune.accounting.privacy_report`): privacy unit and adjacency, guarantee,
+        ``charges`` (one record per release: the best of K trials and, with ``subsample``,
+        the final fit, each with its epsilon, delta, mechanism and composition rule),
+        ``entries`` (one accountant entry), the total and its composition; then this search's
+        own figures: trial epsilon and its derivation, distribution, mean, shape, subsample,
+        and ``budget_rule``: whether the per-trial budget was solved from ``epsilon`` or given
+        as ``trial_epsilon``.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of str
@@ -571,12 +576,11 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # bound is valid on its own; the smallest (repeat_and_select_epsilon) is charged.
         tuning_bounds = repeat_and_select_bounds(trial_epsilon, self.delta, n_iter, shape)
         tuning_cost = (min(tuning_bounds.values()), float(self.delta))
-        cost = tuning_cost
-        if self.subsample is not None:
-            # The tuning (record in the subsample) or the final fit (record in the rest),
-            # whose epsilon is capped by the trial epsilon: the larger of the two, delta
-            # scaled by the subsample rate (replace-one adjacency; see the function).
-            cost = subsampled_tuning_cost(tuning_cost, trial_epsilon, self.subsample)
+        # With subsample, the tuning (record in the subsample) or the final fit (record in the
+        # rest), whose epsilon is capped by the trial epsilon: the larger of the two, delta
+        # scaled by the subsample rate (replace-one adjacency; subsampled_tuning_cost).
+        report = _privacy_report(self, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost)
+        cost = (report["total_epsilon"], report["total_delta"])
         transfer = self.transfer
         return {
             "estimator": estimator,
@@ -594,8 +598,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 else (lambda params: _check_transferred(transfer(dict(params), self.subsample),
                                                         params))
             ),
-            "report": _privacy_report(self, n_iter, shape, trial_epsilon, tuning_bounds,
-                                      tuning_cost, cost),
+            "report": report,
             "sparse_input": issparse(X),
             "input_shape": input_shape(X),
         }
@@ -841,21 +844,30 @@ def _calibrated_trial_epsilon(total_epsilon, delta, n_iter, shape, subsample):
     return calibrate_trial_epsilon(total_epsilon, delta, n_iter, shape, subsample)
 
 
-def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost, cost):
+def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost):
     """A plain dict that explains ``privacy_spent_`` line by line.
 
-    ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
+    One accountant entry: the best of the trials (and, with ``subsample``, the final fit on
+    the rest). ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
     (:func:`~skdptune.accounting.repeat_and_select_bounds`); ``tuning_bound`` names the
     smallest, which is the one charged, and ``accounting`` says what it is.
     """
     tuning_bound = min(tuning_bounds, key=tuning_bounds.get)
     total = DEFAULT_EPSILON if search.epsilon is None else search.epsilon
-    report = {
-        "unit": PRIVACY_UNIT,
-        "adjacency": ADJACENCY,
-        "guarantee": guarantee(search.random_state),
-        "mechanism": "best of a random number of trials (Papernot & Steinke 2022), only the "
-                     "best trial released",
+    mechanism = ("best of a random number of trials (Papernot & Steinke 2022), only the best "
+                 "trial released")
+    charges = [Charge("best of K trials", tuning_cost[0], tuning_cost[1],
+                      mechanism + "; each trial scored by Laplace on its held-out sum "
+                      "(sensitivity 1)", REPEAT_AND_SELECT_BOUNDS[tuning_bound],
+                      entry="search",
+                      records=ALL_RECORDS if search.subsample is None else SUBSAMPLE)]
+    if search.subsample is not None:
+        charges.append(Charge("final fit", trial_epsilon, 0.0,
+                              "the estimator's own mechanisms, at most trial_epsilon",
+                              "its steps compose sequentially", entry="search",
+                              records=REMAINDER))
+    details = {
+        "mechanism": mechanism,
         "trial_epsilon": trial_epsilon,
         "trial_epsilon_rule": (
             "trial_epsilon" if search.trial_epsilon is not None
@@ -879,15 +891,9 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
         "tuning_epsilon": tuning_cost[0],
         "tuning_delta": tuning_cost[1],
         "subsample": search.subsample,
-        "total_epsilon": cost[0],
-        "total_delta": cost[1],
     }
     if not math.isinf(shape):
-        report["gamma"] = truncated_negative_binomial_gamma(shape, n_iter)
+        details["gamma"] = truncated_negative_binomial_gamma(shape, n_iter)
     if search.subsample is not None:
-        report["final_epsilon"] = trial_epsilon
-        report["total_composition"] = (
-            "Poisson subsample, replace-one adjacency: max(tuning_epsilon, final_epsilon), "
-            "delta q * tuning_delta (skdptune.accounting.subsampled_tuning_cost)"
-        )
-    return report
+        details["final_epsilon"] = trial_epsilon
+    return privacy_report(charges, search.random_state, details, search.subsample)

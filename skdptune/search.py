@@ -26,7 +26,7 @@ from ._sklearn_compat import (
     _num_features,
     _yield_masked_array_for_each_param,
 )
-from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs, guarantee
+from .accounting import Charge, add_costs, privacy_report
 from .base import BasePrivateSearch
 from .dp_fit import (
     MeasuringAccountant,
@@ -284,10 +284,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
     privacy_spent_ : diffprivlib.utils.Budget
         ``(epsilon, delta)`` of the whole fit: selection plus refit.
     privacy_report_ : dict
-        How ``privacy_spent_`` was obtained: mechanism, per-iteration epsilon, iteration cap,
-        iterations run, refit cost and rule, composition, partitions, privacy unit and
-        adjacency, and ``budget_rule``: how the budget was split (``"epsilon split by
-        selection_share"`` or ``"selection_epsilon; refit as declared"``).
+        How ``privacy_spent_`` was obtained, in the schema both searches share
+        (:func:`skdptune.accounting.privacy_report`): privacy unit and adjacency, guarantee,
+        ``charges`` (one record per release: the selection, the ``best_score_`` estimate and
+        the refit, each with its epsilon, delta, mechanism and composition rule), ``entries``
+        (what each accountant entry was charged), the total and its composition; then this
+        search's own figures: per-iteration epsilon, iteration cap, iterations run, refit cost
+        and rule, partitions, and ``budget_rule``: how the budget was split (``"epsilon split
+        by selection_share"`` or ``"selection_epsilon; refit as declared"``).
     n_partitions_ : int
         Number of partitions used.
     refit_time_ : float
@@ -532,12 +536,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
                                                  selection_cost)
 
         # 7. Report: selection and refit compose sequentially (basic composition).
-        total = add_costs(selection_cost, refit_cost)
         self.n_partitions_ = plan["n_partitions"]
-        report = _privacy_report(selection, selector_cost, score_epsilon, plan["n_partitions"],
-                                 refit_cost, refit_rule, total, self.random_state,
-                                 self._budget_rule())
-        self._release(plan, total, report)
+        report = _privacy_report(selection, type(plan["selector"]).__name__, selector_cost,
+                                 score_epsilon, plan["n_partitions"], refit_cost, refit_rule,
+                                 self.random_state, self._budget_rule())
+        self._release(plan, (report["total_epsilon"], report["total_delta"]), report)
         return self
 
     def _plan(self, X, y, fit_params):
@@ -946,17 +949,38 @@ def _at_least(reservation, measured):
     return (max(reservation[0], measured[0]), max(reservation[1], measured[1]))
 
 
-def _privacy_report(selection, selector_cost, score_epsilon, n_partitions, refit_cost,
-                    refit_rule, total, random_state, budget_rule):
-    """A plain dict that explains ``privacy_spent_`` line by line."""
-    # selection_epsilon is charged as one accountant entry: the selector and the score
-    # estimate compose sequentially (basic composition).
-    return {
-        "unit": PRIVACY_UNIT,
-        "adjacency": ADJACENCY,
+# How a selector's SelectionResult.composition bounds its epsilon, as the report states it.
+_SELECTOR_COMPOSITION = {
+    "single": "one pure-DP step",
+    "basic": "basic composition of max_iter pure steps (max_iter * eps0)",
+    "optimal": "exact optimal composition of max_iter pure steps (Kairouz, Oh & Viswanath)",
+}
+
+
+def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_partitions,
+                    refit_cost, refit_rule, random_state, budget_rule):
+    """A plain dict that explains ``privacy_spent_`` line by line.
+
+    Three releases, charged in two accountant entries: the selection and the ``best_score_``
+    estimate together (they compose sequentially, basic composition) before the refit, then
+    the refit; the entries add up (basic composition).
+    """
+    sensitivity = 1.0 / n_partitions
+    charges = [
+        Charge("selection", selector_cost[0], selector_cost[1],
+               f"{selector_name} on the partition utilities (sensitivity 1/k)",
+               _SELECTOR_COMPOSITION.get(selection.composition, selection.composition),
+               entry="selection"),
+        Charge("best_score_ estimate", score_epsilon, 0.0,
+               "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
+               "one pure-DP step", entry="selection"),
+        Charge("refit", refit_cost[0], refit_cost[1],
+               "the estimator's own mechanisms (its steps compose sequentially), measured on a "
+               "fresh accountant", refit_rule, entry="refit"),
+    ]
+    return privacy_report(charges, random_state, {
         "n_partitions": n_partitions,
-        "sensitivity": 1.0 / n_partitions,
-        "guarantee": guarantee(random_state),
+        "sensitivity": sensitivity,
         "selector_epsilon": selector_cost[0],
         "selector_delta": selector_cost[1],
         "selector_composition": selection.composition,
@@ -964,14 +988,11 @@ def _privacy_report(selection, selector_cost, score_epsilon, n_partitions, refit
         "max_iter": selection.max_iter,
         "n_iterations": selection.n_iterations,
         "score_epsilon": score_epsilon,
-        "score_mechanism": "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
+        "score_mechanism": charges[1].mechanism,
         "selection_epsilon": selector_cost[0] + score_epsilon,
         "selection_delta": selector_cost[1],
         "refit_epsilon": refit_cost[0],
         "refit_delta": refit_cost[1],
         "refit_rule": refit_rule,
-        "total_epsilon": total[0],
-        "total_delta": total[1],
-        "total_composition": "basic composition of selection and refit (epsilons and deltas add)",
         "budget_rule": budget_rule,
-    }
+    })
