@@ -1,13 +1,17 @@
 """Composition, calibration of the per-iteration budget, and the bridge to diffprivlib's accountant.
 
 Everything that turns "what was released" into an ``(epsilon, delta)`` guarantee lives here, so a
-reviewer can audit the library's privacy arithmetic in one file.
+reviewer can audit the library's privacy arithmetic in one file. As dp-accounting separates a
+``DpEvent`` (what happened) from the accountant (how it is counted), a search describes each
+release as a :class:`Charge` and :func:`privacy_report` composes them into the total and the
+``privacy_report_`` both searches share.
 
 Unit of privacy: one record (a row of ``X`` with its ``y``). Adjacency: replace one record, the
 number of records ``n`` being public (:data:`ADJACENCY`).
 """
 
 import math
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -546,3 +550,142 @@ class PicklableBudget(Budget):
 
     def __getnewargs__(self):
         return tuple(self)
+
+
+# ---------------------------------------------------------------------------------------------
+# Charge records and the privacy report: one schema for both searches.
+# ---------------------------------------------------------------------------------------------
+
+#: Which records a :class:`Charge`'s release reads: all of them, the Poisson subsample of
+#: ``PrivateRandomizedSearchCV(subsample=q)``'s tuning, or the records outside it.
+ALL_RECORDS, SUBSAMPLE, REMAINDER = "all records", "the Poisson subsample", "the rest"
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What one release of a search costs, and why (a record, as dp-accounting's ``DpEvent``).
+
+    Attributes
+    ----------
+    release : str
+        What was released: ``"selection"``, ``"best_score_ estimate"``, ``"refit"``,
+        ``"best of K trials"``, ``"final fit"``.
+    epsilon, delta : float
+        Its privacy cost.
+    mechanism : str
+        The mechanism and its sensitivity.
+    composition : str
+        How ``(epsilon, delta)`` follows from the mechanism's steps (the theorem used).
+    entry : str
+        The accountant entry it is charged in: the releases of one entry are charged together,
+        at once, composed by :func:`compose_charges`; the entries add up.
+    records : str, default=ALL_RECORDS
+        Which records it reads: :data:`ALL_RECORDS`, :data:`SUBSAMPLE` or :data:`REMAINDER`.
+    """
+
+    release: str
+    epsilon: float
+    delta: float
+    mechanism: str
+    composition: str
+    entry: str
+    records: str = ALL_RECORDS
+
+    @property
+    def cost(self):
+        """``(epsilon, delta)``."""
+        return (self.epsilon, self.delta)
+
+
+def _subsample_statement(subsample):
+    return (f"Poisson subsample (rate {subsample:g}), replace-one adjacency: "
+            "max(tuning_epsilon, final_epsilon), delta q * tuning_delta "
+            "(skdptune.accounting.subsampled_tuning_cost)")
+
+
+def compose_charges(charges, subsample=None):
+    """The cost of each accountant entry and the total of a search's charges.
+
+    Parameters
+    ----------
+    charges : list of Charge
+        Every release of one fit, in the order they are charged.
+    subsample : float or None, default=None
+        The Poisson rate ``q`` of the records a :data:`SUBSAMPLE` charge reads.
+
+    Returns
+    -------
+    entries : dict of str to (float, float)
+        ``(epsilon, delta)`` of each entry, in order. The releases of an entry that read the
+        same records compose sequentially (basic composition: epsilons and deltas add); a
+        tuning on the Poisson subsample and a fit on the rest compose by
+        :func:`subsampled_tuning_cost`.
+    total : (float, float)
+        Basic composition of the entries: the accountant's own sum.
+    composition : str
+        How the total follows from the charges, as privacy reports state it.
+    """
+    entries = {}
+    for charge in charges:
+        entries.setdefault(charge.entry, []).append(charge)
+    costs, subsampled = {}, False
+    for entry, records in entries.items():
+        on = {part: [c.cost for c in records if c.records == part]
+              for part in (ALL_RECORDS, SUBSAMPLE, REMAINDER)}
+        if on[SUBSAMPLE] or on[REMAINDER]:
+            if subsample is None or on[ALL_RECORDS] or not on[SUBSAMPLE]:
+                raise ValueError(f"entry {entry!r} mixes records that no rule composes.")
+            final = add_costs(*on[REMAINDER]) if on[REMAINDER] else (0.0, 0.0)
+            if final[1] != 0:
+                raise ValueError("a fit on the rest must be pure DP (delta 0).")
+            costs[entry] = subsampled_tuning_cost(add_costs(*on[SUBSAMPLE]), final[0], subsample)
+            subsampled = True
+        elif len(records) == 1:
+            costs[entry] = records[0].cost  # no arithmetic: exactly what was charged
+        else:
+            costs[entry] = add_costs(*on[ALL_RECORDS])
+    total = next(iter(costs.values())) if len(costs) == 1 else add_costs(*costs.values())
+    if subsampled:
+        composition = _subsample_statement(subsample)
+    elif len(charges) == 1:
+        composition = f"one charge: the {charges[0].release} (its composition above)"
+    else:
+        composition = (f"basic composition of {' and '.join(costs)} "
+                       "(epsilons and deltas add)")
+    return costs, total, composition
+
+
+def privacy_report(charges, random_state, details, subsample=None):
+    """``privacy_report_``, with one schema for both searches.
+
+    Parameters
+    ----------
+    charges : list of Charge
+        Every release of the fit, in the order they are charged.
+    random_state : None, int or numpy.random.RandomState
+        The search's ``random_state`` (see :func:`guarantee`).
+    details : dict
+        The search's own figures, kept as flat keys of the report (e.g. ``max_iter`` or
+        ``tuning_bounds``).
+    subsample : float or None, default=None
+        As for :func:`compose_charges`.
+
+    Returns
+    -------
+    report : dict
+        ``unit``, ``adjacency``, ``guarantee``, ``charges`` (one dict per :class:`Charge`),
+        ``entries`` (the cost of each accountant entry), ``total_epsilon``, ``total_delta``,
+        ``total_composition``, and the keys of ``details``.
+    """
+    entries, total, composition = compose_charges(charges, subsample)
+    return {
+        "unit": PRIVACY_UNIT,
+        "adjacency": ADJACENCY,
+        "guarantee": guarantee(random_state),
+        "charges": [asdict(charge) for charge in charges],
+        "entries": entries,
+        **details,
+        "total_epsilon": total[0],
+        "total_delta": total[1],
+        "total_composition": composition,
+    }

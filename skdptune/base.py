@@ -1,19 +1,24 @@
-"""What every private search shares: the scikit-learn surface around a released model.
+"""What every private search shares: the life cycle of ``fit`` and the scikit-learn surface.
 
-Delegation of ``predict`` and friends to :attr:`best_estimator_`, the tags copied from the
-tuned estimator, and a ``clone`` that keeps the very same accountant object.
+The life cycle, as scikit-learn's ``BaseSearchCV.fit`` with ``_run_search``: validate and plan
+(a frozen :class:`Plan`, before the data are touched), check the whole a-priori cost on the
+accountant, run the subclass's strategy (which touches the data and charges the accountant as
+its protocol says), release. Around it: delegation of ``predict`` and friends to
+:attr:`best_estimator_`, the tags copied from the tuned estimator, and a ``clone`` that keeps
+the very same accountant object.
 """
 
 import gc
 import os
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 from diffprivlib.accountant import BudgetAccountant
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.metrics import check_scoring
-from sklearn.utils import get_tags
+from sklearn.utils import get_tags, indexable
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -27,6 +32,7 @@ from ._sklearn_compat import (
     _VisualBlock,
 )
 from .accounting import PicklableBudget
+from .dp_fit import withheld_notice
 from .exceptions import AccountantCopyError
 
 _PARALLEL_ADVICE = (
@@ -100,11 +106,44 @@ def _estimator_has(attr):
     return check
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What a search decides from its parameters and the public shape of the data, before
+    touching them. Each search extends it with its own fields.
+
+    Attributes
+    ----------
+    estimator : estimator
+        A clone of the search's ``estimator``.
+    scorer : callable
+        The scikit-learn scorer (``scorer_``).
+    utility : skdptune.utility.Utility
+        Maps scores into ``[0, 1]`` and back.
+    fit_params : dict
+        ``fit``'s metadata, routed to the estimator's ``fit``.
+    n_samples : int
+        The number of records (public: replace-one adjacency).
+    input_shape : dict
+        ``n_features_in_`` and ``feature_names_in_`` (public: the shape and columns of X).
+    a_priori_cost : (float, float)
+        The most the fit can be charged: checked on the accountant before the data.
+    """
+
+    estimator: object
+    scorer: object
+    utility: object
+    fit_params: dict
+    n_samples: int
+    input_shape: dict
+    a_priori_cost: tuple
+
+
 class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
     """Base class of the private searches (not a search itself).
 
     Subclasses set ``estimator`` and ``accountant`` parameters and, when they release a model,
-    the fitted attributes ``best_estimator_`` and ``scorer_``.
+    the fitted attributes ``best_estimator_`` and ``scorer_``. Their ``fit`` calls
+    :meth:`_fit`, the life cycle; they supply :meth:`_plan` and :meth:`_run_search`.
     """
 
     # Parameters every search has; subclasses add their own.
@@ -203,12 +242,45 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         for name in [name for name in vars(self) if name.endswith("_")]:
             delattr(self, name)
 
-    def _release(self, plan, cost, report):
+    def _fit(self, X, y, fit_params):
+        """The life cycle of ``fit``, the same for every search; called by the subclass's
+        ``fit`` (under scikit-learn's ``_fit_context``).
+
+        1. Validate and plan (:meth:`_plan`): raises on any invalid parameter or input before
+           the data are touched and before anything is charged.
+        2. Check the whole a-priori cost on the user's accountant (a copy made by pickling is
+           refused): a budget too small is refused before the data are touched.
+        3. Run the search's strategy (:meth:`_run_search`): it touches the data, sets the
+           released attributes and charges the accountant as its protocol says.
+        4. Release the privacy attributes from the strategy's report.
+        """
+        X, y = indexable(X, y)  # as scikit-learn's searches: row-indexable (COO -> CSR)
+        plan = self._plan(X, y, fit_params)
+        accountant = self._user_accountant()
+        accountant.check(*plan.a_priori_cost)
+        # Stack level 4: this method, the subclass's fit, _fit_context, the user's call.
+        withheld_notice(stacklevel=4)  # data-independent: every fit, filters permitting
+        report = self._run_search(X, y, plan, accountant)
+        self._release(plan, report)
+        return self
+
+    def _plan(self, X, y, fit_params):
+        """Everything decided before the data are touched, as a :class:`Plan`; raises on any
+        invalid input."""
+        raise NotImplementedError
+
+    def _run_search(self, X, y, plan, accountant):
+        """The search's strategy: touch the data, set the released attributes, charge
+        ``accountant``; return the ``privacy_report_``
+        (:func:`skdptune.accounting.privacy_report`)."""
+        raise NotImplementedError
+
+    def _release(self, plan, report):
         """Last step of ``fit``: the privacy attributes and the input's shape (already
         charged)."""
-        self.privacy_spent_ = PicklableBudget(*cost)
+        self.privacy_spent_ = PicklableBudget(report["total_epsilon"], report["total_delta"])
         self.privacy_report_ = report
-        for name, value in plan["input_shape"].items():
+        for name, value in plan.input_shape.items():
             if value is not None:
                 setattr(self, name, value)
 

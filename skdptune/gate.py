@@ -553,6 +553,64 @@ def split_budget(candidate, epsilon):
             for path, step, name in steps}
 
 
+#: Relative slack when comparing a spend with a budget: diffprivlib and the gate add the same
+#: step budgets as floats, in different orders, so equal budgets can differ in the last bits.
+SPEND_RTOL = 1e-9
+
+
+def exceeds(cost, budget):
+    """Whether ``cost`` is above ``budget`` in epsilon or in delta, beyond rounding.
+
+    Parameters
+    ----------
+    cost, budget : (float, float)
+        ``(epsilon, delta)`` pairs.
+
+    Returns
+    -------
+    above : bool
+        True if either component of ``cost`` is above ``budget``'s by more than a relative
+        :data:`SPEND_RTOL`; a budget delta of 0 admits no delta at all.
+    """
+    return any(spent > allowed * (1 + SPEND_RTOL) for spent, allowed in zip(cost, budget))
+
+
+def check_released_fit(leak, measured, declared, what):
+    """Why a completed fit on the private data may not be released, or None.
+
+    The gate admits only steps whose spend is known; a leak, no spend at all, or a spend above
+    the budget means that knowledge was wrong, and the model is withheld. Both searches ask
+    this of every fit they release (the grid search's refit, a random search's trial or final
+    fit); each raises with its own account of what was charged.
+
+    Parameters
+    ----------
+    leak : str or None
+        The message of a ``PrivacyLeakWarning`` the fit raised, or None.
+    measured : (float, float)
+        ``(epsilon, delta)`` the fit spent on its own accountant.
+    declared : (float, float)
+        The budget the fit may spend: what its parameters declare, or the search's per-fit cap.
+    what : str
+        Names ``declared`` in the reason, e.g. ``"its parameters declare"``.
+
+    Returns
+    -------
+    reason : str or None
+        Completes a sentence "The fit ... {reason}"; None if the model may be released.
+    """
+    if leak is not None:
+        return (f"is not private: it warned PrivacyLeakWarning({leak}). Declare the bounds the "
+                "estimator asks for (bounds=..., data_norm=...) from public knowledge, not from "
+                "the data")
+    if measured[0] <= 0:
+        return "recorded no privacy spend, so it is not differentially private"
+    if exceeds(measured, declared):
+        return (f"spent {tuple(measured)}, more than the {tuple(declared)} {what}: the gate's "
+                "knowledge of a step is wrong")
+    return None
+
+
 def _steps(estimator):
     """``(path, step)`` of the estimator and every nested estimator, paths as in param_grid."""
     return [("", estimator)] + list(estimator.get_params(deep=True).items())

@@ -16,6 +16,7 @@ import textwrap
 
 from sklearn.utils.validation import check_is_fitted
 
+from .accounting import ALL_RECORDS
 from .selection import ProposeTestDoubling, _as_selector
 
 _INSTALL_HINT = 'pip install "skdptune[plot]"'
@@ -352,6 +353,14 @@ def _score_name(search):
     return None
 
 
+#: The budget breakdown's row for each released thing of a privacy report's ``charges``.
+_ROW_LABELS = {
+    "selection": "selector",
+    "best_score_ estimate": "score estimate",
+    "best of K trials": "tuning (best of the trials)",
+}
+
+
 class PrivacyBudgetDisplay:
     """Where a fitted search's privacy budget went, from its ``privacy_report_``.
 
@@ -435,32 +444,30 @@ class PrivacyBudgetDisplay:
         """
         check_is_fitted(search, "privacy_report_")
         report = search.privacy_report_
-        common = dict(total_epsilon=report["total_epsilon"], total_delta=report["total_delta"],
+        labels, epsilons, deltas, stacked = [], [], [], {}
+        # One row per charge record, in the order charged; an accountant entry of several
+        # records on the same data (basic composition: they add up) gets a stacked row too.
+        entries = {}
+        for charge in report["charges"]:
+            entries.setdefault(charge["entry"], []).append(charge)
+        sequential = True
+        for entry, charges in entries.items():
+            for charge in charges:
+                labels.append(_ROW_LABELS.get(charge["release"], charge["release"]))
+                epsilons.append(charge["epsilon"])
+                deltas.append(charge["delta"])
+            if any(charge["records"] != ALL_RECORDS for charge in charges):
+                sequential = False  # a subsample's mixture bound is not a sum: no stack
+            elif len(charges) > 1:
+                labels.append(entry)
+                epsilons.append(report["entries"][entry][0])
+                deltas.append(report["entries"][entry][1])
+                stacked[entry] = labels[-1 - len(charges):-1]
+        if sequential:  # the total adds up every record (basic composition)
+            stacked["total"] = [label for label in labels if label not in stacked]
+        display = cls(labels=labels, epsilons=epsilons, deltas=deltas, stacked=stacked or None,
+                      total_epsilon=report["total_epsilon"], total_delta=report["total_delta"],
                       unit=report.get("unit"), adjacency=report.get("adjacency"))
-        if "selector_epsilon" in report:  # PrivateGridSearchCV
-            display = cls(
-                labels=["selector", "score estimate", "selection", "refit"],
-                epsilons=[report["selector_epsilon"], report["score_epsilon"],
-                          report["selection_epsilon"], report["refit_epsilon"]],
-                deltas=[report["selector_delta"], 0.0, report["selection_delta"],
-                        report["refit_delta"]],
-                # Basic composition: the selection is selector + score, the total adds the
-                # refit (as privacy_report_["total_composition"] says).
-                stacked={"selection": ["selector", "score estimate"],
-                         "total": ["selector", "score estimate", "refit"]},
-                **common,
-            )
-        else:  # PrivateRandomizedSearchCV
-            labels = ["tuning (best of the trials)"]
-            epsilons, deltas = [report["tuning_epsilon"]], [report["tuning_delta"]]
-            if report.get("final_epsilon") is not None:
-                labels.append("final fit")
-                epsilons.append(report["final_epsilon"])
-                deltas.append(0.0)
-            # With a subsample the total is a mixture bound, not a sum: one bar.
-            stacked = {"total": labels} if len(labels) == 1 else None
-            display = cls(labels=labels, epsilons=epsilons, deltas=deltas, stacked=stacked,
-                          **common)
         return display.plot(ax=ax) if plot else display
 
     def plot(self, ax=None):

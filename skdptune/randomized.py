@@ -9,6 +9,7 @@ held-out sums stay in local variables; only the selected trial reaches the user.
 
 import math
 import secrets
+from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Real
 
@@ -21,7 +22,7 @@ from scipy.sparse import issparse
 from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
-from sklearn.utils import check_random_state, indexable
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from ._sklearn_compat import (
@@ -33,17 +34,18 @@ from ._sklearn_compat import (
     _yield_masked_array_for_each_param,
 )
 from .accounting import (
-    ADJACENCY,
-    calibrate_trial_epsilon,
-    guarantee,
-    PRIVACY_UNIT,
+    ALL_RECORDS,
+    REMAINDER,
     REPEAT_AND_SELECT_BOUNDS,
+    SUBSAMPLE,
+    Charge,
+    calibrate_trial_epsilon,
+    privacy_report,
     repeat_and_select_bounds,
-    subsampled_tuning_cost,
     truncated_negative_binomial_gamma,
 )
 from .partition import partition_labels
-from .base import BasePrivateSearch
+from .base import BasePrivateSearch, Plan
 from .dp_fit import (
     MeasuringAccountant,
     fit,
@@ -51,10 +53,9 @@ from .dp_fit import (
     private_fit_context,
     set_accountants,
     with_params,
-    withheld_notice,
 )
 from .exceptions import ScorerOutputError
-from .gate import check_release, split_budget
+from .gate import check_release, check_released_fit, exceeds, split_budget
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
 from .validation import (
     check_record_wise,
@@ -90,8 +91,36 @@ _SPLITTING = (
     "folds to count."
 )
 
-# Slack on comparing a measured spend with the per-trial cap (diffprivlib sums floats).
-_SPEND_RTOL = 1e-9
+@dataclass(frozen=True)
+class RandomizedPlan(Plan):
+    """The random search's :class:`~skdptune.base.Plan`: its trial law and budget.
+
+    Its ``a_priori_cost`` is the whole charge (one entry, whatever happens once the data are
+    touched).
+
+    Attributes
+    ----------
+    scoring : str or callable
+        The per-record scoring of the held-out sums.
+    n_iter, shape : float
+        The law of the number of trials: mean and shape.
+    trial_epsilon : float
+        Each trial's budget.
+    transferred : callable
+        ``transferred(params)``: the final fit's parameters (with ``subsample``).
+    report : dict
+        The ``privacy_report_``: a function of the parameters only.
+    sparse_input : bool
+        Whether X is sparse.
+    """
+
+    scoring: object
+    n_iter: float
+    shape: float
+    trial_epsilon: float
+    transferred: object
+    report: dict
+    sparse_input: bool
 
 
 class PrivateRandomizedSearchCV(BasePrivateSearch):
@@ -256,10 +285,14 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     privacy_spent_ : diffprivlib.utils.Budget
         ``(epsilon, delta)`` of the whole fit.
     privacy_report_ : dict
-        How ``privacy_spent_`` was obtained: mechanism, trial epsilon and its derivation,
-        distribution, mean, shape, subsample, total, privacy unit and adjacency, and
-        ``budget_rule``: whether the per-trial budget was solved from ``epsilon`` or given as
-        ``trial_epsilon``.
+        How ``privacy_spent_`` was obtained, in the schema both searches share
+        (:func:`skdptune.accounting.privacy_report`): privacy unit and adjacency, guarantee,
+        ``charges`` (one record per release: the best of K trials and, with ``subsample``,
+        the final fit, each with its epsilon, delta, mechanism and composition rule),
+        ``entries`` (one accountant entry), the total and its composition; then this search's
+        own figures: trial epsilon and its derivation, distribution, mean, shape, subsample,
+        and ``budget_rule``: whether the per-trial budget was solved from ``epsilon`` or given
+        as ``trial_epsilon``.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of str
@@ -363,18 +396,20 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         -------
         self : PrivateRandomizedSearchCV
         """
-        # 1. Validate and check the whole budget: no data has been looked at yet.
-        X, y = indexable(X, y)  # as RandomizedSearchCV: row-indexable (COO -> CSR)
-        plan = self._plan(X, y, fit_params)
-        fit_params = plan["fit_params"]  # routed, as in scikit-learn's searches
-        accountant = self._user_accountant()
-        accountant.check(*plan["cost"])
-        withheld_notice(stacklevel=3)  # data-independent: every fit, filters permitting
+        # The life cycle (skdptune.base): validate and plan (_plan), check the budget, then
+        # this search's strategy (_run_search), release.
+        return self._fit(X, y, fit_params)
+
+    def _run_search(self, X, y, plan, accountant):
+        """Draw K, run the trials, release the best (one charge, even on failure); return
+        the report."""
+        # 1. Validated and checked in _fit: no data has been looked at yet.
+        fit_params = plan.fit_params  # routed, as in scikit-learn's searches
         states = self._random_states()
 
         # 2. K and the trials' hyperparameters, without data. K stays in this function: the
         # guarantee covers the best trial only, not how many trials ran.
-        n_trials = _sample_trial_count(plan["n_iter"], plan["shape"], states["count"])
+        n_trials = _sample_trial_count(plan.n_iter, plan.shape, states["count"])
         # One independent draw per trial (ParameterSampler with n_iter > 1 would sample lists
         # without replacement, and the trials must be independent runs).
         settings = [
@@ -388,25 +423,24 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         fitted = [self._check_setting(plan, params) for params in settings]
 
         self._say(f"Running a random number of trials ({self.distribution}, mean "
-                  f"{plan['n_iter']:g}), each {plan['trial_epsilon']:g}-DP; their number is "
+                  f"{plan.n_iter:g}), each {plan.trial_epsilon:g}-DP; their number is "
                   "secret and not shown")
         try:
             self._run(X, y, fit_params, plan, settings, fitted, states)
         except BaseException:
             # The data were touched: the failure can depend on them. Charge the whole cost.
-            self._charge(accountant, plan["cost"])
+            self._charge(accountant, plan.a_priori_cost)
             raise
-        self._charge(accountant, plan["cost"])
-        self._release(plan, plan["cost"], plan["report"])
+        self._charge(accountant, plan.a_priori_cost)
         self._say(f"Released the best trial, {self.best_params_}; charged "
-                  f"epsilon={plan['cost'][0]:g}, delta={plan['cost'][1]:g}; "
+                  f"epsilon={plan.a_priori_cost[0]:g}, delta={plan.a_priori_cost[1]:g}; "
                   f"best_score_={self.best_score_:.4g} +/- {self.best_score_std_:.2g} (noisy "
                   "held-out score of the best trial, noise std; not a test score)")
-        return self
+        return plan.report
 
     def _run(self, X, y, fit_params, plan, settings, fitted, states):
         """Everything that touches the data; sets the released attributes."""
-        n_samples = plan["n_samples"]
+        n_samples = plan.n_samples
         if self.subsample is None:
             tuning, final = np.arange(n_samples), None
         else:
@@ -426,26 +460,26 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch
         )(
             delayed(_trial)(
-                plan["estimator"], trial_params, X, y, train, holdout, fit_params,
-                plan["scoring"], plan["utility"], self.error_score,
+                plan.estimator, trial_params, X, y, train, holdout, fit_params,
+                plan.scoring, plan.utility, self.error_score,
             )
             for trial_params, _ in fitted
         )
         if not outcomes:
             raise RuntimeError(
                 "The random number of trials came out 0 (Poisson, probability "
-                f"exp(-{plan['n_iter']:g}) = {math.exp(-plan['n_iter']):.3g}): nothing is "
+                f"exp(-{plan.n_iter:g}) = {math.exp(-plan.n_iter):.3g}): nothing is "
                 "released. The "
                 "budget of this run has been charged; fit again to draw a new number."
             )
         for outcome in outcomes:
-            self._check_outcome(outcome, plan["trial_epsilon"])
+            self._check_outcome(outcome, plan.trial_epsilon)
 
         # 3. Noise every trial's held-out sum. Each per-record utility is in [0, 1] and the
         # model never sees held-out records, so the sum has sensitivity 1 (replace one record):
         # Laplace(1 / epsilon) makes the score epsilon-DP (the trial's whole budget, in
         # parallel with the training, which sees the other records).
-        noise = Laplace(epsilon=plan["trial_epsilon"], sensitivity=1.0,
+        noise = Laplace(epsilon=plan.trial_epsilon, sensitivity=1.0,
                         random_state=states["noise"])
         noisy = [noise.randomise(outcome["sum"]) for outcome in outcomes]
         # ``best`` indexes this call's trials and never leaves it (it would bound K).
@@ -459,16 +493,16 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         self.best_params_ = chosen
         self.best_index_ = 0
         expected_holdout = self.validation_fraction * n_samples * (self.subsample or 1.0)
-        self.best_score_ = plan["utility"].to_score(
+        self.best_score_ = plan.utility.to_score(
             float(np.clip(best_noisy / expected_holdout, 0.0, 1.0))
         )
         # Public: Laplace(1 / trial_epsilon) has std sqrt(2) / trial_epsilon; divided by the
         # expected held-out count (n is public) and mapped to the scorer's units.
-        utility = plan["utility"]
-        self.best_score_std_ = (math.sqrt(2.0) / plan["trial_epsilon"] / expected_holdout
+        utility = plan.utility
+        self.best_score_std_ = (math.sqrt(2.0) / plan.trial_epsilon / expected_holdout
                                 * (utility.high - utility.low))
         self.best_estimator_ = model
-        self.scorer_ = plan["scorer"]
+        self.scorer_ = plan.scorer
         results = {"params": [chosen]}
         results.update(_yield_masked_array_for_each_param([chosen]))
         self.cv_results_ = results
@@ -485,35 +519,28 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         if final is None:
             return model
         params = final_params
-        estimator = with_params(plan["estimator"], params, source="transferred setting")
+        estimator = with_params(plan.estimator, params, source="transferred setting")
         spent = MeasuringAccountant()
         leak = fit_for_release(
             estimator, _safe_indexing(X, final), _safe_indexing(y, final),
             _check_method_params(X, params=fit_params, indices=final), spent,
         )
         self._check_outcome({"model": estimator, "spent": spent.total(), "params": params,
-                             "leak": leak}, plan["trial_epsilon"])
+                             "leak": leak}, plan.trial_epsilon)
         return estimator
 
     def _check_outcome(self, outcome, trial_epsilon):
         """A fit whose model may be released must be pure ``trial_epsilon``-DP and leak
         nothing."""
-        if outcome["leak"] is not None:
+        if outcome["model"] is None and outcome["leak"] is None:
+            return  # a failed fit releases no model (error_score stands in for its score)
+        failure = check_released_fit(outcome["leak"], outcome["spent"], (trial_epsilon, 0.0),
+                                     "the per-trial budget (trial_epsilon, pure DP) allows")
+        if failure is not None:
             raise ValueError(
-                f"The fit with {outcome['params']} is not private: it warned "
-                f"PrivacyLeakWarning({outcome['leak']}). Declare the bounds the "
-                "estimator asks for (bounds=..., data_norm=...) from public knowledge."
-            )
-        if outcome["model"] is None:
-            return
-        epsilon_spent, delta_spent = outcome["spent"]
-        if not 0 < epsilon_spent <= trial_epsilon * (1 + _SPEND_RTOL) or delta_spent > 0:
-            raise ValueError(
-                f"The fit with {outcome['params']} spent (epsilon={epsilon_spent}, "
-                f"delta={delta_spent}), but every fit must be pure epsilon-DP with 0 < epsilon "
-                f"<= {trial_epsilon} (the per-trial budget) and delta 0; the search's "
-                "guarantee does not hold for it. Use a pure-DP diffprivlib estimator whose "
-                "epsilon is at most the search's."
+                f"The fit with {outcome['params']} {failure}; the search's guarantee does not "
+                "hold for it. Use a pure-DP estimator whose epsilon is at most the per-trial "
+                "budget."
             )
 
     def _routing_scorer(self):
@@ -521,7 +548,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         return check_scoring(self.estimator, "accuracy" if self.scoring is None else self.scoring)
 
     def _plan(self, X, y, fit_params):
-        """Everything decided before the data are touched; raises on any invalid input."""
+        """Everything decided before the data are touched, as a RandomizedPlan; raises on any
+        invalid input."""
         estimator = clone(self.estimator)
         # Every trial's model may be released, so every setting must pass the refit gate.
         # Each sampled setting is checked in _check_setting, before any data; here, whatever
@@ -582,34 +610,32 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # bound is valid on its own; the smallest (repeat_and_select_epsilon) is charged.
         tuning_bounds = repeat_and_select_bounds(trial_epsilon, self.delta, n_iter, shape)
         tuning_cost = (min(tuning_bounds.values()), float(self.delta))
-        cost = tuning_cost
-        if self.subsample is not None:
-            # The tuning (record in the subsample) or the final fit (record in the rest),
-            # whose epsilon is capped by the trial epsilon: the larger of the two, delta
-            # scaled by the subsample rate (replace-one adjacency; see the function).
-            cost = subsampled_tuning_cost(tuning_cost, trial_epsilon, self.subsample)
+        # With subsample, the tuning (record in the subsample) or the final fit (record in the
+        # rest), whose epsilon is capped by the trial epsilon: the larger of the two, delta
+        # scaled by the subsample rate (replace-one adjacency; subsampled_tuning_cost).
+        report = _privacy_report(self, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost)
+        cost = (report["total_epsilon"], report["total_delta"])
         transfer = self.transfer
-        return {
-            "estimator": estimator,
-            "scorer": scorer,
-            "utility": utility,
-            "scoring": scoring,
-            "fit_params": fit_params,
-            "n_samples": n_samples,
-            "n_iter": n_iter,
-            "shape": shape,
-            "trial_epsilon": trial_epsilon,
-            "cost": cost,
-            "transferred": (
+        return RandomizedPlan(
+            estimator=estimator,
+            scorer=scorer,
+            utility=utility,
+            fit_params=fit_params,
+            n_samples=n_samples,
+            input_shape=input_shape(X),
+            a_priori_cost=cost,
+            scoring=scoring,
+            n_iter=n_iter,
+            shape=shape,
+            trial_epsilon=trial_epsilon,
+            transferred=(
                 (lambda params: params) if transfer is None
                 else (lambda params: _check_transferred(transfer(dict(params), self.subsample),
                                                         params))
             ),
-            "report": _privacy_report(self, n_iter, shape, trial_epsilon, tuning_bounds,
-                                      tuning_cost, cost),
-            "sparse_input": issparse(X),
-            "input_shape": input_shape(X),
-        }
+            report=report,
+            sparse_input=issparse(X),
+        )
 
     def _check_setting(self, plan, params):
         """Before any data: a sampled setting (and its transfer) declares a pure budget within
@@ -624,27 +650,26 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         """
         checked = [params]
         if self.subsample is not None:
-            checked.append(plan["transferred"](params))
+            checked.append(plan.transferred(params))
         fitted = []
         for setting in checked:
-            candidate = with_params(plan["estimator"], setting, source="sampled setting")
+            candidate = with_params(plan.estimator, setting, source="sampled setting")
             context = f"sampled setting {setting}"
             validate_candidate(candidate, context)
             check_record_wise(candidate, context)
             epsilon_declared, delta_declared = check_release(
-                candidate, sparse_input=plan["sparse_input"], context=context,
+                candidate, sparse_input=plan.sparse_input, context=context,
                 seeded_search=self.random_state is not None,
             )
             if self.trial_epsilon is None:
                 # epsilon is the total: the steps share the per-trial epsilon (sequential
                 # composition of the steps; each scaled by a common factor).
-                setting = {**setting, **split_budget(candidate, plan["trial_epsilon"])}
-            elif (epsilon_declared > plan["trial_epsilon"] * (1 + _SPEND_RTOL)
-                  or delta_declared > 0):
+                setting = {**setting, **split_budget(candidate, plan.trial_epsilon)}
+            elif exceeds((epsilon_declared, delta_declared), (plan.trial_epsilon, 0.0)):
                 raise ValueError(
                     f"The sampled setting {setting} declares (epsilon={epsilon_declared}, "
                     f"delta={delta_declared}), but every fit must be pure epsilon-DP within the "
-                    f"per-trial budget trial_epsilon={plan['trial_epsilon']}. Narrow "
+                    f"per-trial budget trial_epsilon={plan.trial_epsilon}. Narrow "
                     "param_distributions (or transfer), raise trial_epsilon, or give epsilon "
                     "(the whole search's budget, then split for you) instead."
                 )
@@ -853,21 +878,30 @@ def _calibrated_trial_epsilon(total_epsilon, delta, n_iter, shape, subsample):
     return calibrate_trial_epsilon(total_epsilon, delta, n_iter, shape, subsample)
 
 
-def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost, cost):
+def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost):
     """A plain dict that explains ``privacy_spent_`` line by line.
 
-    ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
+    One accountant entry: the best of the trials (and, with ``subsample``, the final fit on
+    the rest). ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
     (:func:`~skdptune.accounting.repeat_and_select_bounds`); ``tuning_bound`` names the
     smallest, which is the one charged, and ``accounting`` says what it is.
     """
     tuning_bound = min(tuning_bounds, key=tuning_bounds.get)
     total = DEFAULT_EPSILON if search.epsilon is None else search.epsilon
-    report = {
-        "unit": PRIVACY_UNIT,
-        "adjacency": ADJACENCY,
-        "guarantee": guarantee(search.random_state),
-        "mechanism": "best of a random number of trials (Papernot & Steinke 2022), only the "
-                     "best trial released",
+    mechanism = ("best of a random number of trials (Papernot & Steinke 2022), only the best "
+                 "trial released")
+    charges = [Charge("best of K trials", tuning_cost[0], tuning_cost[1],
+                      mechanism + "; each trial scored by Laplace on its held-out sum "
+                      "(sensitivity 1)", REPEAT_AND_SELECT_BOUNDS[tuning_bound],
+                      entry="search",
+                      records=ALL_RECORDS if search.subsample is None else SUBSAMPLE)]
+    if search.subsample is not None:
+        charges.append(Charge("final fit", trial_epsilon, 0.0,
+                              "the estimator's own mechanisms, at most trial_epsilon",
+                              "its steps compose sequentially", entry="search",
+                              records=REMAINDER))
+    details = {
+        "mechanism": mechanism,
         "trial_epsilon": trial_epsilon,
         "trial_epsilon_rule": (
             "trial_epsilon" if search.trial_epsilon is not None
@@ -891,15 +925,9 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
         "tuning_epsilon": tuning_cost[0],
         "tuning_delta": tuning_cost[1],
         "subsample": search.subsample,
-        "total_epsilon": cost[0],
-        "total_delta": cost[1],
     }
     if not math.isinf(shape):
-        report["gamma"] = truncated_negative_binomial_gamma(shape, n_iter)
+        details["gamma"] = truncated_negative_binomial_gamma(shape, n_iter)
     if search.subsample is not None:
-        report["final_epsilon"] = trial_epsilon
-        report["total_composition"] = (
-            "Poisson subsample, replace-one adjacency: max(tuning_epsilon, final_epsilon), "
-            "delta q * tuning_delta (skdptune.accounting.subsampled_tuning_cost)"
-        )
-    return report
+        details["final_epsilon"] = trial_epsilon
+    return privacy_report(charges, search.random_state, details, search.subsample)

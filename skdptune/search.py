@@ -8,6 +8,7 @@ partition utilities are kept in local variables and never stored.
 import math
 import time
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -15,7 +16,7 @@ from scipy.sparse import issparse
 from sklearn.base import clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid
-from sklearn.utils import check_random_state, get_tags, indexable
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from ._sklearn_compat import (
@@ -26,20 +27,25 @@ from ._sklearn_compat import (
     _num_features,
     _yield_masked_array_for_each_param,
 )
-from .accounting import ADJACENCY, PRIVACY_UNIT, add_costs, guarantee
-from .base import BasePrivateSearch
+from .accounting import Charge, add_costs, privacy_report
+from .base import BasePrivateSearch, Plan
 from .dp_fit import (
     MeasuringAccountant,
     fit_for_release,
     revealing,
     with_params,
-    withheld_notice,
 )
 from .evaluate import partition_utilities
 from .exceptions import NoisySelectionWarning
 from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection
-from .gate import check_input_width, check_public_parameters, check_release, split_budget
+from .gate import (
+    check_input_width,
+    check_public_parameters,
+    check_release,
+    check_released_fit,
+    split_budget,
+)
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS, _as_selector
 from .selection.score import estimate_std, estimate_utility
@@ -70,6 +76,49 @@ _SPLITTING = (
     "the data's order or labels. Use n_partitions={value} (and validation_fraction, the "
     "share of each partition held out for scoring) instead."
 )
+
+
+@dataclass(frozen=True)
+class GridPlan(Plan):
+    """The grid search's :class:`~skdptune.base.Plan`: its candidates and budgets.
+
+    Attributes
+    ----------
+    selector : selector
+        A validated clone of ``selector``.
+    n_partitions : int
+        ``n_partitions`` resolved (``"auto"`` included).
+    candidates : list of dict
+        ``ParameterGrid(param_grid)``: the released ``params``.
+    partition_candidates : list of dict
+        The parameters of each candidate's partition fits (with ``partition_scaling``).
+    refit_candidates : list of dict
+        The parameters of each candidate's refit (with the refit's share of ``epsilon``).
+    declared_costs : list of (float, float)
+        What each candidate's refit declares (empty with ``refit=False``).
+    max_refit_cost : (float, float)
+        The refit's reservation: the largest declared cost.
+    selection_epsilon : float
+        The selection's budget (selector and ``best_score_`` estimate).
+    selector_cost : (float, float)
+        What the selector may spend, from its parameters: reserved, and the least charged.
+    scoring_note : str or None
+        A verbose line on a default scoring.
+    score_params : dict
+        ``fit``'s metadata routed to the partition scorer.
+    """
+
+    selector: object
+    n_partitions: int
+    candidates: list
+    partition_candidates: list
+    refit_candidates: list
+    declared_costs: list
+    max_refit_cost: tuple
+    selection_epsilon: float
+    selector_cost: tuple
+    scoring_note: object
+    score_params: dict
 
 
 class PrivateGridSearchCV(BasePrivateSearch):
@@ -278,10 +327,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
     privacy_spent_ : diffprivlib.utils.Budget
         ``(epsilon, delta)`` of the whole fit: selection plus refit.
     privacy_report_ : dict
-        How ``privacy_spent_`` was obtained: mechanism, per-iteration epsilon, iteration cap,
-        iterations run, refit cost and rule, composition, partitions, privacy unit and
-        adjacency, and ``budget_rule``: how the budget was split (``"epsilon split by
-        selection_share"`` or ``"selection_epsilon; refit as declared"``).
+        How ``privacy_spent_`` was obtained, in the schema both searches share
+        (:func:`skdptune.accounting.privacy_report`): privacy unit and adjacency, guarantee,
+        ``charges`` (one record per release: the selection, the ``best_score_`` estimate and
+        the refit, each with its epsilon, delta, mechanism and composition rule), ``entries``
+        (what each accountant entry was charged), the total and its composition; then this
+        search's own figures: per-iteration epsilon, iteration cap, iterations run, refit cost
+        and rule, partitions, and ``budget_rule``: how the budget was split (``"epsilon split
+        by selection_share"`` or ``"selection_epsilon; refit as declared"``).
     n_partitions_ : int
         Number of partitions used.
     refit_time_ : float
@@ -451,47 +504,48 @@ class PrivateGridSearchCV(BasePrivateSearch):
         input, a dying worker, ``KeyboardInterrupt``, ``error_score="raise"``) charges nothing.
         If a charge is refused, every fitted attribute is removed before the error propagates.
         """
-        # 1. Validate everything and check the budget: no data has been looked at yet.
-        X, y = indexable(X, y)  # as GridSearchCV: row-indexable (COO -> CSR, lists kept)
-        plan = self._plan(X, y, fit_params)
-        fit_params = plan["fit_params"]  # routed, as in scikit-learn's searches
-        accountant = self._user_accountant()
-        accountant.check(*plan["a_priori_cost"])
+        # The life cycle (skdptune.base): validate and plan (_plan), check the budget, then
+        # this search's strategy (_run_search), release.
+        return self._fit(X, y, fit_params)
+
+    def _run_search(self, X, y, plan, accountant):
+        """Partition, evaluate, select (charged), refit (charged); return the report."""
+        # 1. Validated and checked in _fit: no data has been looked at yet.
+        fit_params = plan.fit_params  # routed, as in scikit-learn's searches
         reveal = revealing()
-        withheld_notice(stacklevel=3)  # data-independent: every fit, filters permitting
         self._warn_if_swamped(plan)
-        k, m = plan["n_partitions"], len(plan["candidates"])
+        k, m = plan.n_partitions, len(plan.candidates)
         self._say(f"Fitting {k} partitions for each of {m} candidates, totalling {k * m} fits")
-        if plan["scoring_note"] is not None:
-            self._say(plan["scoring_note"])
+        if plan.scoring_note is not None:
+            self._say(plan.scoring_note)
         partition_seed, noise_state = self._random_states()
 
         # 2. Partition: independent labels per record (see skdptune.partition).
         partition, is_validation = partition_labels(
-            plan["n_samples"], plan["n_partitions"], self.validation_fraction, partition_seed
+            plan.n_samples, plan.n_partitions, self.validation_fraction, partition_seed
         )
-        splits = split_indices(partition, is_validation, plan["n_partitions"])
+        splits = split_indices(partition, is_validation, plan.n_partitions)
 
         # 3. Evaluate every candidate on every partition. These utilities are raw, non-private
         # values (sensitivity 1 / k each, all candidates at once): they stay in this local
         # variable and reach the user only through the selector.
         utilities = partition_utilities(
-            plan["estimator"], plan["partition_candidates"], X, y, splits, fit_params,
-            plan["utility"],
+            plan.estimator, plan.partition_candidates, X, y, splits, fit_params,
+            plan.utility,
             self.error_score, n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch,
-            verbose=self.verbose, reveal=reveal, score_params=plan["score_params"],
+            verbose=self.verbose, reveal=reveal, score_params=plan.score_params,
         )
 
         # 4. Select: the selector gets (1 - score_share) of the selection budget, a Laplace
         # estimate of the selected candidate's utility the rest; they compose sequentially.
         # Everything below is post-processing of them, plus the refit's own DP spend.
-        sensitivity = 1.0 / plan["n_partitions"]
-        selection_epsilon = plan["selection_epsilon"]
+        sensitivity = 1.0 / plan.n_partitions
+        selection_epsilon = plan.selection_epsilon
         selector_epsilon = self._selector_epsilon(selection_epsilon)
         # Exact in floating point for score_share <= 0.5 (Sterbenz): the two add up to the
         # selection epsilon, bit for bit.
         score_epsilon = selection_epsilon - selector_epsilon
-        selection = plan["selector"].select(
+        selection = plan.selector.select(
             utilities,
             sensitivity=sensitivity,
             epsilon=selector_epsilon,
@@ -507,8 +561,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
             score_std = estimate_std(sensitivity, score_epsilon)
         del utilities
         # Charged: what the selector reports, and never less than what it was handed.
-        selector_cost = (max(selection.epsilon, plan["selector_cost"][0]),
-                         max(selection.delta, plan["selector_cost"][1]))
+        selector_cost = (max(selection.epsilon, plan.selector_cost[0]),
+                         max(selection.delta, plan.selector_cost[1]))
         selection_cost = add_costs(selector_cost, (score_epsilon, 0.0))
 
         # 5. Account for the selection before anything is released or refit.
@@ -526,16 +580,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
                                                  selection_cost)
 
         # 7. Report: selection and refit compose sequentially (basic composition).
-        total = add_costs(selection_cost, refit_cost)
-        self.n_partitions_ = plan["n_partitions"]
-        report = _privacy_report(selection, selector_cost, score_epsilon, plan["n_partitions"],
-                                 refit_cost, refit_rule, total, self.random_state,
-                                 self._budget_rule())
-        self._release(plan, total, report)
-        return self
+        self.n_partitions_ = plan.n_partitions
+        return _privacy_report(selection, type(plan.selector).__name__, selector_cost,
+                               score_epsilon, plan.n_partitions, refit_cost, refit_rule,
+                               self.random_state, self._budget_rule())
 
     def _plan(self, X, y, fit_params):
-        """Everything decided before the data are touched; raises on any invalid input."""
+        """Everything decided before the data are touched, as a GridPlan; raises on any invalid
+        input."""
         selector = clone(_as_selector(self.selector))
         selector.validate_parameters()
 
@@ -658,28 +710,28 @@ class PrivateGridSearchCV(BasePrivateSearch):
             (max(c[0] for c in declared_costs), max(c[1] for c in declared_costs))
             if self.refit else (0.0, 0.0)
         )
-        return {
-            "selector": selector,
-            "n_partitions": n_partitions,
-            "candidates": candidates,
-            "partition_candidates": partition_candidates,
-            "estimator": estimator,
-            "declared_costs": declared_costs,
-            "max_refit_cost": max_refit_cost,
-            "selection_epsilon": selection_epsilon,
-            "refit_candidates": refit_candidates,
-            "selector_cost": selector_cost,
-            "a_priori_cost": add_costs(
+        return GridPlan(
+            estimator=estimator,
+            scorer=scorer,
+            utility=utility,
+            fit_params=fit_params,
+            n_samples=n_samples,
+            input_shape=input_shape(X),
+            a_priori_cost=add_costs(
                 selector_cost, (selection_epsilon - selector_epsilon, 0.0), max_refit_cost
             ),
-            "scorer": scorer,
-            "utility": utility,
-            "scoring_note": scoring_note,
-            "fit_params": fit_params,
-            "score_params": score_params,
-            "n_samples": n_samples,
-            "input_shape": input_shape(X),
-        }
+            selector=selector,
+            n_partitions=n_partitions,
+            candidates=candidates,
+            partition_candidates=partition_candidates,
+            refit_candidates=refit_candidates,
+            declared_costs=declared_costs,
+            max_refit_cost=max_refit_cost,
+            selection_epsilon=selection_epsilon,
+            selector_cost=selector_cost,
+            scoring_note=scoring_note,
+            score_params=score_params,
+        )
 
     def forecast(self, n_samples=None, confidence=0.9):
         """What this search's selection can resolve, before any data are touched.
@@ -742,27 +794,27 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
     def _warn_if_swamped(self, plan):
         """Warn, before the data, when the selection noise swamps any plausible gap."""
-        if len(plan["candidates"]) < 2:
+        if len(plan.candidates) < 2:
             return
         try:
             forecast = forecast_selection(
-                2, n_partitions=plan["n_partitions"],
-                epsilon=self._selector_epsilon(plan["selection_epsilon"]), delta=self.delta,
-                selector=plan["selector"],
+                2, n_partitions=plan.n_partitions,
+                epsilon=self._selector_epsilon(plan.selection_epsilon), delta=self.delta,
+                selector=plan.selector,
             )
         except TypeError:
             return  # a custom selector: no forecast
         if forecast.swamped:
             warnings.warn(
                 f"The selection noise swamps any plausible difference between candidates: "
-                f"with n_partitions={plan['n_partitions']} and a selection epsilon of "
-                f"{plan['selection_epsilon']:g}, {forecast.selector} picks the better of two "
+                f"with n_partitions={plan.n_partitions} and a selection epsilon of "
+                f"{plan.selection_epsilon:g}, {forecast.selector} picks the better of two "
                 f"candidates with 90% probability only when they differ by "
                 f"{forecast.pairwise_gap:.2g} or more in utility ([0, 1]). Use more "
                 "partitions, a larger selection budget, or another selector; see "
                 "search.forecast() and skdptune.forecast.",
                 NoisySelectionWarning,
-                stacklevel=4,
+                stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
             )
 
     def _budgets(self):
@@ -826,7 +878,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "run the search on non-sensitive data of the same shape with error_score='raise', "
             "inside skdptune.reveal_fit_messages() to see the fits' warnings.",
             UserWarning,
-            stacklevel=4,  # the user's call of fit (through scikit-learn's _fit_context)
+            stacklevel=6,  # the user's call of fit (_run_search, _fit, fit, _fit_context)
         )
         return 0
 
@@ -836,19 +888,19 @@ class PrivateGridSearchCV(BasePrivateSearch):
         ``score_std`` is the standard deviation of the Laplace estimate's noise in utility
         units (public), None when ``score`` is not a Laplace estimate.
         """
-        candidates = plan["candidates"]
+        candidates = plan.candidates
         self.selection_ = selection
         self.best_index_ = index
         self.best_params_ = candidates[index]
         if score is None and selection.index is not None and selection.score is not None:
             score = min(selection.score, 1.0)  # the doubling's own estimate (post-processing)
         # In [0, 1] utility units, mapped back to the scorer's: never outside utility_range.
-        self.best_score_ = float("nan") if score is None else plan["utility"].to_score(score)
+        self.best_score_ = float("nan") if score is None else plan.utility.to_score(score)
         # The doubling's own estimate (the final threshold u) has no closed-form noise std.
-        utility = plan["utility"]
+        utility = plan.utility
         self.best_score_std_ = (float("nan") if score_std is None
                                 else score_std * (utility.high - utility.low))
-        self.scorer_ = plan["scorer"]
+        self.scorer_ = plan.scorer
 
         n_passes = np.zeros(len(candidates), dtype=int)
         for iteration in selection.trace:
@@ -894,9 +946,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         rule : str
             How the cost was obtained.
         """
-        best = with_params(plan["estimator"], plan["refit_candidates"][self.best_index_])
+        best = with_params(plan.estimator, plan.refit_candidates[self.best_index_])
         measuring = MeasuringAccountant()
-        reservation = plan["max_refit_cost"]
+        reservation = plan.max_refit_cost
         start = time.perf_counter()
         try:
             leak = fit_for_release(best, X, y, fit_params, measuring)
@@ -906,7 +958,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.refit_time_ = time.perf_counter() - start
         measured = tuple(map(float, measuring.total()))
         cost = _at_least(reservation, measured)
-        failure = _refit_failure(leak, measured, plan["declared_costs"][self.best_index_])
+        failure = check_released_fit(leak, measured, plan.declared_costs[self.best_index_],
+                                     "its parameters declare")
         self._charge(accountant, cost)
         self._say(f"Refit {self.best_params_} on all the data, privately; charged "
                   f"epsilon={cost[0]:g}, delta={cost[1]:g}")
@@ -931,10 +984,10 @@ def _n_features(X):
 
 def _selection_line(selection, index, plan, cost, score=None, score_std=None):
     """The verbose line of the selection: DP outputs and public figures only."""
-    params = plan["candidates"][index]
-    how = (f"with {type(plan['selector']).__name__}" if selection.index is not None
+    params = plan.candidates[index]
+    how = (f"with {type(plan.selector).__name__}" if selection.index is not None
            else "as the fallback (no candidate passed)")
-    line = (f"Selected candidate {index + 1}/{len(plan['candidates'])} {how}, charged "
+    line = (f"Selected candidate {index + 1}/{len(plan.candidates)} {how}, charged "
             f"epsilon={cost[0]:g}, delta={cost[1]:g}: {params}")
     if score is None:  # a callable refit: no best_score_
         return line
@@ -952,36 +1005,38 @@ def _at_least(reservation, measured):
     return (max(reservation[0], measured[0]), max(reservation[1], measured[1]))
 
 
-def _refit_failure(leak, measured, declared):
-    """Why a completed refit may not be released, or None.
+# How a selector's SelectionResult.composition bounds its epsilon, as the report states it.
+_SELECTOR_COMPOSITION = {
+    "single": "one pure-DP step",
+    "basic": "basic composition of max_iter pure steps (max_iter * eps0)",
+    "optimal": "exact optimal composition of max_iter pure steps (Kairouz, Oh & Viswanath)",
+}
 
-    The gate admits only steps whose spend is known; a leak, no spend at all, or a spend above
-    the declared budget means that knowledge was wrong, and the model is withheld.
+
+def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_partitions,
+                    refit_cost, refit_rule, random_state, budget_rule):
+    """A plain dict that explains ``privacy_spent_`` line by line.
+
+    Three releases, charged in two accountant entries: the selection and the ``best_score_``
+    estimate together (they compose sequentially, basic composition) before the refit, then
+    the refit; the entries add up (basic composition).
     """
-    if leak is not None:
-        return (f"is not private: it warned PrivacyLeakWarning({leak}). Declare the bounds the "
-                "estimator asks for (bounds=..., data_norm=...) from public knowledge, not from "
-                "the data")
-    if measured[0] <= 0:
-        return "recorded no privacy spend, so it is not differentially private"
-    tolerance = 1e-9 * max(1.0, declared[0])
-    if measured[0] > declared[0] + tolerance or measured[1] > declared[1] + tolerance:
-        return (f"spent {measured}, more than the {declared} its parameters declare: the gate's "
-                "knowledge of a step is wrong")
-    return None
-
-
-def _privacy_report(selection, selector_cost, score_epsilon, n_partitions, refit_cost,
-                    refit_rule, total, random_state, budget_rule):
-    """A plain dict that explains ``privacy_spent_`` line by line."""
-    # selection_epsilon is charged as one accountant entry: the selector and the score
-    # estimate compose sequentially (basic composition).
-    return {
-        "unit": PRIVACY_UNIT,
-        "adjacency": ADJACENCY,
+    sensitivity = 1.0 / n_partitions
+    charges = [
+        Charge("selection", selector_cost[0], selector_cost[1],
+               f"{selector_name} on the partition utilities (sensitivity 1/k)",
+               _SELECTOR_COMPOSITION.get(selection.composition, selection.composition),
+               entry="selection"),
+        Charge("best_score_ estimate", score_epsilon, 0.0,
+               "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
+               "one pure-DP step", entry="selection"),
+        Charge("refit", refit_cost[0], refit_cost[1],
+               "the estimator's own mechanisms (its steps compose sequentially), measured on a "
+               "fresh accountant", refit_rule, entry="refit"),
+    ]
+    return privacy_report(charges, random_state, {
         "n_partitions": n_partitions,
-        "sensitivity": 1.0 / n_partitions,
-        "guarantee": guarantee(random_state),
+        "sensitivity": sensitivity,
         "selector_epsilon": selector_cost[0],
         "selector_delta": selector_cost[1],
         "selector_composition": selection.composition,
@@ -989,14 +1044,11 @@ def _privacy_report(selection, selector_cost, score_epsilon, n_partitions, refit
         "max_iter": selection.max_iter,
         "n_iterations": selection.n_iterations,
         "score_epsilon": score_epsilon,
-        "score_mechanism": "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
+        "score_mechanism": charges[1].mechanism,
         "selection_epsilon": selector_cost[0] + score_epsilon,
         "selection_delta": selector_cost[1],
         "refit_epsilon": refit_cost[0],
         "refit_delta": refit_cost[1],
         "refit_rule": refit_rule,
-        "total_epsilon": total[0],
-        "total_delta": total[1],
-        "total_composition": "basic composition of selection and refit (epsilons and deltas add)",
         "budget_rule": budget_rule,
-    }
+    })

@@ -178,7 +178,7 @@ def route_fit_params(search, estimator, scorer, params, *, weighted_scoring=True
                 f"{type(search).__name__} passes sample_weight to the fits only: held-out "
                 "records are scored unweighted, because the noisy held-out sum needs every "
                 "record's utility in [0, 1] (sensitivity 1).",
-                UserWarning, stacklevel=5,
+                UserWarning, stacklevel=6,  # the user's call: _plan, _fit, fit, _fit_context
             )
         elif _scorer_accepts_sample_weight(scorer, search, scorer_name):
             score_params["sample_weight"] = params["sample_weight"]
@@ -197,7 +197,7 @@ def _scorer_accepts_sample_weight(scorer, search, name):
             "sample_weight, which may lead to "
             f"statistically incorrect results when fitting {type(search).__name__} with "
             "sample_weight.",
-            UserWarning, stacklevel=6,
+            UserWarning, stacklevel=7,  # route_fit_params, _plan, _fit, fit, _fit_context
         )
     return accepts
 
@@ -293,7 +293,7 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the "
             "shape of y to (n_samples,), for example using ravel().",
-            DataConversionWarning, stacklevel=5,  # the user's call of fit
+            DataConversionWarning, stacklevel=6,  # the user's call: _plan, _fit, fit, wrapper
         )
     # np.asarray first: np.ndim on an array-like that is not an array (a list, or scikit-learn's
     # _NotAnArray) goes through __array_function__, which such objects may refuse.

@@ -8,12 +8,21 @@ sum over the outcomes of randomized response, and dp-accounting's privacy loss d
 import itertools
 import math
 import time
+from dataclasses import FrozenInstanceError
 from decimal import Decimal, localcontext
 
 import pytest
 from dp_accounting.pld import common, privacy_loss_distribution
 
-from skdptune.accounting import calibrate_epsilon_per_step, composed_epsilon
+from skdptune.accounting import (
+    ALL_RECORDS,
+    REMAINDER,
+    SUBSAMPLE,
+    Charge,
+    calibrate_epsilon_per_step,
+    compose_charges,
+    composed_epsilon,
+)
 
 
 def _kov_delta(epsilon_per_step, n_steps, i):
@@ -215,3 +224,89 @@ def test_gain_over_pld_route_at_small_epsilon():
     pld = _pld_calibration(0.1, 1e-9, 201)
     assert exact / pld - 1 == pytest.approx(0.0912, abs=5e-4)
     assert exact * 201 / 0.1 == pytest.approx(2.851, abs=1e-3)
+
+
+# --- charge records and the privacy report (one schema for both searches) -------------------
+
+#: The keys both searches' privacy_report_ share (issue 16).
+COMMON_KEYS = {"unit", "adjacency", "guarantee", "charges", "entries", "total_epsilon",
+               "total_delta", "total_composition"}
+
+
+def _fitted_searches(binary_data):
+    from diffprivlib.accountant import BudgetAccountant
+    from diffprivlib.models import GaussianNB
+
+    from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
+
+    X, y = binary_data
+    nb = GaussianNB(bounds=(0.0, 1.0), epsilon=0.75)
+    grid = PrivateGridSearchCV(nb, {"var_smoothing": [1e-9, 1e-3]}, selection_epsilon=0.5,
+                               delta=1e-6, score_share=0.2, n_partitions=5,
+                               accountant=BudgetAccountant(), random_state=0).fit(X, y)
+    randomized = PrivateRandomizedSearchCV(nb, {"var_smoothing": [1e-9, 1e-3]},
+                                           trial_epsilon=0.75, n_iter=3.0,
+                                           accountant=BudgetAccountant(),
+                                           random_state=0).fit(X, y)
+    subsampled = PrivateRandomizedSearchCV(nb, {"var_smoothing": [1e-9, 1e-3]},
+                                           trial_epsilon=0.75, n_iter=3.0, subsample=0.5,
+                                           accountant=BudgetAccountant(),
+                                           random_state=0).fit(X, y)
+    return grid, randomized, subsampled
+
+
+def test_both_searches_report_their_charges_in_one_schema(binary_data):
+    grid, randomized, subsampled = _fitted_searches(binary_data)
+    releases = {
+        grid: ["selection", "best_score_ estimate", "refit"],
+        randomized: ["best of K trials"],
+        subsampled: ["best of K trials", "final fit"],
+    }
+    for search, expected in releases.items():
+        report = search.privacy_report_
+        assert COMMON_KEYS <= set(report)
+        charges = report["charges"]
+        assert [charge["release"] for charge in charges] == expected
+        for charge in charges:
+            assert set(charge) == {"release", "epsilon", "delta", "mechanism", "composition",
+                                   "entry", "records"}
+            assert charge["mechanism"] and charge["composition"]
+        # The total is what the accountant was charged, entry by entry.
+        assert [tuple(cost) for cost in report["entries"].values()] == pytest.approx(
+            search.accountant.spent_budget)
+        assert (report["total_epsilon"], report["total_delta"]) == tuple(search.privacy_spent_)
+    # Grid: the selection and the estimate share the first entry, the refit has its own.
+    grid_charges = grid.privacy_report_["charges"]
+    assert [charge["entry"] for charge in grid_charges] == ["selection", "selection", "refit"]
+    assert [c["epsilon"] for c in grid_charges] == pytest.approx([0.4, 0.1, 0.75])
+    assert grid.privacy_report_["total_composition"] == (
+        "basic composition of selection and refit (epsilons and deltas add)")
+    # Randomized with subsample: the tuning on the subsample, the final fit on the rest, one
+    # entry composed by the subsample rule (a maximum, not a sum).
+    tuning, final = subsampled.privacy_report_["charges"]
+    assert (tuning["records"], final["records"]) == (SUBSAMPLE, REMAINDER)
+    assert subsampled.privacy_report_["total_epsilon"] == max(tuning["epsilon"],
+                                                              final["epsilon"])
+    assert subsampled.privacy_report_["total_delta"] == pytest.approx(0.5 * tuning["delta"])
+
+
+def test_compose_charges_adds_entries_and_mixes_a_subsample_with_its_rest():
+    def charge(release, epsilon, delta, entry, records=ALL_RECORDS):
+        return Charge(release, epsilon, delta, "m", "c", entry=entry, records=records)
+
+    entries, total, rule = compose_charges([charge("selection", 0.4, 1e-6, "selection"),
+                                            charge("best_score_ estimate", 0.1, 0, "selection"),
+                                            charge("refit", 1.0, 0, "refit")])
+    assert entries == {"selection": pytest.approx((0.5, 1e-6)), "refit": (1.0, 0)}
+    assert total == pytest.approx((1.5, 1e-6))
+    assert rule == "basic composition of selection and refit (epsilons and deltas add)"
+    _, total, rule = compose_charges([charge("best of K trials", 2.0, 1e-6, "s", SUBSAMPLE),
+                                      charge("final fit", 0.5, 0.0, "s", REMAINDER)],
+                                     subsample=0.25)
+    assert total == (2.0, 0.25e-6)
+    assert "Poisson subsample" in rule
+    with pytest.raises(ValueError, match="mixes records"):
+        compose_charges([charge("best of K trials", 2.0, 1e-6, "s", SUBSAMPLE),
+                         charge("refit", 0.5, 0.0, "s")], subsample=0.25)
+    with pytest.raises(FrozenInstanceError):
+        charge("refit", 1.0, 0, "refit").epsilon = 0.0

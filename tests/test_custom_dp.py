@@ -247,3 +247,57 @@ def test_a_registered_class_in_a_randomized_search(binary_data, register):
     ).fit(X, y)
     assert tuple(accountant.total()) == pytest.approx(tuple(search.privacy_spent_))
     assert search.predict(X).shape == (len(X),)
+
+
+class SlightlyOverspending(NoisyCentroid):
+    overspend = 1 + 5e-7  # far above float rounding, below an absolute 1e-9 at eps=0.001
+
+
+class RoundingOverspending(NoisyCentroid):
+    overspend = 1 + 1e-12  # float rounding of a sum of step budgets
+
+
+@pytest.mark.parametrize("cls, released", [(SlightlyOverspending, False),
+                                           (RoundingOverspending, True)])
+def test_both_searches_hold_a_released_fit_to_one_relative_tolerance(binary_data, register,
+                                                                     cls, released):
+    # One check in the gate for both searches: a spend above the budget by more than a
+    # relative 1e-9 is refused, whatever the size of the budget (the grid search used to allow
+    # an absolute 1e-9, which at eps=0.001 let a 5e-7 relative overspend through).
+    register(cls)
+    X, y = binary_data
+    searches = [
+        PrivateGridSearchCV(model(cls, eps=0.001), {"eps": [0.001]}, selection_epsilon=1.0,
+                            n_partitions=5, random_state=0),
+        PrivateRandomizedSearchCV(model(cls, eps=0.001), {"random_state": [0, 1]},
+                                  trial_epsilon=0.001, n_iter=2.0, random_state=0),
+    ]
+    for search in searches:
+        search.set_params(accountant=BudgetAccountant())
+        if released:
+            assert search.fit(X, y).predict(X).shape == (len(X),)
+        else:
+            with pytest.raises(ValueError, match=r"spent \(0\.001000000\d*, 0\.0\), more than "
+                                                 r"the \(0\.001, 0\.0\)"):
+                search.fit(X, y)
+            assert not hasattr(search, "best_estimator_")
+
+
+@pytest.mark.parametrize("cls, reason", [
+    (Silent, "recorded no privacy spend"),
+    (Overspending, r"spent \(2\.0, 0\.0\), more than the \(1\.0, 0\.0\) the per-trial budget"),
+])
+def test_a_randomized_trial_is_checked_as_the_grid_refit_is(binary_data, register, cls,
+                                                            reason):
+    register(cls)
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = PrivateRandomizedSearchCV(
+        model(cls, eps=1.0), {"random_state": [0, 1, 2]}, trial_epsilon=1.0, n_iter=3.0,
+        accountant=accountant, random_state=0,
+    )
+    with pytest.raises(ValueError, match=reason):
+        search.fit(X, y)
+    assert not hasattr(search, "best_estimator_")
+    assert accountant.total()[0] > 0  # charged even on failure (one entry)
+    assert len(accountant.spent_budget) == 1

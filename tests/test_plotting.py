@@ -191,6 +191,40 @@ def test_budget_display_of_a_randomized_search(binary_data):
     assert display.total_epsilon == pytest.approx(search.privacy_spent_[0])
 
 
+def test_budget_display_reads_the_charge_records_of_either_search(binary_data):
+    # The display is drawn from the common schema (charges, entries, totals) alone: a report
+    # stripped of each search's own keys gives the same rows (before, it told the searches
+    # apart by which keys were present, and drew a grid search as a randomized one).
+    X, y = binary_data
+    nb = GaussianNB(bounds=(0, 1), epsilon=0.75)
+    searches = {
+        ("selector", "score estimate", "selection", "refit"): PrivateGridSearchCV(
+            nb, {"var_smoothing": [1e-9, 1e-3]}, selection_epsilon=0.5, delta=1e-6,
+            score_share=0.2, n_partitions=5, accountant=BudgetAccountant(), random_state=0),
+        ("tuning (best of the trials)", "final fit"): PrivateRandomizedSearchCV(
+            nb, {"var_smoothing": [1e-9, 1e-3]}, trial_epsilon=0.75, n_iter=3.0,
+            subsample=0.5, accountant=BudgetAccountant(), random_state=0),
+    }
+    common = {"unit", "adjacency", "guarantee", "charges", "entries", "total_epsilon",
+              "total_delta", "total_composition"}
+    for labels, search in searches.items():
+        search.fit(X, y)
+        full = PrivacyBudgetDisplay.from_estimator(search, plot=False)
+        search.privacy_report_ = {key: value for key, value in search.privacy_report_.items()
+                                  if key in common}
+        display = PrivacyBudgetDisplay.from_estimator(search, plot=False)
+        assert tuple(display.labels) == labels
+        assert vars(display) == vars(full)
+    # The grid's selection entry is stacked from its two records; the subsample's mixture
+    # bound is not a sum, so nothing is stacked there.
+    grid, subsampled = searches.values()
+    assert PrivacyBudgetDisplay.from_estimator(grid, plot=False).stacked == {
+        "selection": ["selector", "score estimate"],
+        "total": ["selector", "score estimate", "refit"]}
+    assert PrivacyBudgetDisplay.from_estimator(subsampled, plot=False).stacked == {}
+    plt.close("all")
+
+
 def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)

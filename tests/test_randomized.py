@@ -810,7 +810,7 @@ def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
     assert search.score(X, y) == pytest.approx(per_record.mean())
     # The held-out sum adds one term in [0, 1] per record (sensitivity 1).
     plan = search._plan(X, y, {})
-    assert _holdout_sum(search.best_estimator_, X, 100 * y, plan["scoring"],
-                        plan["utility"]) <= len(y)
-    assert _holdout_sum(search.best_estimator_, X, y, plan["scoring"],
-                        plan["utility"]) == pytest.approx(per_record.sum())
+    assert _holdout_sum(search.best_estimator_, X, 100 * y, plan.scoring,
+                        plan.utility) <= len(y)
+    assert _holdout_sum(search.best_estimator_, X, y, plan.scoring,
+                        plan.utility) == pytest.approx(per_record.sum())

@@ -1,0 +1,94 @@
+"""skdptune.base: the life cycle both searches share (issue 16): validate and plan (a frozen
+Plan), check the budget, the search's strategy, release."""
+
+from dataclasses import FrozenInstanceError
+
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB
+from diffprivlib.utils import BudgetError
+
+from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
+from skdptune.base import BasePrivateSearch, Plan
+
+BOUNDS = (0.0, 1.0)  # binary_data lies in [0, 1]^4 (tests/conftest.py)
+
+
+def grid(accountant):
+    return PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]},
+                               selection_epsilon=1.0, n_partitions=5, accountant=accountant,
+                               random_state=0)
+
+
+def randomized(accountant):
+    return PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]},
+                                     trial_epsilon=1.0, n_iter=2.0, distribution="geometric",
+                                     accountant=accountant, random_state=0)
+
+
+class RecordingAccountant(BudgetAccountant):
+    """Records the search's checks and charges (diffprivlib's spend checks first, itself)."""
+
+    def __init__(self, calls, **kwargs):
+        super().__init__(**kwargs)
+        self.calls, self.spending = calls, False
+
+    def check(self, epsilon, delta):
+        if not self.spending:
+            self.calls.append("check")
+        return super().check(epsilon, delta)
+
+    def spend(self, epsilon, delta):
+        self.calls.append("charge")
+        self.spending = True
+        try:
+            return super().spend(epsilon, delta)
+        finally:
+            self.spending = False
+
+
+def _record(monkeypatch, cls, name, calls):
+    original = getattr(cls, name)
+
+    def recorded(self, *args):
+        result = original(self, *args)
+        calls.append((name, result))
+        return result
+
+    monkeypatch.setattr(cls, name, recorded)
+
+
+@pytest.mark.parametrize("make", [grid, randomized])
+def test_fit_runs_the_one_life_cycle_of_the_base_class(binary_data, make, monkeypatch):
+    X, y = binary_data
+    calls = []
+    search = make(RecordingAccountant(calls))
+    for name in ("_plan", "_run_search", "_release"):
+        _record(monkeypatch, type(search), name, calls)
+    search.fit(X, y)
+    steps = [call if isinstance(call, str) else call[0] for call in calls]
+    # Plan, check, the strategy (which charges as its protocol says: the grid its selection,
+    # then its refit; the randomized search one entry), then release.
+    charges = ["charge", "charge"] if make is grid else ["charge"]
+    assert steps == ["_plan", "check"] + charges + ["_run_search", "_release"]
+    plan = calls[0][1]
+    assert isinstance(plan, Plan) and type(plan) is not Plan
+    with pytest.raises(FrozenInstanceError):
+        plan.a_priori_cost = (0.0, 0.0)
+    # The strategy's report is what is released.
+    assert search.privacy_report_ is calls[-2][1]
+    assert tuple(search.privacy_spent_) == (search.privacy_report_["total_epsilon"],
+                                            search.privacy_report_["total_delta"])
+    assert search.fit.__doc__ != BasePrivateSearch._fit.__doc__  # each search's own docs
+
+
+@pytest.mark.parametrize("make", [grid, randomized])
+def test_the_budget_is_checked_before_the_strategy_runs(binary_data, make, monkeypatch):
+    X, y = binary_data
+    calls = []
+    search = make(RecordingAccountant(calls, epsilon=0.5))
+    _record(monkeypatch, type(search), "_run_search", calls)
+    with pytest.raises(BudgetError):
+        search.fit(X, y)
+    assert calls == ["check"]  # no strategy, no charge
+    assert not [name for name in vars(search) if name.endswith("_")]
