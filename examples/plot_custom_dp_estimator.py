@@ -111,7 +111,7 @@ register_dp_estimator(
     epsilon="epsilon",
     requires=("bounds", "classes"),
     why="Laplace noise on the class counts and clipped class sums, calibrated to replacing "
-        "one record (L1 sensitivities 2 and 2 * d * max(|lower|, |upper|))",
+        "one record (L1 sensitivities 2 and 2 * d * max(abs(lower), abs(upper)))",
     partition_scaling=True,
 )
 
