@@ -17,6 +17,12 @@ backends above its default 1 MB) that each task indexes; ``y`` and sample-aligne
 are sliced to the partition here, so a task carries its partition's ``n / k`` labels, not
 all ``n``. joblib's own memory-mapping threshold is left as it is: a different one makes loky
 replace its reusable workers, about a second each time a search follows another joblib call.
+
+Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
+(diffprivlib's ``GaussianNB``), scored by plain accuracy, without fit or scorer parameters and
+with 1-d ``y``, is fitted on all partitions at once by an array program whose output has the
+law of the per-fit path's; joblib tasks are then blocks of partitions. Everything else takes
+the per-fit path, unchanged.
 """
 
 import math
@@ -25,8 +31,9 @@ import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.metrics import accuracy_score
-from sklearn.utils.validation import _num_samples
+from sklearn.utils.validation import _num_features, _num_samples
 
+from . import batched
 from ._sklearn_compat import _check_method_params, _PassthroughScorer, _safe_indexing
 from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
 from .exceptions import ScorerOutputError
@@ -39,7 +46,7 @@ _TASKS_PER_WORKER = 4
 
 def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility, error_score,
                         *, n_jobs=None, pre_dispatch="2*n_jobs", verbose=0, reveal=False,
-                        score_params=None):
+                        score_params=None, random_state=None):
     """Mean bounded utility of every candidate over the partitions.
 
     Parameters
@@ -66,12 +73,38 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
         Scorer parameters (``sample_weight``); sample-aligned ones are sliced to each
         partition's validation rows. A weighted score still lies in ``[0, 1]`` after the
         utility's clip, so the sensitivity is unchanged.
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
+        Seed of the batched families' emulation noise (one stream per partition and
+        candidate); None draws fresh OS entropy. Not a privacy parameter: partition fits are
+        never released.
 
     Returns
     -------
     utilities : ndarray of shape (n_candidates,)
         Raw (non-private) mean utilities, each in ``[0, 1]``; sensitivity ``1 / len(splits)``.
     """
+    values = np.empty((len(candidates), len(splits)))
+    groups, data = _batched_groups(estimator, candidates, X, y, fit_params, score_params,
+                                   utility)
+    in_groups = {i for ids, _ in groups.values() for i in ids}
+    per_fit = [i for i in range(len(candidates)) if i not in in_groups]
+    if per_fit:
+        values[per_fit] = _per_fit_values(
+            estimator, [candidates[i] for i in per_fit], X, y, splits, fit_params, utility,
+            error_score, n_jobs, pre_dispatch, verbose, reveal, score_params,
+        )
+    if groups:
+        entropy = batched.stream_entropy(random_state)
+        for family, (ids, plans) in groups.items():
+            values[ids] = _batched_values(family, ids, plans, data, splits, utility, entropy,
+                                          n_jobs, pre_dispatch, verbose)
+    return values.mean(axis=1)
+
+
+def _per_fit_values(estimator, candidates, X, y, splits, fit_params, utility, error_score,
+                    n_jobs, pre_dispatch, verbose, reveal, score_params):
+    """The per-fit path: ``(n_candidates, n_partitions)`` utilities, one diffprivlib (or
+    other) fit per candidate and partition."""
     batches = _batches(len(candidates), len(splits), n_jobs)
     outcomes = Parallel(n_jobs=n_jobs, pre_dispatch=pre_dispatch, verbose=verbose)(
         delayed(_evaluate_batch)(
@@ -88,7 +121,57 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
             values[batch, partition] = batch_values
             if reveal:
                 reemit(recorded)
-    return values.mean(axis=1)
+    return values
+
+
+def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utility):
+    """The candidates a batched family fits, by family: ``({family: (indices, plans)},
+    data)``; ``({}, None)`` when none (then ``X`` is not converted).
+
+    Decided from the parameters, the scorer and the type and shape of the data; the data's
+    values only decide whether the conversion succeeds (both paths have the same law).
+    """
+    if fit_params or score_params or y is None or np.ndim(y) != 1:
+        return {}, None
+    groups = {}
+    for index, params in enumerate(candidates):
+        configured = with_params(estimator, params)
+        family = batched.batched_family(configured)
+        if family is None or not _is_plain_accuracy(utility, configured):
+            continue
+        plan = family.plan(configured, _num_features(X))
+        if plan is not None:
+            ids, plans = groups.setdefault(family, ([], []))
+            ids.append(index)
+            plans.append(plan)
+    if not groups:
+        return {}, None
+    data = batched.prepare_data(X, y, min(family.MAX_CLASSES for family in groups))
+    return (groups, data) if data is not None else ({}, None)
+
+
+def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, pre_dispatch,
+                    verbose):
+    """One family's candidates on every partition, through joblib in blocks of partitions:
+    ``(len(ids), n_partitions)`` utilities.
+
+    A partition without training or held-out rows scores ``EMPTY_PART_UTILITY``, as on the
+    per-fit path; accuracy is mapped by the utility's range and clip, as ``_score`` does.
+    """
+    n_jobs_effective = effective_n_jobs(n_jobs)
+    n_tasks = 1 if n_jobs_effective == 1 else _TASKS_PER_WORKER * n_jobs_effective
+    cut = batched.blocks(splits, data.X.shape[1], n_tasks)
+    outcomes = Parallel(n_jobs=n_jobs, pre_dispatch=pre_dispatch, verbose=verbose)(
+        delayed(batched.block_accuracies)(
+            family, plans, ids, data.X, batched.block_task(splits, block, data.codes),
+            data.n_classes, entropy,
+        )
+        for block in cut
+    )
+    accuracies = np.concatenate(outcomes, axis=1)
+    finite = np.isfinite(accuracies)
+    return np.where(finite, utility.to_utility(np.where(finite, accuracies, 0.0)),
+                    EMPTY_PART_UTILITY)
 
 
 def _batches(n_candidates, n_partitions, n_jobs):
