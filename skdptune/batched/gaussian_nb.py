@@ -42,8 +42,8 @@ import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
 from diffprivlib.validation import check_bounds
 
-# Above this many classes the per-partition arrays (partitions x classes x features) and the
-# scoring pass (rows x classes x features) stop being cheap: the per-fit path takes over.
+#: Above this many classes the per-partition arrays (partitions x classes x features) and the
+#: scoring pass (rows x classes x features) stop being cheap: the per-fit path takes over.
 MAX_CLASSES = 64
 
 
