@@ -31,7 +31,7 @@ import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.metrics import accuracy_score
-from sklearn.utils.validation import _num_features, _num_samples
+from sklearn.utils.validation import _num_samples
 
 from . import batched
 from ._sklearn_compat import _check_method_params, _PassthroughScorer, _safe_indexing
@@ -84,9 +84,8 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
         Raw (non-private) mean utilities, each in ``[0, 1]``; sensitivity ``1 / len(splits)``.
     """
     values = np.empty((len(candidates), len(splits)))
-    groups, data = _batched_groups(estimator, candidates, X, y, fit_params, score_params,
-                                   utility)
-    in_groups = {i for ids, _ in groups.values() for i in ids}
+    groups = _batched_groups(estimator, candidates, X, y, fit_params, score_params, utility)
+    in_groups = {i for _, ids, _, _ in groups for i in ids}
     per_fit = [i for i in range(len(candidates)) if i not in in_groups]
     if per_fit:
         values[per_fit] = _per_fit_values(
@@ -95,7 +94,7 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
         )
     if groups:
         entropy = batched.stream_entropy(random_state)
-        for family, (ids, plans) in groups.items():
+        for family, ids, plans, data in groups:
             values[ids] = _batched_values(family, ids, plans, data, splits, utility, entropy,
                                           n_jobs, pre_dispatch, verbose)
     return values.mean(axis=1)
@@ -125,29 +124,39 @@ def _per_fit_values(estimator, candidates, X, y, splits, fit_params, utility, er
 
 
 def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utility):
-    """The candidates a batched family fits, by family: ``({family: (indices, plans)},
-    data)``; ``({}, None)`` when none (then ``X`` is not converted).
+    """The candidates batched families fit: a list of ``(family, indices, plans, data)``, one
+    per family and preprocessing (candidates of a pipeline grid that differ only in the final
+    step share one transformed ``X``); empty when none.
 
     Decided from the parameters, the scorer and the type and shape of the data; the data's
-    values only decide whether the conversion succeeds (both paths have the same law).
+    values only decide whether a conversion or a stateless step succeeds, and a candidate
+    whose does not takes the per-fit path (both paths have the same law).
     """
     if fit_params or score_params or y is None or np.ndim(y) != 1:
-        return {}, None
-    groups = {}
+        return []
+    groups, transformed = {}, {}
     for index, params in enumerate(candidates):
         configured = with_params(estimator, params)
-        family = batched.batched_family(configured)
+        split = batched.split_pipeline(configured)
+        if split is None:
+            continue
+        steps, final = split
+        family = batched.batched_family(final)
         if family is None or not _is_plain_accuracy(utility, configured):
             continue
-        plan = family.plan(configured, _num_features(X))
+        key = batched.steps_key(steps)
+        if (key, family) not in transformed:
+            Xt = batched.transform_all_rows(steps, X) if steps else X
+            transformed[key, family] = None if Xt is None else batched.prepare_data(
+                Xt, y, family.MAX_CLASSES)
+        data = transformed[key, family]
+        plan = None if data is None else family.plan(final, data.X.shape[1])
         if plan is not None:
-            ids, plans = groups.setdefault(family, ([], []))
+            ids, plans = groups.setdefault((key, family), ([], []))
             ids.append(index)
             plans.append(plan)
-    if not groups:
-        return {}, None
-    data = batched.prepare_data(X, y, min(family.MAX_CLASSES for family in groups))
-    return (groups, data) if data is not None else ({}, None)
+    return [(family, ids, plans, transformed[key, family])
+            for (key, family), (ids, plans) in groups.items()]
 
 
 def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, pre_dispatch,

@@ -38,10 +38,9 @@ def _values(candidates, X, y, splits, scoring="accuracy", utility_range=None, en
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     estimator = estimator if estimator is not None else GaussianNB(bounds=(-1, 1))
     _, utility = make_utility(estimator, scoring, utility_range)
-    groups, data = evaluate._batched_groups(estimator, candidates, X, y, {}, {}, utility)
-    assert list(groups) == [gaussian_nb]
-    family, (ids, plans) = next(iter(groups.items()))
-    assert ids == list(range(len(candidates)))
+    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
+                                                          utility)
+    assert family is gaussian_nb and ids == list(range(len(candidates)))
     return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs,
                                     "2*n_jobs", 0)
 
@@ -85,9 +84,16 @@ def _search(estimator, grid, **params):
                                random_state=0, refit=False, **params)
 
 
-def test_gaussian_nb_with_accuracy_takes_the_batched_path(binary_data, paths):
+@pytest.mark.parametrize("in_pipeline", [False, True])
+def test_gaussian_nb_with_accuracy_takes_the_batched_path(binary_data, paths, in_pipeline):
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import Binarizer
     X, y = binary_data
-    _search(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]}).fit(X, y)
+    estimator, grid = GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]}
+    if in_pipeline:
+        estimator = Pipeline([("binarize", Binarizer(threshold=0.5)), ("nb", estimator)])
+        grid = {"nb__var_smoothing": grid["var_smoothing"]}
+    _search(estimator, grid).fit(X, y)
     assert paths == {"per_fit": 0, "batched": 2 * 4}  # 2 candidates, 4 partitions
 
 
@@ -115,6 +121,46 @@ def test_a_grid_is_split_between_the_paths(binary_data, paths):
     assert paths == {"per_fit": 4, "batched": 4}
 
 
+def test_a_pipeline_of_stateless_steps_is_batched_on_the_transformed_rows():
+    # Its partition utilities are those of the bare estimator on the transformed rows, with the
+    # same streams: the steps are applied once to all rows, as each partition would.
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import Binarizer, PolynomialFeatures
+    X, y = _data(600, n_classes=2, n_features=3, shift=2.0)
+    splits = _splits(len(y), 6)
+    pipeline = make_pipeline(Binarizer(threshold=0.1), "passthrough",
+                             PolynomialFeatures(degree=2), GaussianNB(bounds=(-1, 1)))
+    candidates = [{"gaussiannb__epsilon": 5.0}, {"binarizer__threshold": -0.1}]
+    Xt = [PolynomialFeatures(degree=2).fit_transform(Binarizer(threshold=t).fit_transform(X))
+          for t in (0.1, -0.1)]
+    _, utility = make_utility(pipeline, "accuracy", None)
+    groups = evaluate._batched_groups(pipeline, candidates, X, y, {}, {}, utility)
+    assert [ids for _, ids, _, _ in groups] == [[0], [1]]  # two preprocessings
+    for (family, ids, plans, data), Xt_, params in zip(groups, Xt, [{"epsilon": 5.0}, {}]):
+        got = evaluate._batched_values(family, ids, plans, data, splits, utility, 0, 1,
+                                       "2*n_jobs", 0)
+        # The bare estimator's candidate index must match for the streams to match.
+        bare = GaussianNB(bounds=(-1, 1), **params)
+        (f, _, bare_plans, bare_data), = evaluate._batched_groups(bare, [{}], Xt_, y, {}, {},
+                                                                   utility)
+        expected = evaluate._batched_values(f, ids, bare_plans, bare_data, splits, utility, 0,
+                                            1, "2*n_jobs", 0)
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("step", ["scaler", "log1p", "dp_scaler"])
+def test_a_pipeline_with_a_step_that_learns_takes_the_per_fit_path(binary_data, step):
+    from diffprivlib.models import StandardScaler as DPStandardScaler
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer, StandardScaler
+    X, y = binary_data
+    first = {"scaler": StandardScaler(), "log1p": FunctionTransformer(np.log1p),
+             "dp_scaler": DPStandardScaler(bounds=(0, 1))}[step]
+    _, utility = make_utility(GaussianNB(), "accuracy", None)
+    pipeline = make_pipeline(first, GaussianNB(bounds=(-3, 3)))
+    assert evaluate._batched_groups(pipeline, [{}], X, y, {}, {}, utility) == []
+
+
 @pytest.mark.parametrize("X_change", ["nan", "sparse", "strings"])
 def test_data_the_emulation_does_not_take_falls_back(binary_data, paths, X_change):
     from scipy import sparse
@@ -128,9 +174,8 @@ def test_data_the_emulation_does_not_take_falls_back(binary_data, paths, X_chang
         X = X.astype(object)
         X[0, 0] = "a"  # numbers as strings would convert, as in scikit-learn's check_array
     _, utility = make_utility(GaussianNB(bounds=(0, 1)), "accuracy", None)
-    groups, data = evaluate._batched_groups(GaussianNB(bounds=(0, 1)), [{}], X, y, {}, {},
-                                            utility)
-    assert groups == {} and data is None
+    assert evaluate._batched_groups(GaussianNB(bounds=(0, 1)), [{}], X, y, {}, {},
+                                    utility) == []
 
 
 # --- Each piece is diffprivlib's -------------------------------------------------------------

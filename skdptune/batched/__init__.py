@@ -18,6 +18,11 @@ them).
 A family is a module with ``plan(estimator, n_features)`` (public parameters, or None to fall
 back to the per-fit path) and ``partition_accuracies(...)``; :data:`FAMILIES` maps an exact
 estimator class to it. Adding a family is one module and one row here.
+
+Pipelines: a :class:`~sklearn.pipeline.Pipeline` whose steps before a family's estimator are
+all in :data:`STATELESS_STEPS` (they learn nothing from the rows) is batched too: those steps
+are applied once to all rows (:func:`transform_all_rows`), which is what every partition's own
+pipeline computes on its rows, and the family fits the result.
 """
 
 from types import SimpleNamespace
@@ -25,7 +30,12 @@ from types import SimpleNamespace
 import numpy as np
 from diffprivlib.models import GaussianNB
 from scipy import sparse
+from sklearn.base import clone
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import Binarizer, FunctionTransformer, Normalizer, PolynomialFeatures
 
+from ..dp_fit import private_fit_context
+from ..preprocessing import RowWiseFunctionTransformer
 from . import gaussian_nb
 
 #: Estimator class (matched exactly: a subclass may change ``fit``) -> batched family module.
@@ -35,6 +45,84 @@ FAMILIES = {
 
 #: Cells (rows x features) of ``X`` a batched task holds at once, about 16 MB in float64.
 BLOCK_CELLS = 2 ** 21
+
+
+#: Pipeline steps before a family's estimator that the batched path applies once to all rows
+#: (exact classes): fitting them reads nothing from the rows but their number of features
+#: (public), and each output row is a function of its own input row and public constants. A
+#: ``FunctionTransformer`` qualifies only as the identity (``func=None``); a
+#: :class:`~skdptune.preprocessing.RowWiseFunctionTransformer` on its user's declaration.
+STATELESS_STEPS = (Normalizer, Binarizer, PolynomialFeatures, RowWiseFunctionTransformer,
+                   FunctionTransformer)
+
+
+def split_pipeline(estimator):
+    """The steps to apply to all rows once and the final estimator, or None (the per-fit path).
+
+    A plain estimator is ``([], estimator)``. A :class:`~sklearn.pipeline.Pipeline` (without
+    ``memory``) is ``(steps, final)`` when every step before the last is ``"passthrough"``,
+    ``None`` or an instance of exactly one of :data:`STATELESS_STEPS`; anything else is None.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A candidate, its parameters set.
+
+    Returns
+    -------
+    split : tuple of (list, estimator) or None
+    """
+    if type(estimator) is not Pipeline:
+        return [], estimator
+    if estimator.memory is not None:
+        return None
+    *before, (_, final) = estimator.steps
+    steps = []
+    for _, step in before:
+        if step is None or (isinstance(step, str) and step == "passthrough"):
+            continue
+        if type(step) not in STATELESS_STEPS or (
+                type(step) is FunctionTransformer
+                and (step.func is not None or step.inverse_func is not None)):
+            return None
+        steps.append(step)
+    return steps, final
+
+
+def transform_all_rows(steps, X):
+    """``X`` through clones of ``steps``, each fitted on all rows, or None if one fails.
+
+    For the steps :func:`split_pipeline` admits, this is what each partition's own pipeline
+    computes on its rows (they learn nothing from the rows). Runs inside
+    :func:`~skdptune.dp_fit.private_fit_context`: what the steps warn or print about the
+    private rows is recorded and dropped, as for any partition fit. A failure (a value a step
+    rejects) sends the candidate to the per-fit path, which gives it a real fit's outcome.
+
+    Parameters
+    ----------
+    steps : list of transformer
+    X : array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    Xt : array-like or None
+    """
+    try:
+        with private_fit_context(reveal=False):
+            for step in steps:
+                X = clone(step).fit_transform(X)
+    except Exception:  # noqa: BLE001 - the per-fit path reproduces it
+        return None
+    return X
+
+
+def steps_key(steps):
+    """A key under which candidates with the same preprocessing share one transformed ``X``:
+    the steps' classes and parameters (a callable by identity, arrays in full)."""
+    with np.printoptions(threshold=np.inf):
+        return tuple((type(step), repr(sorted((name, repr(value)) for name, value
+                                              in step.get_params(deep=False).items())))
+                     for step in steps)
 
 
 def batched_family(estimator):
