@@ -449,3 +449,14 @@ def test_no_batched_utility_is_reachable_from_the_fitted_search(binary_data, mon
     for value in secrets_:
         assert struct.pack(">d", value) not in payload  # pickled Python float
         assert struct.pack("<d", value) not in payload  # numpy array data
+
+
+def test_an_absent_class_never_wins_even_with_a_degenerate_placeholder():
+    # var_smoothing=0 can leave an absent class's placeholder variance at 0: its score is
+    # -inf + inf = NaN there, which argmax would pick.
+    theta = np.zeros((1, 2, 1))
+    var = np.array([[[1.0], [0.0]]])
+    counts = np.array([[5.0, 0.0]])
+    X = np.array([[0.0], [3.0]])
+    predicted = gaussian_nb._predict(theta, var, counts, X, np.zeros(2, dtype=int))
+    np.testing.assert_array_equal(predicted, [0, 0])

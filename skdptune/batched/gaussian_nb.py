@@ -256,6 +256,9 @@ def _predict(theta, var, counts, X, part):
             mean, variance = theta[part, c, :], var[part, c, :]
             jll[:, c] = log_prior[part, c] + (
                 normaliser[part] - 0.5 * np.sum((X - mean) ** 2 / variance, axis=1))
+    # An absent class's placeholder variance may be 0 (var_smoothing=0): -inf + inf is NaN,
+    # which argmax would pick. It is not a class of that partition's model.
+    jll[~np.isfinite(log_prior[part])] = -np.inf
     return np.argmax(jll, axis=1) if n_classes else np.zeros(len(X), dtype=int)
 
 
