@@ -19,10 +19,10 @@ all ``n``. joblib's own memory-mapping threshold is left as it is: a different o
 replace its reusable workers, about a second each time a search follows another joblib call.
 
 Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
-(diffprivlib's ``GaussianNB``), scored by plain accuracy, without fit or scorer parameters and
-with 1-d ``y``, is fitted on all partitions at once by an array program whose output has the
-law of the per-fit path's; joblib tasks are then blocks of partitions. Everything else takes
-the per-fit path, unchanged.
+(diffprivlib's ``GaussianNB``, alone or after stateless pipeline steps), scored by plain
+accuracy, without fit or scorer parameters and with 1-d ``y``, is fitted on all partitions at
+once by an array program whose output has the law of the per-fit path's; joblib tasks are then
+blocks of partitions. Everything else takes the per-fit path, unchanged.
 """
 
 import math
