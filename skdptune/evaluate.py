@@ -17,6 +17,12 @@ backends above its default 1 MB) that each task indexes; ``y`` and sample-aligne
 are sliced to the partition here, so a task carries its partition's ``n / k`` labels, not
 all ``n``. joblib's own memory-mapping threshold is left as it is: a different one makes loky
 replace its reusable workers, about a second each time a search follows another joblib call.
+
+Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
+(diffprivlib's ``GaussianNB``, alone or after stateless pipeline steps), scored by plain
+accuracy, without fit or scorer parameters and with 1-d ``y``, is fitted on all partitions at
+once by an array program whose output has the law of the per-fit path's; joblib tasks are then
+blocks of partitions. Everything else takes the per-fit path, unchanged.
 """
 
 import math
@@ -27,6 +33,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import _num_samples
 
+from . import batched
 from ._sklearn_compat import _check_method_params, _PassthroughScorer, _safe_indexing
 from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
 from .exceptions import ScorerOutputError
@@ -39,7 +46,7 @@ _TASKS_PER_WORKER = 4
 
 def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility, error_score,
                         *, n_jobs=None, pre_dispatch="2*n_jobs", verbose=0, reveal=False,
-                        score_params=None):
+                        score_params=None, random_state=None):
     """Mean bounded utility of every candidate over the partitions.
 
     Parameters
@@ -66,12 +73,37 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
         Scorer parameters (``sample_weight``); sample-aligned ones are sliced to each
         partition's validation rows. A weighted score still lies in ``[0, 1]`` after the
         utility's clip, so the sensitivity is unchanged.
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
+        Seed of the batched families' emulation noise (one stream per partition and
+        candidate); None draws fresh OS entropy. Not a privacy parameter: partition fits are
+        never released.
 
     Returns
     -------
     utilities : ndarray of shape (n_candidates,)
         Raw (non-private) mean utilities, each in ``[0, 1]``; sensitivity ``1 / len(splits)``.
     """
+    values = np.empty((len(candidates), len(splits)))
+    groups = _batched_groups(estimator, candidates, X, y, fit_params, score_params, utility)
+    in_groups = {i for _, ids, _, _ in groups for i in ids}
+    per_fit = [i for i in range(len(candidates)) if i not in in_groups]
+    if per_fit:
+        values[per_fit] = _per_fit_values(
+            estimator, [candidates[i] for i in per_fit], X, y, splits, fit_params, utility,
+            error_score, n_jobs, pre_dispatch, verbose, reveal, score_params,
+        )
+    if groups:
+        entropy = batched.stream_entropy(random_state)
+        for family, ids, plans, data in groups:
+            values[ids] = _batched_values(family, ids, plans, data, splits, utility, entropy,
+                                          n_jobs, pre_dispatch, verbose)
+    return values.mean(axis=1)
+
+
+def _per_fit_values(estimator, candidates, X, y, splits, fit_params, utility, error_score,
+                    n_jobs, pre_dispatch, verbose, reveal, score_params):
+    """The per-fit path: ``(n_candidates, n_partitions)`` utilities, one diffprivlib (or
+    other) fit per candidate and partition."""
     batches = _batches(len(candidates), len(splits), n_jobs)
     outcomes = Parallel(n_jobs=n_jobs, pre_dispatch=pre_dispatch, verbose=verbose)(
         delayed(_evaluate_batch)(
@@ -88,7 +120,67 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
             values[batch, partition] = batch_values
             if reveal:
                 reemit(recorded)
-    return values.mean(axis=1)
+    return values
+
+
+def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utility):
+    """The candidates batched families fit: a list of ``(family, indices, plans, data)``, one
+    per family and preprocessing (candidates of a pipeline grid that differ only in the final
+    step share one transformed ``X``); empty when none.
+
+    Decided from the parameters, the scorer and the type and shape of the data; the data's
+    values only decide whether a conversion or a stateless step succeeds, and a candidate
+    whose does not takes the per-fit path (both paths have the same law).
+    """
+    if fit_params or score_params or y is None or np.ndim(y) != 1:
+        return []
+    groups, transformed = {}, {}
+    for index, params in enumerate(candidates):
+        configured = with_params(estimator, params)
+        split = batched.split_pipeline(configured)
+        if split is None:
+            continue
+        steps, final = split
+        family = batched.batched_family(final)
+        if family is None or not _is_plain_accuracy(utility, configured):
+            continue
+        key = batched.steps_key(steps)
+        if (key, family) not in transformed:
+            Xt = batched.transform_all_rows(steps, X) if steps else X
+            transformed[key, family] = None if Xt is None else batched.prepare_data(
+                Xt, y, family.MAX_CLASSES)
+        data = transformed[key, family]
+        plan = None if data is None else family.plan(final, data.X.shape[1])
+        if plan is not None:
+            ids, plans = groups.setdefault((key, family), ([], []))
+            ids.append(index)
+            plans.append(plan)
+    return [(family, ids, plans, transformed[key, family])
+            for (key, family), (ids, plans) in groups.items()]
+
+
+def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, pre_dispatch,
+                    verbose):
+    """One family's candidates on every partition, through joblib in blocks of partitions:
+    ``(len(ids), n_partitions)`` utilities.
+
+    A partition without training or held-out rows scores ``EMPTY_PART_UTILITY``, as on the
+    per-fit path; accuracy is mapped by the utility's range and clip, as ``_score`` does.
+    """
+    n_jobs_effective = effective_n_jobs(n_jobs)
+    n_tasks = 1 if n_jobs_effective == 1 else _TASKS_PER_WORKER * n_jobs_effective
+    cut = batched.blocks(splits, data.X.shape[1], n_tasks)
+    outcomes = Parallel(n_jobs=n_jobs, pre_dispatch=pre_dispatch, verbose=verbose)(
+        delayed(batched.block_accuracies)(
+            family, plans, ids, data.X, batched.block_task(splits, block, data.codes),
+            data.n_classes, entropy,
+        )
+        for block in cut
+    )
+    accuracies = np.concatenate(outcomes, axis=1)
+    finite = np.isfinite(accuracies)
+    return np.where(finite, utility.to_utility(np.where(finite, accuracies, 0.0)),
+                    EMPTY_PART_UTILITY)
 
 
 def _batches(n_candidates, n_partitions, n_jobs):

@@ -534,6 +534,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             plan.utility,
             self.error_score, n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch,
             verbose=self.verbose, reveal=reveal, score_params=plan.score_params,
+            random_state=partition_seed,  # batched families' emulation noise
         )
 
         # 4. Select: the selector gets (1 - score_share) of the selection budget, a Laplace

@@ -92,8 +92,14 @@ def partition_fits(monkeypatch):
     Records ``(params, partition, train rows, validation rows, utility)`` per candidate and
     partition: ``params`` as the partition fit got them (rescaled by ``partition_scaling``),
     ``partition`` numbering each search's partitions in the order they are fitted.
+
+    These are the per-fit path's fits: batched families are switched off here (the tests
+    that use this fixture read or recompute diffprivlib's own partition fits); the batched
+    path has its own tests in ``test_batched.py``.
     """
-    from skdptune import evaluate, search
+    from skdptune import batched, evaluate, search
+
+    monkeypatch.setattr(batched, "FAMILIES", {})
 
     records, partitions = [], {}
     original, original_stage = evaluate._evaluate_batch, evaluate.partition_utilities

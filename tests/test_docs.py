@@ -28,6 +28,8 @@ API = (ROOT / "docs" / "api.rst").read_text()
 PUBLIC_MODULES = [
     "skdptune",
     "skdptune.accounting",
+    "skdptune.batched",
+    "skdptune.batched.gaussian_nb",
     "skdptune.evaluate",
     "skdptune.exceptions",
     "skdptune.partition_scaling",

@@ -1,0 +1,353 @@
+"""diffprivlib's ``GaussianNB``, all partitions of a candidate in one array program.
+
+Emulates ``diffprivlib.models.GaussianNB.fit`` (diffprivlib 0.6.6) followed by ``predict``
+and accuracy, for every partition of a block at once. The output has the law of a
+diffprivlib fit on that partition with the candidate's (already rescaled) parameters; the
+noise is drawn from the partition's own stream (not a secure sampler: partition fits are never
+released). What diffprivlib's ``fit`` does, and what is done here in its place:
+
+- ``X`` is clipped to the declared ``bounds``; ``classes_`` are the labels present in the
+  partition's training rows.
+- Class counts, ``epsilon / 3``: ``GeometricTruncated(epsilon / 3, sensitivity=1, lower=1,
+  upper=n)`` on each present class's count (``n``: the partition's training rows), then a
+  deterministic round-robin that makes them add up to ``n``. Here: the same transform of one
+  uniform per count, and :func:`adjust_counts` for the round-robin.
+- Means, ``epsilon / 3`` split over the features: per class and feature,
+  ``LaplaceTruncated(epsilon / 3 / n_features, sensitivity=upper - lower, lower=lower * n_c,
+  upper=upper * n_c)`` on the sum of the class's clipped values (``n_c`` the noisy count), then
+  divided by ``n_c``. Laplace noise is added and the result clipped: here, Laplace by inverse
+  CDF and the same clip.
+- Variances, ``epsilon / 3`` split over the features: ``LaplaceBoundedDomain(epsilon / 3 /
+  n_features, sensitivity=s, lower=0, upper=s * n_c)`` on the sum of squared deviations from
+  the noisy mean, ``s = max(mu - lower, upper - mu) ** 2``, then divided by ``n_c``; plus
+  ``var_smoothing`` (absolute, not scaled by the largest variance as in scikit-learn). That
+  mechanism clamps the value into its domain and rejection-samples Laplace noise until the
+  result lies in it, that is Laplace noise conditioned on the domain: here, sampled by inverse
+  CDF of the conditioned law. Its scale solves a fixed-point equation in ``(epsilon, s,
+  s * n_c)``; the solution is ``s`` times the solution for ``(epsilon, 1, n_c)`` (the equation
+  is homogeneous in ``s``), computed by diffprivlib's own ``_find_scale`` once per ``(epsilon,
+  n_c)`` and cached.
+- Priors: the noisy counts over ``n``. ``predict``: scikit-learn's joint log-likelihood,
+  argmax, first class on ties (classes in sorted order, as ``np.unique``).
+
+Every quantity of a partition is a function of its own rows, the public parameters and its own
+stream: nothing is computed across partitions from data (the block's arrays only stack them).
+"""
+
+from dataclasses import dataclass
+from functools import lru_cache
+from numbers import Real
+
+import numpy as np
+from diffprivlib.mechanisms import LaplaceBoundedDomain
+from diffprivlib.validation import check_bounds
+
+#: Above this many classes the per-partition arrays (partitions x classes x features) and the
+#: scoring pass (rows x classes x features) stop being cheap: the per-fit path takes over.
+MAX_CLASSES = 64
+
+
+@dataclass(frozen=True)
+class GaussianNBPlan:
+    """What a partition fit of one candidate needs: public parameters only.
+
+    Attributes
+    ----------
+    epsilon : float
+        The candidate's (partition-scaled) ``epsilon``.
+    lower, upper : ndarray of shape (n_features,)
+        The declared bounds, per feature, as diffprivlib's ``check_bounds`` expands them.
+    var_smoothing : float
+        Added to every variance, as diffprivlib does (absolute).
+    """
+
+    epsilon: float
+    lower: np.ndarray
+    upper: np.ndarray
+    var_smoothing: float
+
+    @property
+    def uniforms_per_class(self):
+        """Uniforms a class draws: its count, and a mean and a variance per feature."""
+        return 1 + 2 * len(self.lower)
+
+
+def plan(estimator, n_features):
+    """The :class:`GaussianNBPlan` of a configured ``GaussianNB``, or None to fall back.
+
+    Decided from the parameters and the number of features only. Anything this emulation does
+    not reproduce exactly (missing or degenerate bounds, priors, a non-finite or non-positive
+    epsilon, parameters scikit-learn rejects) falls back to the per-fit path, which gives it
+    the behaviour of a real fit (``error_score`` included).
+
+    Parameters
+    ----------
+    estimator : diffprivlib.models.GaussianNB
+        The candidate, its parameters set.
+    n_features : int
+        Columns of ``X``.
+
+    Returns
+    -------
+    plan : GaussianNBPlan or None
+    """
+    params = estimator.get_params(deep=False)
+    epsilon, bounds = params.get("epsilon"), params.get("bounds")
+    var_smoothing = params.get("var_smoothing")
+    if params.get("priors") is not None or bounds is None:
+        return None
+    if (isinstance(epsilon, bool) or not isinstance(epsilon, Real)
+            or not np.isfinite(epsilon) or epsilon <= 0):
+        return None
+    if (isinstance(var_smoothing, bool) or not isinstance(var_smoothing, Real)
+            or not np.isfinite(var_smoothing) or var_smoothing < 0):
+        return None
+    try:
+        estimator._validate_params()  # scikit-learn's own constraints, as fit checks them
+        lower, upper = check_bounds(bounds, shape=n_features)
+    except Exception:  # noqa: BLE001 - whatever the real fit would make of it
+        return None
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    # Zero-width bounds make diffprivlib's mechanisms degenerate: left to the real fit.
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
+            and np.all(upper > lower)):
+        return None
+    return GaussianNBPlan(float(epsilon), lower, upper, float(var_smoothing))
+
+
+def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
+                         n_parts, n_classes, rngs):
+    """Accuracy of every plan's fit on every partition of a block, on its held-out rows.
+
+    Parameters
+    ----------
+    plans : list of GaussianNBPlan
+    X_train : ndarray of shape (n_train, n_features), float64
+        The block's training rows, in any order.
+    y_train : ndarray of shape (n_train,), int
+        Class codes ``0 .. n_classes - 1`` (sorted label order).
+    part_train : ndarray of shape (n_train,), int
+        Partition of each training row within the block, ``0 .. n_parts - 1``.
+    X_val, y_val, part_val
+        The same for the held-out rows (any order).
+    n_parts, n_classes : int
+    rngs : list of list of numpy.random.Generator
+        ``rngs[j][p]``: the stream of plan ``j`` on partition ``p``.
+
+    Returns
+    -------
+    accuracies : ndarray of shape (len(plans), n_parts)
+        NaN where a partition has no training or no held-out rows.
+    """
+    grouped = _Grouped(X_train, y_train, part_train, n_parts, n_classes)
+    n_val = np.bincount(part_val, minlength=n_parts)
+    result = np.full((len(plans), n_parts), np.nan)
+    for j, candidate in enumerate(plans):
+        theta, var, noisy = _fit(candidate, grouped, rngs[j])
+        correct = _predict(theta, var, noisy, X_val, part_val) == y_val
+        hits = np.bincount(part_val, weights=correct, minlength=n_parts)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accuracy = hits / n_val
+        result[j] = np.where((grouped.counts.sum(axis=1) > 0) & (n_val > 0), accuracy, np.nan)
+    return result
+
+
+def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, rngs):
+    """The emulated fitted attributes of one plan on every partition of a block.
+
+    Parameters
+    ----------
+    candidate : GaussianNBPlan
+    X_train, y_train, part_train, n_parts, n_classes
+        As for :func:`partition_accuracies`.
+    rngs : list of numpy.random.Generator
+        One stream per partition.
+
+    Returns
+    -------
+    theta, var : ndarray of shape (n_parts, n_classes, n_features)
+        diffprivlib's ``theta_`` and ``var_`` of each partition's fit, in the rows of the
+        classes present in its training rows (the others are placeholders).
+    class_count : ndarray of shape (n_parts, n_classes)
+        Its ``class_count_``; 0 for absent classes.
+    """
+    grouped = _Grouped(X_train, y_train, part_train, n_parts, n_classes)
+    return _fit(candidate, grouped, rngs)
+
+
+class _Grouped:
+    """Training rows grouped by (partition, class): sorted rows, counts, group starts."""
+
+    def __init__(self, X, y, part, n_parts, n_classes):
+        group = part * n_classes + y
+        order = np.argsort(group, kind="stable")
+        self.group, self.X = group[order], X[order]
+        self.counts = np.bincount(group, minlength=n_parts * n_classes).reshape(n_parts,
+                                                                                 n_classes)
+        self.starts = (np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1]])
+                       if len(group) else np.empty(0, dtype=np.intp))
+        self.present_groups = self.group[self.starts]
+
+
+def _fit(candidate, grouped, rngs):
+    """Noisy ``theta_``, ``var_`` and class counts, shape ``(n_parts, n_classes[,
+    n_features])``; absent classes count 0, their ``theta_`` and ``var_`` are placeholders."""
+    X, group, counts = grouped.X, grouped.group, grouped.counts
+    starts, present_groups = grouped.starts, grouped.present_groups
+    n_parts, n_classes = counts.shape
+    n_features = X.shape[1]
+    # Each partition's uniforms come from its own stream, in a fixed layout per class: its
+    # count, then a mean and a variance per feature.
+    uniforms = np.stack([
+        rng.random(n_classes * candidate.uniforms_per_class) for rng in rngs
+    ]).reshape(n_parts, n_classes, candidate.uniforms_per_class)
+    lower, upper = candidate.lower, candidate.upper
+    present = counts > 0
+    n_total = counts.sum(axis=1)
+
+    # Class counts (epsilon / 3, sensitivity 1, one count per class: a record is in one class).
+    noisy = _geometric_truncated(counts, uniforms[..., 0], candidate.epsilon / 3, n_total)
+    for p in np.flatnonzero(n_total > 0):
+        if noisy[p, present[p]].sum() != n_total[p]:
+            noisy[p, present[p]] = adjust_counts(noisy[p, present[p]], n_total[p])
+    noisy = np.where(present, noisy, 1).astype(float)  # absent classes: unused placeholder
+
+    clipped = np.clip(X, lower, upper)
+    sums = np.zeros((n_parts * n_classes, n_features))
+    if len(X):
+        sums[present_groups] = np.add.reduceat(clipped, starts, axis=0)
+    sums = sums.reshape(n_parts, n_classes, n_features)
+
+    # Means: Laplace (epsilon / 3 / n_features per feature, sensitivity upper - lower), clipped.
+    local_epsilon = candidate.epsilon / 3 / n_features
+    n_c = noisy[..., None]
+    noisy_sums = sums - (upper - lower) / local_epsilon * _laplace(
+        uniforms[..., 1:1 + n_features])
+    mu = np.clip(noisy_sums, lower * n_c, upper * n_c) / n_c
+
+    # Variances: bounded-domain Laplace on the squared deviations from the noisy mean.
+    deviations = (clipped - mu.reshape(-1, n_features)[group]) ** 2
+    squares = np.zeros((n_parts * n_classes, n_features))
+    if len(X):
+        squares[present_groups] = np.add.reduceat(deviations, starts, axis=0)
+    squares = squares.reshape(n_parts, n_classes, n_features)
+    sensitivity = np.maximum(mu - lower, upper - mu) ** 2
+    domain = sensitivity * n_c
+    scale = sensitivity * _unit_scales(local_epsilon, noisy, present)[..., None]
+    value = np.clip(squares, 0.0, domain)
+    noisy_squares = value + scale * _laplace_within(
+        uniforms[..., 1 + n_features:], -value / scale, (domain - value) / scale)
+    var = np.clip(noisy_squares, 0.0, domain) / n_c + candidate.var_smoothing
+    return mu, var, np.where(present, noisy, 0.0)
+
+
+def _predict(theta, var, counts, X, part):
+    """Class code of scikit-learn's ``GaussianNB.predict`` for each row, with its partition's
+    model: the joint log-likelihood's argmax (first on ties; absent classes never win).
+    Priors: the noisy counts over their sum (the partition's training rows)."""
+    n_classes = theta.shape[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_prior = np.where(counts > 0,
+                             np.log(counts / counts.sum(axis=1, keepdims=True)), -np.inf)
+    jll = np.empty((len(X), n_classes))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for c in range(n_classes):
+            normaliser = -0.5 * np.sum(np.log(2.0 * np.pi * var[:, c, :]), axis=1)
+            mean, variance = theta[part, c, :], var[part, c, :]
+            jll[:, c] = log_prior[part, c] + (
+                normaliser[part] - 0.5 * np.sum((X - mean) ** 2 / variance, axis=1))
+    # An absent class's placeholder variance may be 0 (var_smoothing=0): -inf + inf is NaN,
+    # which argmax would pick. It is not a class of that partition's model.
+    jll[~np.isfinite(log_prior[part])] = -np.inf
+    return np.argmax(jll, axis=1) if n_classes else np.zeros(len(X), dtype=int)
+
+
+def _geometric_truncated(values, uniforms, epsilon, n_total):
+    """diffprivlib's ``GeometricTruncated(epsilon, sensitivity=1, lower=1, upper=n_total)``
+    applied to each count, as the same function of one uniform (its ``randomise``)."""
+    scale = -epsilon  # diffprivlib's Geometric._scale: -epsilon / sensitivity
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unif = (uniforms - 0.5) * (1 + np.exp(scale))
+        sign = np.where(unif < 0, -1.0, 1.0)
+        noisy = np.round(values + sign * np.floor(np.log(sign * unif) / scale))
+    upper = np.maximum(n_total, 1)[:, None]
+    return np.clip(noisy, 1, upper).astype(np.int64)
+
+
+def adjust_counts(noisy, n_total):
+    """diffprivlib's round-robin that makes noisy class counts add up to ``n_total``.
+
+    Its loop (``GaussianNB._noisy_class_counts``) steps through the classes in
+    ``np.argsort`` order of the noisy counts, one unit at a time: upward from the smallest,
+    decrementing (never below 1), when the counts are too large; downward from the largest,
+    incrementing, when they are too small. This computes the same result in whole rounds.
+
+    Parameters
+    ----------
+    noisy : ndarray of shape (n_classes,), int
+        Noisy counts, each in ``[1, n_total]``.
+    n_total : int
+        The partition's training rows (its own fit's ``n``).
+
+    Returns
+    -------
+    counts : ndarray of shape (n_classes,), int
+    """
+    noisy = np.asarray(noisy, dtype=np.int64).copy()
+    order = np.argsort(noisy)  # the same call on the same int64 values: the same tie order
+    missing = int(n_total - noisy.sum())
+    if missing > 0:
+        rounds, rest = divmod(missing, len(noisy))
+        noisy += rounds
+        noisy[order[::-1][:rest]] += 1
+        return noisy
+    excess = -missing
+    visited = noisy[order]
+    while excess > 0:
+        active = visited > 1
+        n_active = int(active.sum())
+        rounds = min(int(visited[active].min()) - 1, excess // n_active)
+        if rounds:
+            visited[active] -= rounds
+            excess -= rounds * n_active
+        else:  # a last partial round, in visiting order
+            visited[np.flatnonzero(active)[:excess]] -= 1
+            excess = 0
+    noisy[order] = visited
+    return noisy
+
+
+def _laplace(uniforms):
+    """Standard Laplace variates by inverse CDF."""
+    centred = uniforms - 0.5
+    with np.errstate(divide="ignore"):
+        return -np.sign(centred) * np.log1p(-2.0 * np.abs(centred))
+
+
+def _laplace_within(uniforms, low, high):
+    """Standard Laplace variates conditioned on ``[low, high]`` (``low <= 0 <= high``), by
+    inverse CDF: the law of diffprivlib's rejection sampler in ``LaplaceBoundedDomain``."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        below = 0.5 * np.exp(low)         # P(L < low)
+        above = 0.5 * np.exp(-high)       # P(L > high)
+        mass = 1.0 - below - above
+        p = below + uniforms * mass       # CDF value of the draw, from the left
+        q = above + (1.0 - uniforms) * mass  # 1 - p, from the right, without cancellation
+        draw = np.where(p < 0.5, np.log(2.0 * p), -np.log(2.0 * q))
+    return np.clip(draw, low, high)
+
+
+def _unit_scales(epsilon, noisy, present):
+    """The bounded-domain Laplace scale for sensitivity 1 and domain ``[0, n_c]``, per
+    present class (1 elsewhere)."""
+    scales = np.ones(noisy.shape)
+    distinct, where = np.unique(noisy[present].astype(np.int64), return_inverse=True)
+    scales[present] = np.array([_unit_scale(epsilon, int(n_c)) for n_c in distinct])[where]
+    return scales
+
+
+@lru_cache(maxsize=4096)
+def _unit_scale(epsilon, n_c):
+    # diffprivlib's own solver, so the scale is the one its mechanism uses (to rounding).
+    return LaplaceBoundedDomain(epsilon=epsilon, delta=0.0, sensitivity=1.0, lower=0.0,
+                                upper=float(n_c))._find_scale()

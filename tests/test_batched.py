@@ -1,0 +1,462 @@
+"""Batched partition fits (skdptune.batched): diffprivlib's GaussianNB as an array program.
+
+What is checked: which candidates take the batched path and which fall back; that each piece
+of the emulation is diffprivlib's (the same transform of a uniform where that can be checked
+exactly, the same law where it is a sampler); that a partition's utility depends on its own
+records and stream only (replace one record: only its partition moves); that the result does
+not depend on how partitions are cut into joblib tasks; and that the batched utilities and
+fitted parameters have the law of diffprivlib's own fits on the same partitions.
+
+Statistical tests use alpha = 1e-3 per comparison; the test functions that make several
+comparisons state their count, and the false-failure rate of a run is at most alpha times the
+number of comparisons (Bonferroni). Seeds are fixed, so a run is reproducible either way.
+"""
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.mechanisms import GeometricTruncated, LaplaceBoundedDomain
+from diffprivlib.models import GaussianNB, LogisticRegression
+from scipy import stats
+
+from skdptune import PrivateGridSearchCV, batched, evaluate
+from skdptune.batched import gaussian_nb
+from skdptune.utility import EMPTY_PART_UTILITY, make_utility
+
+ALPHA = 1e-3
+
+
+def _data(n, n_classes=2, n_features=3, shift=1.0, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = np.clip(rng.normal(y[:, None] * shift, 1.0, (n, n_features)) / 3, -1, 1)
+    return X, y
+
+
+def _values(candidates, X, y, splits, scoring="accuracy", utility_range=None, entropy=0,
+            n_jobs=1, estimator=None):
+    """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
+    estimator = estimator if estimator is not None else GaussianNB(bounds=(-1, 1))
+    _, utility = make_utility(estimator, scoring, utility_range)
+    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
+                                                          utility)
+    assert family is gaussian_nb and ids == list(range(len(candidates)))
+    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs,
+                                    "2*n_jobs", 0)
+
+
+def _per_fit(candidates, X, y, splits, estimator=None):
+    estimator = estimator if estimator is not None else GaussianNB(bounds=(-1, 1))
+    _, utility = make_utility(estimator, "accuracy", None)
+    return evaluate._per_fit_values(estimator, candidates, X, y, splits, {}, utility, "raise", 1,
+                                    "2*n_jobs", 0, False, {})
+
+
+def _splits(n, k, validation_fraction=0.3, seed=1):
+    from skdptune.partition import partition_labels, split_indices
+    return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
+
+
+# --- Which path ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def paths(monkeypatch):
+    """Counts the (candidate, partition) fits that reach each path."""
+    seen = {"per_fit": 0, "batched": 0}
+    per_fit, blocks = evaluate._evaluate_batch, batched.block_accuracies
+
+    def spy_per_fit(estimator, batch, *args):
+        seen["per_fit"] += len(batch)
+        return per_fit(estimator, batch, *args)
+
+    def spy_batched(family, plans, ids, X, task, *args):
+        seen["batched"] += len(plans) * len(task.partitions)
+        return blocks(family, plans, ids, X, task, *args)
+
+    monkeypatch.setattr(evaluate, "_evaluate_batch", spy_per_fit)
+    monkeypatch.setattr(batched, "block_accuracies", spy_batched)
+    return seen
+
+
+def _search(estimator, grid, **params):
+    return PrivateGridSearchCV(estimator, grid, n_partitions=4, accountant=BudgetAccountant(),
+                               random_state=0, refit=False, **params)
+
+
+@pytest.mark.parametrize("in_pipeline", [False, True])
+def test_gaussian_nb_with_accuracy_takes_the_batched_path(binary_data, paths, in_pipeline):
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import Binarizer
+    X, y = binary_data
+    estimator, grid = GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]}
+    if in_pipeline:
+        estimator = Pipeline([("binarize", Binarizer(threshold=0.5)), ("nb", estimator)])
+        grid = {"nb__var_smoothing": grid["var_smoothing"]}
+    _search(estimator, grid).fit(X, y)
+    assert paths == {"per_fit": 0, "batched": 2 * 4}  # 2 candidates, 4 partitions
+
+
+@pytest.mark.parametrize("estimator, grid, search_params, fit_params", [
+    (GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {"scoring": "balanced_accuracy"},
+     {}),
+    (GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {},
+     {"sample_weight": np.ones(300)}),
+    (GaussianNB(bounds=(0, 1), priors=[0.5, 0.5]), {"var_smoothing": [1e-9]}, {}, {}),
+    (type("MyNB", (GaussianNB,), {})(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {}, {}),
+    (LogisticRegression(data_norm=2.0), {"C": [1.0]}, {}, {}),
+], ids=["scorer", "fit_params", "priors", "subclass", "other_family"])
+def test_everything_else_takes_the_per_fit_path(binary_data, paths, estimator, grid,
+                                                search_params, fit_params):
+    X, y = binary_data
+    _search(estimator, grid, **search_params).fit(X, y, **fit_params)
+    assert paths == {"per_fit": 4, "batched": 0}
+
+
+def test_a_grid_is_split_between_the_paths(binary_data, paths):
+    # A candidate the emulation cannot reproduce (zero-width bounds) goes to the per-fit path,
+    # the others stay batched.
+    X, y = binary_data
+    _search(GaussianNB(), {"bounds": [(0, 1), (0.5, 0.5)]}).fit(X, y)
+    assert paths == {"per_fit": 4, "batched": 4}
+
+
+def test_a_pipeline_of_stateless_steps_is_batched_on_the_transformed_rows():
+    # Its partition utilities are those of the bare estimator on the transformed rows, with the
+    # same streams: the steps are applied once to all rows, as each partition would.
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import Binarizer, PolynomialFeatures
+    X, y = _data(600, n_classes=2, n_features=3, shift=2.0)
+    splits = _splits(len(y), 6)
+    pipeline = make_pipeline(Binarizer(threshold=0.1), "passthrough",
+                             PolynomialFeatures(degree=2), GaussianNB(bounds=(-1, 1)))
+    candidates = [{"gaussiannb__epsilon": 5.0}, {"binarizer__threshold": -0.1}]
+    Xt = [PolynomialFeatures(degree=2).fit_transform(Binarizer(threshold=t).fit_transform(X))
+          for t in (0.1, -0.1)]
+    _, utility = make_utility(pipeline, "accuracy", None)
+    groups = evaluate._batched_groups(pipeline, candidates, X, y, {}, {}, utility)
+    assert [ids for _, ids, _, _ in groups] == [[0], [1]]  # two preprocessings
+    for (family, ids, plans, data), Xt_, params in zip(groups, Xt, [{"epsilon": 5.0}, {}]):
+        got = evaluate._batched_values(family, ids, plans, data, splits, utility, 0, 1,
+                                       "2*n_jobs", 0)
+        # The bare estimator's candidate index must match for the streams to match.
+        bare = GaussianNB(bounds=(-1, 1), **params)
+        (f, _, bare_plans, bare_data), = evaluate._batched_groups(bare, [{}], Xt_, y, {}, {},
+                                                                   utility)
+        expected = evaluate._batched_values(f, ids, bare_plans, bare_data, splits, utility, 0,
+                                            1, "2*n_jobs", 0)
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("step", ["scaler", "log1p", "dp_scaler"])
+def test_a_pipeline_with_a_step_that_learns_takes_the_per_fit_path(binary_data, step):
+    from diffprivlib.models import StandardScaler as DPStandardScaler
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer, StandardScaler
+    X, y = binary_data
+    first = {"scaler": StandardScaler(), "log1p": FunctionTransformer(np.log1p),
+             "dp_scaler": DPStandardScaler(bounds=(0, 1))}[step]
+    _, utility = make_utility(GaussianNB(), "accuracy", None)
+    pipeline = make_pipeline(first, GaussianNB(bounds=(-3, 3)))
+    assert evaluate._batched_groups(pipeline, [{}], X, y, {}, {}, utility) == []
+
+
+@pytest.mark.parametrize("X_change", ["nan", "sparse", "strings"])
+def test_data_the_emulation_does_not_take_falls_back(binary_data, paths, X_change):
+    from scipy import sparse
+    X, y = binary_data
+    X = X.copy()
+    if X_change == "nan":
+        X[0, 0] = np.nan  # diffprivlib rejects it: error_score on its partition, as before
+    elif X_change == "sparse":
+        X = sparse.csr_matrix(X)
+    else:
+        X = X.astype(object)
+        X[0, 0] = "a"  # numbers as strings would convert, as in scikit-learn's check_array
+    _, utility = make_utility(GaussianNB(bounds=(0, 1)), "accuracy", None)
+    assert evaluate._batched_groups(GaussianNB(bounds=(0, 1)), [{}], X, y, {}, {},
+                                    utility) == []
+
+
+# --- Each piece is diffprivlib's -------------------------------------------------------------
+
+
+def _reference_adjust(noisy_counts, n_total):
+    """diffprivlib 0.6.6 GaussianNB._noisy_class_counts, after the noise (verbatim loop)."""
+    noisy_counts = np.array(noisy_counts)
+    argsort = np.argsort(noisy_counts)
+    i = 0 if noisy_counts.sum() > n_total else len(noisy_counts) - 1
+    while np.sum(noisy_counts) != n_total:
+        _i = argsort[i]
+        sgn = np.sign(n_total - noisy_counts.sum())
+        noisy_counts[_i] = np.clip(noisy_counts[_i] + sgn, 1, n_total)
+        i = (i - sgn) % len(noisy_counts)
+    return noisy_counts
+
+
+def test_count_adjustment_is_diffprivlibs_round_robin():
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        n_classes = int(rng.integers(1, 7))
+        n_total = int(rng.integers(n_classes, 60))
+        noisy = rng.integers(1, n_total + 1, n_classes)
+        noisy[rng.random(n_classes) < 0.3] = noisy[0]  # ties: the argsort order matters
+        np.testing.assert_array_equal(gaussian_nb.adjust_counts(noisy, n_total),
+                                      _reference_adjust(noisy, n_total))
+
+
+def test_class_count_noise_is_diffprivlibs_transform_of_a_uniform():
+    # The same uniform in, the same noisy count out: diffprivlib's GeometricTruncated draws
+    # one uniform from its random_state per randomise.
+    for seed in range(300):
+        epsilon, n_total, value = 0.05 + seed / 100, 40 + seed % 7, seed % 40 + 1
+        expected = GeometricTruncated(epsilon=epsilon, sensitivity=1, lower=1, upper=n_total,
+                                      random_state=np.random.RandomState(seed)).randomise(value)
+        uniform = np.random.RandomState(seed).random_sample()
+        got = gaussian_nb._geometric_truncated(np.array([[value]]), np.array([[uniform]]),
+                                               epsilon, np.array([n_total]))
+        assert got[0, 0] == expected
+
+
+@pytest.mark.parametrize("value, sensitivity, n_c, epsilon", [
+    (0.0, 1.0, 3, 0.05),      # at the lower end, the scale far above the domain
+    (30.0, 2.0, 20, 0.5),     # inside
+    (40.0, 2.0, 20, 5.0),     # at the upper end, little noise
+])
+def test_variance_noise_has_the_bounded_domain_law(value, sensitivity, n_c, epsilon):
+    # Three KS comparisons at ALPHA each.
+    mechanism = LaplaceBoundedDomain(epsilon=epsilon, delta=0, sensitivity=sensitivity,
+                                     lower=0, upper=sensitivity * n_c, random_state=0)
+    reference = np.array([mechanism.randomise(value) for _ in range(3000)])
+    scale = sensitivity * gaussian_nb._unit_scale(epsilon, n_c)
+    assert scale == pytest.approx(mechanism._find_scale(), rel=1e-12)
+    domain = sensitivity * n_c
+    uniforms = np.random.default_rng(1).random(3000)
+    ours = value + scale * gaussian_nb._laplace_within(uniforms, -value / scale,
+                                                       (domain - value) / scale)
+    assert stats.ks_2samp(reference, ours).pvalue > ALPHA
+
+
+def test_laplace_is_standard_laplace():
+    draws = gaussian_nb._laplace(np.random.default_rng(2).random(5000))
+    assert stats.kstest(draws, stats.laplace.cdf).pvalue > ALPHA
+
+
+# --- Privacy: a partition's utility is a function of its own records and stream -------------
+
+
+def _parameters(candidate, X, y, splits, entropy=0):
+    """The batched path's fitted parameters on every partition (the engine's streams)."""
+    task = batched.block_task(splits, np.arange(len(splits)), y)
+    train, codes, part = task.train
+    rngs = [np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(p, 0)))
+            for p in range(len(splits))]
+    plan = gaussian_nb.plan(GaussianNB(bounds=(-1, 1), **candidate), X.shape[1])
+    return gaussian_nb.fit_partitions(plan, X[train], codes, part, len(splits), y.max() + 1,
+                                      rngs)
+
+
+def test_replacing_one_record_moves_only_its_partition():
+    X, y = _data(1200, n_classes=3, n_features=4, shift=1.5)
+    splits = _splits(len(y), 12)
+    candidates = [{"epsilon": 2.0}, {"epsilon": 50.0, "var_smoothing": 1e-3}]
+    before = _values(candidates, X, y, splits)
+    parameters = _parameters(candidates[0], X, y, splits)
+    others = np.arange(12) != 5
+    # A training record of each partition in turn (a quantity shared across partitions, such
+    # as a maximum, moves only when its own partition changes): its partition's fitted
+    # parameters move, no other partition's parameters or utilities do.
+    for p in range(12):
+        row, rest = splits[p][0][0], np.arange(12) != p
+        X2, y2 = X.copy(), y.copy()
+        X2[row], y2[row] = -X2[row], (y2[row] + 1) % 3
+        np.testing.assert_array_equal(_values(candidates, X2, y2, splits)[:, rest],
+                                      before[:, rest])
+        for old, new in zip(parameters, _parameters(candidates[0], X2, y2, splits)):
+            np.testing.assert_array_equal(new[rest], old[rest])
+            assert not np.array_equal(new[p], old[p])
+    # A held-out record of partition 5, given each other label: one of them changes whether
+    # it is predicted right (its prediction is fixed), so partition 5's utility moves.
+    row, moved = splits[5][1][0], False
+    for shift in (1, 2):
+        y2 = y.copy()
+        y2[row] = (y2[row] + shift) % 3
+        after = _values(candidates, X, y2, splits)
+        np.testing.assert_array_equal(after[:, others], before[:, others])
+        moved |= bool(np.any(after[:, 5] != before[:, 5]))
+    assert moved
+
+
+def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
+    X, y = _data(900, n_classes=2, n_features=3)
+    splits = _splits(len(y), 9)
+    candidates = [{"epsilon": 1.0}, {"epsilon": 10.0}]
+    whole = _values(candidates, X, y, splits)
+    monkeypatch.setattr(batched, "BLOCK_CELLS", 200)  # about one partition per block
+    np.testing.assert_array_equal(_values(candidates, X, y, splits), whole)
+    np.testing.assert_array_equal(_values(candidates, X, y, splits, n_jobs=2), whole)
+    assert not np.array_equal(_values(candidates, X, y, splits, entropy=1), whole)
+
+
+def test_a_seeded_search_is_reproducible_and_the_seed_matters(binary_data, monkeypatch):
+    X, y = binary_data
+    seen = []
+    original = evaluate.partition_utilities
+
+    def spy(*args, **kwargs):
+        seen.append(original(*args, **kwargs))
+        return seen[-1]
+
+    from skdptune import search as search_module
+    monkeypatch.setattr(search_module, "partition_utilities", spy)
+    for random_state in (0, 0, 1):
+        PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"epsilon": [0.5, 1.0, 2.0]},
+                            n_partitions=5, accountant=BudgetAccountant(),
+                            random_state=random_state, refit=False).fit(X, y)
+    np.testing.assert_array_equal(seen[0], seen[1])
+    assert not np.array_equal(seen[0], seen[2])
+
+
+def test_empty_parts_score_the_fixed_constant_and_the_range_is_applied():
+    X, y = _data(200)
+    splits = _splits(len(y), 4)
+    splits[1] = (splits[1][0], splits[1][0][:0])  # no held-out rows
+    splits[2] = (splits[2][0][:0], splits[2][1])  # no training rows
+    plain = _values([{"epsilon": 5.0}], X, y, splits)[0]
+    assert plain[1] == plain[2] == EMPTY_PART_UTILITY
+    ranged = _values([{"epsilon": 5.0}], X, y, splits, utility_range=(0.5, 1.0))[0]
+    np.testing.assert_allclose(ranged[[0, 3]], np.clip((plain[[0, 3]] - 0.5) / 0.5, 0, 1))
+    assert ranged[1] == ranged[2] == EMPTY_PART_UTILITY
+
+
+def test_partition_labels_and_classes_are_the_partitions_own():
+    # String labels; a partition that has seen one class only predicts that class: its
+    # held-out rows of the other class all count as errors.
+    X, y = _data(400, n_classes=2, shift=3.0)
+    labels = np.array(["no", "yes"])[y]
+    splits = _splits(len(y), 2)
+    train, validation = splits[0]
+    splits[0] = (train[y[train] == 0], validation)
+    values = _values([{"epsilon": 1e6}], X, labels, splits)[0]
+    assert values[0] == pytest.approx(np.mean(y[validation] == 0))
+
+
+# --- Equivalence with diffprivlib's own fits -------------------------------------------------
+
+
+def _diffprivlib_parameters(X, y, epsilon, repetitions, seed):
+    rng = np.random.RandomState(seed)
+    fits = []
+    for _ in range(repetitions):
+        model = GaussianNB(bounds=(-1, 1), epsilon=epsilon, random_state=rng,
+                           accountant=BudgetAccountant()).fit(X, y)
+        fits.append((model.theta_, model.var_, model.class_count_))
+    return [np.array(values) for values in zip(*fits)]
+
+
+def _batched_parameters(X, y, epsilon, repetitions, seed):
+    codes = np.unique(y, return_inverse=True)[1]
+    n_classes = codes.max() + 1
+    # The same partition, repeated: each copy has its own stream.
+    part = np.repeat(np.arange(repetitions), len(y))
+    rngs = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(p,)))
+            for p in range(repetitions)]
+    plan = gaussian_nb.plan(GaussianNB(bounds=(-1, 1), epsilon=epsilon), X.shape[1])
+    return gaussian_nb.fit_partitions(plan, np.tile(X, (repetitions, 1)), np.tile(codes,
+                                      repetitions), part, repetitions, n_classes, rngs)
+
+
+def _compare_parameters(X, y, epsilon, repetitions, seed):
+    """KS comparisons of every class's count and every (class, feature)'s mean and variance;
+    returns the smallest p-value and the number of comparisons."""
+    ours = _batched_parameters(X, y, epsilon, repetitions, seed)
+    theirs = _diffprivlib_parameters(X, y, epsilon, repetitions, seed)
+    p_values = []
+    for got, expected in zip(ours, theirs):
+        got, expected = got.reshape(repetitions, -1), expected.reshape(repetitions, -1)
+        for column in range(got.shape[1]):
+            if np.ptp(expected[:, column]) == 0 and np.ptp(got[:, column]) == 0:
+                assert got[0, column] == pytest.approx(expected[0, column])
+                continue
+            p_values.append(stats.ks_2samp(got[:, column], expected[:, column]).pvalue)
+    return min(p_values), len(p_values)
+
+
+def test_fitted_parameters_have_diffprivlibs_law():
+    # 2 classes x (1 count + 2 features x 2): 10 KS comparisons at ALPHA / 10 each (the
+    # counts' two columns are mirror images, kept for simplicity: conservative).
+    X, y = _data(80, n_classes=2, n_features=2, shift=2.0, seed=3)
+    p_value, n = _compare_parameters(X, y, epsilon=3.0, repetitions=400, seed=4)
+    assert p_value > ALPHA / n
+
+
+@pytest.mark.slow_audit
+@pytest.mark.parametrize("n_classes, n_train, epsilon", [
+    (2, 50, 0.5), (2, 300, 5.0), (3, 120, 1.0), (3, 500, 30.0),
+])
+def test_fitted_parameters_have_diffprivlibs_law_audit(n_classes, n_train, epsilon):
+    X, y = _data(n_train, n_classes=n_classes, n_features=3, shift=1.5, seed=n_train)
+    p_value, n = _compare_parameters(X, y, epsilon, repetitions=1500, seed=n_train)
+    assert p_value > ALPHA / n  # Bonferroni over the n comparisons of this configuration
+
+
+def _compare_utilities(n_classes, n_train, epsilon, repetitions, seed):
+    X, y = _data(n_train + 300, n_classes=n_classes, n_features=3, shift=1.5, seed=seed)
+    split = (np.arange(n_train), np.arange(n_train, n_train + 300))
+    splits = [split] * repetitions  # the same partition, repeated: independent fits
+    ours = _values([{"epsilon": epsilon}], X, y, splits, entropy=seed, estimator=GaussianNB(
+        bounds=(-1, 1)))[0]
+    theirs = _per_fit([{"epsilon": epsilon}], X, y, splits)[0]
+    return stats.ks_2samp(ours, theirs).pvalue, ours.mean(), theirs.mean()
+
+
+def test_partition_utilities_have_diffprivlibs_law():
+    np.random.seed(5)  # diffprivlib's unseeded fits draw from numpy's global generator
+    p_value, ours, theirs = _compare_utilities(2, 100, 2.0, repetitions=300, seed=5)
+    assert p_value > ALPHA, (ours, theirs)
+
+
+@pytest.mark.slow_audit
+@pytest.mark.parametrize("n_classes, n_train, epsilon", [
+    (2, 50, 0.5), (2, 300, 5.0), (3, 120, 1.0), (3, 500, 30.0),
+])
+def test_partition_utilities_have_diffprivlibs_law_audit(n_classes, n_train, epsilon):
+    np.random.seed(n_train)
+    p_value, ours, theirs = _compare_utilities(n_classes, n_train, epsilon, 1500, n_train)
+    assert p_value > ALPHA, (ours, theirs)
+
+
+def test_no_batched_utility_is_reachable_from_the_fitted_search(binary_data, monkeypatch):
+    import pickle
+    import struct
+
+    X, y = binary_data
+    seen, original = [], evaluate._batched_values
+
+    def spy(*args, **kwargs):
+        seen.append(original(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(evaluate, "_batched_values", spy)
+    search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"epsilon": [0.5, 1.0, 2.0]},
+                                 selection_epsilon=1.0, n_partitions=5,
+                                 accountant=BudgetAccountant(), random_state=0).fit(X, y)
+    (values,) = seen
+    secrets_ = {v for v in np.r_[values.ravel(), values.mean(axis=1)].tolist()
+                if len(repr(v)) >= 8}
+    assert secrets_  # distinctive values to look for
+    payload = pickle.dumps(search)
+    for value in secrets_:
+        assert struct.pack(">d", value) not in payload  # pickled Python float
+        assert struct.pack("<d", value) not in payload  # numpy array data
+
+
+def test_an_absent_class_never_wins_even_with_a_degenerate_placeholder():
+    # var_smoothing=0 can leave an absent class's placeholder variance at 0: its score is
+    # -inf + inf = NaN there, which argmax would pick.
+    theta = np.zeros((1, 2, 1))
+    var = np.array([[[1.0], [0.0]]])
+    counts = np.array([[5.0, 0.0]])
+    X = np.array([[0.0], [3.0]])
+    predicted = gaussian_nb._predict(theta, var, counts, X, np.zeros(2, dtype=int))
+    np.testing.assert_array_equal(predicted, [0, 0])
