@@ -44,6 +44,7 @@ PUBLIC_MODULES = [
     "skdptune.selection.permute_and_flip",
     "skdptune.selection.report_noisy_max",
     "skdptune.selection.score",
+    "skdptune.trials",
     "skdptune.utility",
 ]
 

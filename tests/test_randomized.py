@@ -30,7 +30,8 @@ from skdptune.accounting import (
     truncated_negative_binomial_mean,
 )
 from skdptune.exceptions import GateError
-from skdptune.randomized import PrivateRandomizedSearchCV, _sample_trial_count
+from skdptune.randomized import PrivateRandomizedSearchCV
+from skdptune.trials import sample_trial_count
 
 BOUNDS = ([-3.0] * 4, [3.0] * 4)
 
@@ -70,7 +71,7 @@ def _expected_pmf(mean, shape, ks):
 def test_trial_count_matches_declared_law(mean, shape):
     rng = np.random.RandomState(12345)
     n = 20000
-    draws = np.array([_sample_trial_count(mean, shape, rng) for _ in range(n)])
+    draws = np.array([sample_trial_count(mean, shape, rng) for _ in range(n)])
     k_max = int(draws.max())
     ks = np.arange(k_max + 1)
     expected = _expected_pmf(mean, shape, ks) * n
@@ -91,11 +92,11 @@ def test_trial_count_matches_declared_law(mean, shape):
 
 def test_trial_count_secure_source():
     rng = secrets.SystemRandom()
-    draws = [_sample_trial_count(3.0, 0.0, rng) for _ in range(200)]
+    draws = [sample_trial_count(3.0, 0.0, rng) for _ in range(200)]
     assert min(draws) >= 1
     # Poisson(3) from secrets: the mean of 200 draws (standard deviation 0.12) is in [2, 4]
     # except with probability below 1e-15.
-    draws = [_sample_trial_count(3.0, math.inf, rng) for _ in range(200)]
+    draws = [sample_trial_count(3.0, math.inf, rng) for _ in range(200)]
     assert min(draws) >= 0 and 2 <= np.mean(draws) <= 4
 
 
@@ -792,7 +793,7 @@ def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
     # Before: "scoring=None means accuracy, which needs a classifier".
     from diffprivlib.models import LinearRegression
 
-    from skdptune.randomized import _holdout_sum
+    from skdptune.trials import holdout_sum
     from skdptune.utility import BoundedSquaredErrorScorer
 
     rng = np.random.RandomState(0)
@@ -810,7 +811,7 @@ def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
     assert search.score(X, y) == pytest.approx(per_record.mean())
     # The held-out sum adds one term in [0, 1] per record (sensitivity 1).
     plan = search._plan(X, y, {})
-    assert _holdout_sum(search.best_estimator_, X, 100 * y, plan.scoring,
+    assert holdout_sum(search.best_estimator_, X, 100 * y, plan.scoring,
                         plan.utility) <= len(y)
-    assert _holdout_sum(search.best_estimator_, X, y, plan.scoring,
+    assert holdout_sum(search.best_estimator_, X, y, plan.scoring,
                         plan.utility) == pytest.approx(per_record.sum())
