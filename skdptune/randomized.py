@@ -22,7 +22,6 @@ from scipy.sparse import issparse
 from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from ._sklearn_compat import (
@@ -31,7 +30,6 @@ from ._sklearn_compat import (
     _check_method_params,
     _fit_context,
     _safe_indexing,
-    _yield_masked_array_for_each_param,
 )
 from .accounting import (
     ALL_RECORDS,
@@ -46,16 +44,10 @@ from .accounting import (
 )
 from .base import BasePrivateSearch, Plan
 from .dp_fit import MeasuringAccountant, fit_for_release, with_params
-from .gate import check_release, check_released_fit, exceeds, split_budget
+from .gate import check_candidate, check_released_fit, exceeds, split_budget
 from .trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
-from .validation import (
-    check_record_wise,
-    input_shape,
-    refuse_keywords,
-    route_fit_params,
-    validate_candidate,
-)
+from .validation import input_shape, min_samples, refuse_keywords, route_fit_params
 
 #: Laws of the number of trials, by name: their ``shape`` (Papernot & Steinke's ``eta``;
 #: infinite for Poisson). ``"truncated_negative_binomial"`` takes the ``shape`` parameter.
@@ -450,22 +442,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                                      final)
 
         # 4. Release: post-processing of the best trial's (params, model, noisy score).
-        self.best_params_ = chosen
-        self.best_index_ = 0
         expected_holdout = self.validation_fraction * n_samples * (self.subsample or 1.0)
-        self.best_score_ = plan.utility.to_score(
-            float(np.clip(best_noisy / expected_holdout, 0.0, 1.0))
-        )
         # Public: Laplace(1 / trial_epsilon) has std sqrt(2) / trial_epsilon; divided by the
-        # expected held-out count (n is public) and mapped to the scorer's units.
-        utility = plan.utility
-        self.best_score_std_ = (math.sqrt(2.0) / plan.trial_epsilon / expected_holdout
-                                * (utility.high - utility.low))
+        # expected held-out count (n is public), in utility units.
+        self._store_released([chosen], 0, float(np.clip(best_noisy / expected_holdout, 0.0, 1.0)),
+                             math.sqrt(2.0) / plan.trial_epsilon / expected_holdout, plan)
         self.best_estimator_ = model
-        self.scorer_ = plan.scorer
-        results = {"params": [chosen]}
-        results.update(_yield_masked_array_for_each_param([chosen]))
-        self.cv_results_ = results
 
     def _released_model(self, model, chosen, final_params, X, y, fit_params, plan, final):
         """The model to release: the best trial's, or the final fit on the remainder (with
@@ -519,10 +501,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         for setting in _representative_settings(self.param_distributions):
             candidate = with_params(estimator, setting, source="param_distributions setting")
             context = f"param_distributions setting {setting}" if setting else "the estimator"
-            validate_candidate(candidate, context)
-            check_record_wise(candidate, context)
-            check_release(candidate, sparse_input=issparse(X), context=context,
-                          seeded_search=self.random_state is not None)
+            check_candidate(candidate, context, sparse_input=issparse(X),
+                            seeded_search=self.random_state is not None)
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "
@@ -557,7 +537,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         check_consistent_length(X, y)
         rate = (self.subsample or 1.0) * min(self.validation_fraction,
                                              1 - self.validation_fraction)
-        needed = math.ceil(round(1 / min(rate, 1 - (self.subsample or 0.0)), 9))
+        needed = min_samples(1, min(rate, 1 - (self.subsample or 0.0)))
         if n_samples < needed:
             raise ValueError(
                 f"{n_samples} samples are too few for validation_fraction="
@@ -615,10 +595,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         for setting in checked:
             candidate = with_params(plan.estimator, setting, source="sampled setting")
             context = f"sampled setting {setting}"
-            validate_candidate(candidate, context)
-            check_record_wise(candidate, context)
-            epsilon_declared, delta_declared = check_release(
-                candidate, sparse_input=plan.sparse_input, context=context,
+            epsilon_declared, delta_declared = check_candidate(
+                candidate, context, sparse_input=plan.sparse_input,
                 seeded_search=self.random_state is not None,
             )
             if self.trial_epsilon is None:
@@ -652,15 +630,13 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
     def _trial_epsilon(self, n_iter, shape):
         """The per-trial epsilon: ``trial_epsilon``, or solved from ``epsilon`` (the total)."""
-        if self.trial_epsilon is not None:
-            if self.epsilon is not None:
-                raise ValueError(
-                    f"epsilon={self.epsilon} and trial_epsilon={self.trial_epsilon} were both "
-                    "given; give epsilon (the whole search's budget, from which the per-trial "
-                    "epsilon is solved) or trial_epsilon (the budget of one trial, the total "
-                    "following from the law of the number of trials), not both."
-                )
-            return float(self.trial_epsilon)
+        trial_epsilon = self._explicit_budget(
+            "trial_epsilon",
+            "the whole search's budget, from which the per-trial epsilon is solved",
+            "the budget of one trial, the total following from the law of the number of trials",
+        )
+        if trial_epsilon is not None:
+            return float(trial_epsilon)
         total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
         return _calibrated_trial_epsilon(float(total), float(self.delta), n_iter, shape,
                                          self.subsample)
@@ -680,13 +656,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 "split": None,
                 "noise": None,
             }
-        rng = check_random_state(self.random_state)
-        seeds = rng.randint(np.iinfo(np.int32).max, size=5)
+        seeds = self._seeds(5)
         return {
             "count": np.random.RandomState(seeds[0]),
             "params": np.random.RandomState(seeds[1]),
             "subsample": np.random.default_rng(seeds[2]),
-            "split": int(seeds[3]),
+            "split": seeds[3],
             "noise": np.random.RandomState(seeds[4]),
         }
 
