@@ -167,13 +167,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         an instance such as :class:`~skdptune.selection.ProposeTestDoubling` (whose
         parameters are then reachable as ``selector__granularity``). One-shot selectors are
         pure ``epsilon``-DP and report a selection delta of 0 (the a-priori check still
-        reserves ``delta``). The default was chosen by measurement
-        (``benchmarks/results/fidelity/summary.md``): with partition fits that emulate the
-        refit and enough partitions, the three one-shot selectors were within noise of each
-        other and reached at most 1.2 pp of selection regret on UCI Adult at a total epsilon
-        of 1, while the doubling mechanism (Ding & Wu's Algorithm 1, kept as ``"doubling"``)
-        lost 10 to 13 pp: composed over its a-priori cap of iterations, each of its tests gets
-        too little budget at such totals.
+        reserves ``delta``). ``"doubling"`` is Ding & Wu's Algorithm 1. Why the default, and
+        how the selectors compared in the benchmark: :ref:`the guide <choosing-selector>`.
     selection_epsilon : float or None, default=None
         The explicit split: epsilon of the selection alone (the tuning overhead), positive
         and finite. The refit then spends what the selected candidate's estimator declares
@@ -181,9 +176,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         either ``epsilon`` or ``selection_epsilon``, not both.
     selection_share : float, default=0.5
         Share of ``epsilon`` spent on the selection, in ``(0, 1)``; ignored with
-        ``selection_epsilon``. The default was measured on UCI Adult (shares 0.1 to 0.5, total
-        epsilon 1 and 4): 0.5 gave the best released model at a total of 1 (79.2 % against
-        77.6 % at 0.2) and was 0.4 pp behind the best share (0.3) at 4.
+        ``selection_epsilon``. How the default was measured: :ref:`the guide
+        <choosing-selection-share>`.
     score_share : float, default=0.1
         Share of the selection's epsilon spent on a Laplace estimate of the selected
         candidate's utility (sensitivity ``1 / n_partitions``), released as
