@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
 
+import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.metrics import check_scoring
-from sklearn.utils import get_tags, indexable
+from sklearn.utils import check_random_state, get_tags, indexable
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -30,6 +31,7 @@ from ._sklearn_compat import (
     _raise_for_params,
     _routing_enabled,
     _VisualBlock,
+    _yield_masked_array_for_each_param,
 )
 from .accounting import PicklableBudget
 from .dp_fit import withheld_notice
@@ -316,6 +318,49 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
     def _check_releases_model(self, attr):
         """Raise AttributeError when this search releases no model to delegate ``attr`` to."""
         return None
+
+    def _explicit_budget(self, name, epsilon_means, name_means):
+        """The value of the explicit budget parameter ``name``, or None when the total
+        ``epsilon`` (or its default) is the budget; both given is refused, before the data."""
+        value = getattr(self, name)
+        if value is not None and self.epsilon is not None:
+            raise ValueError(
+                f"epsilon={self.epsilon} and {name}={value} were both given; give epsilon "
+                f"({epsilon_means}) or {name} ({name_means}), not both."
+            )
+        return value
+
+    def _seeds(self, n):
+        """``n`` independent seeds drawn from ``random_state``, or None when it is None.
+
+        None leaves every source to the search's secure default (:mod:`secrets`): seeded
+        sources are reproducible and carry no guarantee.
+        """
+        if self.random_state is None:
+            return None
+        rng = check_random_state(self.random_state)
+        return [int(seed) for seed in rng.randint(np.iinfo(np.int32).max, size=n)]
+
+    def _store_released(self, candidates, index, score, score_std, plan, **results):
+        """Set the released attributes both searches share, from DP outputs only.
+
+        ``best_index_`` and ``best_params_`` (``candidates[index]``), ``best_score_`` and
+        ``best_score_std_`` (``score`` and its noise std ``score_std`` in ``[0, 1]`` utility
+        units, mapped to the scorer's; NaN when None), ``scorer_``, and ``cv_results_``: the
+        params, their masked arrays, and the search's own released columns ``results``.
+        """
+        self.best_index_ = index
+        self.best_params_ = candidates[index]
+        utility = plan.utility
+        # In [0, 1] utility units, mapped back to the scorer's: never outside utility_range.
+        self.best_score_ = float("nan") if score is None else utility.to_score(score)
+        self.best_score_std_ = (float("nan") if score_std is None
+                                else score_std * (utility.high - utility.low))
+        self.scorer_ = plan.scorer
+        cv_results = {"params": candidates}
+        cv_results.update(_yield_masked_array_for_each_param(candidates))
+        cv_results.update(results)
+        self.cv_results_ = cv_results
 
     def __sklearn_clone__(self):
         # clone() deep-copies non-estimator parameters, which would charge a copy of the user's

@@ -54,6 +54,7 @@ from .partition_scaling import RULES as SCALING_RULES
 from .partition_scaling import ScalingRule
 from .exceptions import GateError
 from .preprocessing import RowWiseFunctionTransformer
+from .validation import check_record_wise, validate_candidate
 
 #: How a step's output sparsity follows its input: always dense, as its input, always sparse.
 DENSE, SAME, SPARSE = "dense", "same", "sparse"
@@ -779,3 +780,46 @@ def _short_repr(step):
     text = repr(step).replace("\n", " ")
     text = " ".join(text.split())
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_candidate(candidate, context, *, release=True, sparse_input=False,
+                    seeded_search=False, n_features=None):
+    """Every check of one configuration the search may fit, before any data.
+
+    The one candidate check of both searches (a grid candidate, a sampled setting): scikit-learn's
+    parameter validation of every step (:func:`skdptune.validation.validate_candidate`), the
+    record as the privacy unit (:func:`skdptune.validation.check_record_wise`), the declared
+    public parameters (:func:`check_public_parameters`), the width of per-feature bounds when
+    ``n_features`` is given (:func:`check_input_width`), then, when its fit may be released,
+    the refit gate (:func:`check_release`).
+
+    Parameters
+    ----------
+    candidate : estimator
+        The configuration (the search's estimator with the candidate's parameters).
+    context : str
+        Names the configuration in messages (e.g. ``"param_grid candidate {...}"``).
+    release : bool, default=True
+        Whether a fit of ``candidate`` may be released (then the gate decides).
+    sparse_input : bool, default=False
+        Whether ``X`` is sparse (see :func:`check_release`).
+    seeded_search : bool, default=False
+        Whether the search is seeded (see :func:`check_release`).
+    n_features : int or None, default=None
+        Number of columns of ``X``, to check per-feature bounds against; None skips that check.
+
+    Returns
+    -------
+    budget : (float, float) or None
+        What :func:`check_release` returns (the declared ``(epsilon, delta)``), or None when
+        ``release`` is False.
+    """
+    validate_candidate(candidate, context)
+    check_record_wise(candidate, context)
+    check_public_parameters(candidate, context)
+    if n_features is not None:
+        check_input_width(candidate, n_features, context)
+    if not release:
+        return None
+    return check_release(candidate, sparse_input=sparse_input, context=context,
+                         seeded_search=seeded_search)

@@ -4,7 +4,9 @@ Liu & Talwar (2019) and Papernot & Steinke (2022): run a pure-DP trial (sample h
 fit a DP model, score it with a DP mechanism) a random number ``K`` of times and release only the
 best trial. Data flows one way: validate -> draw ``K`` and the hyperparameters (no data) -> split
 -> trials (fit, raw held-out sum) -> noise -> select -> (optional final fit) -> account. The raw
-held-out sums stay in local variables; only the selected trial reaches the user.
+held-out sums stay in local variables; only the selected trial reaches the user. What touches
+the data or draws the trials is in :mod:`skdptune.trials`; this module holds the estimator, its
+plan and its strategy.
 """
 
 import math
@@ -15,14 +17,11 @@ from numbers import Real
 
 import numpy as np
 from diffprivlib.mechanisms import Laplace
-from diffprivlib.utils import PrivacyLeakWarning
 from diffprivlib.utils import check_random_state as dp_check_random_state
-from joblib import Parallel, delayed
 from scipy.sparse import issparse
 from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from ._sklearn_compat import (
@@ -31,7 +30,6 @@ from ._sklearn_compat import (
     _check_method_params,
     _fit_context,
     _safe_indexing,
-    _yield_masked_array_for_each_param,
 )
 from .accounting import (
     ALL_RECORDS,
@@ -44,26 +42,12 @@ from .accounting import (
     repeat_and_select_bounds,
     truncated_negative_binomial_gamma,
 )
-from .partition import partition_labels
 from .base import BasePrivateSearch, Plan
-from .dp_fit import (
-    MeasuringAccountant,
-    fit,
-    fit_for_release,
-    private_fit_context,
-    set_accountants,
-    with_params,
-)
-from .exceptions import ScorerOutputError
-from .gate import check_release, check_released_fit, exceeds, split_budget
+from .dp_fit import MeasuringAccountant, fit_for_release, with_params
+from .gate import check_candidate, check_released_fit, exceeds, split_budget
+from .trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
-from .validation import (
-    check_record_wise,
-    input_shape,
-    refuse_keywords,
-    route_fit_params,
-    validate_candidate,
-)
+from .validation import input_shape, min_samples, refuse_keywords, route_fit_params
 
 #: Laws of the number of trials, by name: their ``shape`` (Papernot & Steinke's ``eta``;
 #: infinite for Poisson). ``"truncated_negative_binomial"`` takes the ``shape`` parameter.
@@ -75,13 +59,6 @@ DEFAULT_N_ITER = 10.0
 
 #: The whole search's epsilon when neither ``epsilon`` nor ``trial_epsilon`` is given.
 DEFAULT_EPSILON = 1.0
-
-# Scorers that are means of per-record scores, vectorised: per-record score from (y, y_pred).
-_PER_RECORD_SCORES = {
-    "accuracy": lambda y, y_pred: (np.asarray(y) == np.asarray(y_pred)).astype(float),
-    "neg_mean_squared_error": lambda y, y_pred: -((np.asarray(y) - np.asarray(y_pred)) ** 2),
-    "neg_mean_absolute_error": lambda y, y_pred: -np.abs(np.asarray(y) - np.asarray(y_pred)),
-}
 
 # Why there is no ``cv`` (see refuse_keywords), and what to use instead.
 _SPLITTING = (
@@ -329,7 +306,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         "distribution": [StrOptions(set(DISTRIBUTIONS))],
         "n_iter": [Interval(Real, 1, None, closed="left"), None],
         "shape": [Interval(Real, 0, None, closed="left")],
-        "scoring": [StrOptions(set(_PER_RECORD_SCORES)), callable, None],
+        "scoring": [StrOptions(set(PER_RECORD_SCORES)), callable, None],
         "subsample": [Interval(Real, 0, 1, closed="neither"), None],
         "transfer": [callable, None],
     }
@@ -409,15 +386,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
         # 2. K and the trials' hyperparameters, without data. K stays in this function: the
         # guarantee covers the best trial only, not how many trials ran.
-        n_trials = _sample_trial_count(plan.n_iter, plan.shape, states["count"])
-        # One independent draw per trial (ParameterSampler with n_iter > 1 would sample lists
-        # without replacement, and the trials must be independent runs).
-        settings = [
-            next(iter(ParameterSampler(self.param_distributions, 1,
-                                       random_state=states["params"])))
-            for _ in range(n_trials)
-        ]
-        del n_trials
+        settings = draw_settings(self.param_distributions, plan.n_iter, plan.shape,
+                                 states["count"], states["params"])
         # The parameters each trial (and the final fit) is fitted with: the setting, with the
         # per-trial budget in the one-budget form. best_params_ stays the sampled setting.
         fitted = [self._check_setting(plan, params) for params in settings]
@@ -441,30 +411,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     def _run(self, X, y, fit_params, plan, settings, fitted, states):
         """Everything that touches the data; sets the released attributes."""
         n_samples = plan.n_samples
-        if self.subsample is None:
-            tuning, final = np.arange(n_samples), None
-        else:
-            # Poisson subsample, one secret independent draw per record (the bound of
-            # subsampled_tuning_cost needs each record's membership to stay unknown).
-            in_tuning = _uniforms(n_samples, states["subsample"]) < self.subsample
-            tuning, final = np.flatnonzero(in_tuning), np.flatnonzero(~in_tuning)
-        # Training / held-out labels, independent per record (stable under adjacency). Not
-        # secret: the trial's bound is the max over the two parts, not a mixture.
-        _, is_validation = partition_labels(
-            len(tuning), 1, self.validation_fraction, states["split"]
-        )
-        train, holdout = tuning[~is_validation], tuning[is_validation]
-
-        outcomes = Parallel(
-            # No verbose: joblib's task counts would show the number of trials, which is secret.
-            n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch
-        )(
-            delayed(_trial)(
-                plan.estimator, trial_params, X, y, train, holdout, fit_params,
-                plan.scoring, plan.utility, self.error_score,
-            )
-            for trial_params, _ in fitted
-        )
+        train, holdout, final = split_records(n_samples, self.validation_fraction,
+                                              self.subsample, states["subsample"],
+                                              states["split"])
+        outcomes = run_trials(plan.estimator, fitted, X, y, train, holdout, fit_params,
+                              plan.scoring, plan.utility, self.error_score,
+                              n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch)
         if not outcomes:
             raise RuntimeError(
                 "The random number of trials came out 0 (Poisson, probability "
@@ -490,22 +442,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                                      final)
 
         # 4. Release: post-processing of the best trial's (params, model, noisy score).
-        self.best_params_ = chosen
-        self.best_index_ = 0
         expected_holdout = self.validation_fraction * n_samples * (self.subsample or 1.0)
-        self.best_score_ = plan.utility.to_score(
-            float(np.clip(best_noisy / expected_holdout, 0.0, 1.0))
-        )
         # Public: Laplace(1 / trial_epsilon) has std sqrt(2) / trial_epsilon; divided by the
-        # expected held-out count (n is public) and mapped to the scorer's units.
-        utility = plan.utility
-        self.best_score_std_ = (math.sqrt(2.0) / plan.trial_epsilon / expected_holdout
-                                * (utility.high - utility.low))
+        # expected held-out count (n is public), in utility units.
+        self._store_released([chosen], 0, float(np.clip(best_noisy / expected_holdout, 0.0, 1.0)),
+                             math.sqrt(2.0) / plan.trial_epsilon / expected_holdout, plan)
         self.best_estimator_ = model
-        self.scorer_ = plan.scorer
-        results = {"params": [chosen]}
-        results.update(_yield_masked_array_for_each_param([chosen]))
-        self.cv_results_ = results
 
     def _released_model(self, model, chosen, final_params, X, y, fit_params, plan, final):
         """The model to release: the best trial's, or the final fit on the remainder (with
@@ -559,10 +501,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         for setting in _representative_settings(self.param_distributions):
             candidate = with_params(estimator, setting, source="param_distributions setting")
             context = f"param_distributions setting {setting}" if setting else "the estimator"
-            validate_candidate(candidate, context)
-            check_record_wise(candidate, context)
-            check_release(candidate, sparse_input=issparse(X), context=context,
-                          seeded_search=self.random_state is not None)
+            check_candidate(candidate, context, sparse_input=issparse(X),
+                            seeded_search=self.random_state is not None)
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "
@@ -580,7 +520,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                     f"{type(estimator).__name__} is not one (nor diffprivlib's "
                     "LinearRegression with bounds_y, scored with "
                     "skdptune.utility.BoundedSquaredErrorScorer). Pass scoring= one of "
-                    f"{sorted(_PER_RECORD_SCORES)} (with utility_range) or a per-record "
+                    f"{sorted(PER_RECORD_SCORES)} (with utility_range) or a per-record "
                     "callable."
                 )
             scoring = "accuracy"
@@ -597,7 +537,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         check_consistent_length(X, y)
         rate = (self.subsample or 1.0) * min(self.validation_fraction,
                                              1 - self.validation_fraction)
-        needed = math.ceil(round(1 / min(rate, 1 - (self.subsample or 0.0)), 9))
+        needed = min_samples(1, min(rate, 1 - (self.subsample or 0.0)))
         if n_samples < needed:
             raise ValueError(
                 f"{n_samples} samples are too few for validation_fraction="
@@ -655,10 +595,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         for setting in checked:
             candidate = with_params(plan.estimator, setting, source="sampled setting")
             context = f"sampled setting {setting}"
-            validate_candidate(candidate, context)
-            check_record_wise(candidate, context)
-            epsilon_declared, delta_declared = check_release(
-                candidate, sparse_input=plan.sparse_input, context=context,
+            epsilon_declared, delta_declared = check_candidate(
+                candidate, context, sparse_input=plan.sparse_input,
                 seeded_search=self.random_state is not None,
             )
             if self.trial_epsilon is None:
@@ -692,15 +630,13 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
     def _trial_epsilon(self, n_iter, shape):
         """The per-trial epsilon: ``trial_epsilon``, or solved from ``epsilon`` (the total)."""
-        if self.trial_epsilon is not None:
-            if self.epsilon is not None:
-                raise ValueError(
-                    f"epsilon={self.epsilon} and trial_epsilon={self.trial_epsilon} were both "
-                    "given; give epsilon (the whole search's budget, from which the per-trial "
-                    "epsilon is solved) or trial_epsilon (the budget of one trial, the total "
-                    "following from the law of the number of trials), not both."
-                )
-            return float(self.trial_epsilon)
+        trial_epsilon = self._explicit_budget(
+            "trial_epsilon",
+            "the whole search's budget, from which the per-trial epsilon is solved",
+            "the budget of one trial, the total following from the law of the number of trials",
+        )
+        if trial_epsilon is not None:
+            return float(trial_epsilon)
         total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
         return _calibrated_trial_epsilon(float(total), float(self.delta), n_iter, shape,
                                          self.subsample)
@@ -720,13 +656,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 "split": None,
                 "noise": None,
             }
-        rng = check_random_state(self.random_state)
-        seeds = rng.randint(np.iinfo(np.int32).max, size=5)
+        seeds = self._seeds(5)
         return {
             "count": np.random.RandomState(seeds[0]),
             "params": np.random.RandomState(seeds[1]),
             "subsample": np.random.default_rng(seeds[2]),
-            "split": int(seeds[3]),
+            "split": seeds[3],
             "noise": np.random.RandomState(seeds[4]),
         }
 
@@ -755,111 +690,6 @@ def _representative_settings(param_distributions):
         settings.extend({**base, name: value} for name, values in items
                         if not hasattr(values, "rvs") for value in list(values)[1:])
     return settings or [{}]  # no distribution at all: the estimator as it is
-
-
-def _trial(estimator, params, X, y, train, holdout, fit_params, scoring, utility, error_score):
-    """One trial: fit on the training rows; the raw (non-private) sum of held-out utilities.
-
-    Runs in a joblib worker. The clone gets a throw-away accountant on every step, read
-    afterwards to check the fit's spend; PrivacyLeakWarnings are recorded, not silenced: the
-    model may be released.
-
-    Returns
-    -------
-    outcome : dict
-        ``model`` (None if the fit or scoring failed), ``sum`` (raw, in ``[0, n_holdout]``),
-        ``spent`` (the fit's ``(epsilon, delta)``), ``leak`` (the first PrivacyLeakWarning or
-        None) and ``params``.
-    """
-    estimator = with_params(estimator, params, source="sampled setting")
-    spent = MeasuringAccountant()
-    set_accountants(estimator, spent)
-    caught = []
-    try:
-        with private_fit_context() as caught:
-            fit(estimator, _safe_indexing(X, train), _safe_indexing(y, train),
-                _check_method_params(X, params=fit_params, indices=train))
-            value = _holdout_sum(
-                estimator, _safe_indexing(X, holdout), _safe_indexing(y, holdout), scoring,
-                utility,
-            )
-        if not np.isfinite(value):
-            raise ValueError("the held-out score is not finite")
-    except ScorerOutputError:
-        raise  # a misconfigured scorer, not a failure of the trial: never error_score
-    except Exception:
-        if error_score == "raise":
-            raise
-        # Every held-out record is credited error_score in [0, 1]: sensitivity stays 1.
-        estimator, value = None, error_score * len(holdout)
-    leaks = [str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)]
-    leak = leaks[0] if leaks else None
-    # Plain values only: the outcome travels back from the worker by pickle, and diffprivlib's
-    # Budget (what total() returns) does not unpickle.
-    return {"model": estimator, "sum": float(value), "spent": tuple(map(float, spent.total())),
-            "leak": leak, "params": params}
-
-
-def _holdout_sum(estimator, X, y, scoring, utility):
-    """Sum over held-out records of their utility, each rescaled and clipped to ``[0, 1]``.
-
-    Replacing one record changes at most one term in ``[0, 1]``: sensitivity 1.
-    """
-    if _num_samples(X) == 0:
-        return 0.0
-    if isinstance(scoring, str):
-        scores = _PER_RECORD_SCORES[scoring](y, estimator.predict(X))
-    elif isinstance(scoring, BoundedSquaredErrorScorer):  # vectorised, each in [0, 1]
-        scores = scoring.per_record(estimator, X, y)
-    else:  # a callable: applied to one record at a time
-        scores = np.array([
-            utility.metric_value(scoring(estimator, _safe_indexing(X, [i]),
-                                         _safe_indexing(y, [i])))
-            for i in range(_num_samples(X))
-        ], dtype=float)
-    return float(np.sum(utility.to_utility(scores)))
-
-
-def _sample_trial_count(mean, shape, rng):
-    """Draw K by inversion of its CDF from one uniform of ``rng`` (SystemRandom or RandomState).
-
-    Poisson (``shape`` infinite): ``P[K=0] = e^-mean``, ``P[K=k+1] = P[K=k] mean / (k+1)``.
-    Truncated negative binomial with ``eta = shape`` and ``gamma`` from
-    :func:`~skdptune.accounting.truncated_negative_binomial_gamma` (the parametrisation of
-    dp-accounting's ``RepeatAndSelectDpEvent``): ``P[K=1] = (1-gamma) eta / (gamma^-eta - 1)``
-    (``(1-gamma) / log(1/gamma)`` for ``eta = 0``) and
-    ``P[K=k+1] = P[K=k] (1-gamma) (k+eta) / (k+1)``. The recursion runs on log-probabilities.
-    Floating point makes the law of K differ from the exact one by about 1e-15 in total
-    variation, which is not charged (as for diffprivlib's floating-point noise).
-    """
-    uniform = rng.random()
-    if math.isinf(shape):
-        k, log_probability = 0, -mean
-        log_ratio = lambda k: math.log(mean / (k + 1))  # noqa: E731
-    else:
-        gamma = truncated_negative_binomial_gamma(shape, mean)
-        k = 1
-        if shape == 0:
-            log_probability = math.log1p(-gamma) - math.log(-math.log(gamma))
-        else:
-            log_probability = (math.log1p(-gamma) + math.log(shape)
-                               - math.log(math.expm1(-shape * math.log(gamma))))
-        log_ratio = lambda k: math.log1p(-gamma) + math.log((k + shape) / (k + 1))  # noqa
-    cumulative = math.exp(log_probability)
-    # Stop in the far tail only (past the bulk, where the probabilities underflow).
-    while cumulative <= uniform and (log_probability > -800 or k < 2 * mean + 10):
-        log_probability += log_ratio(k)
-        k += 1
-        cumulative += math.exp(log_probability)
-    return k
-
-
-def _uniforms(n, rng):
-    """``n`` uniforms in ``[0, 1)``: from :mod:`secrets` when ``rng`` is None, else ``rng``."""
-    if rng is None:
-        words = np.frombuffer(secrets.token_bytes(8 * n), dtype=np.uint64)
-        return (words >> np.uint64(11)).astype(float) * 2.0 ** -53
-    return rng.random(n)
 
 
 def _check_transferred(transferred, params):

@@ -16,7 +16,7 @@ from scipy.sparse import issparse
 from sklearn.base import clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid
-from sklearn.utils import check_random_state, get_tags
+from sklearn.utils import get_tags
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from ._sklearn_compat import (
@@ -25,7 +25,6 @@ from ._sklearn_compat import (
     StrOptions,
     _fit_context,
     _num_features,
-    _yield_masked_array_for_each_param,
 )
 from .accounting import Charge, add_costs, privacy_report
 from .base import BasePrivateSearch, Plan
@@ -40,9 +39,8 @@ from .exceptions import NoisySelectionWarning
 from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection
 from .gate import (
-    check_input_width,
+    check_candidate,
     check_public_parameters,
-    check_release,
     check_released_fit,
     split_budget,
 )
@@ -57,9 +55,9 @@ from .utility import (
 )
 from .validation import (
     check_input_data,
-    check_record_wise,
     check_scorer_applies,
     input_shape,
+    min_samples,
     refuse_keywords,
     route_fit_params,
     validate_candidate,
@@ -169,13 +167,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         an instance such as :class:`~skdptune.selection.ProposeTestDoubling` (whose
         parameters are then reachable as ``selector__granularity``). One-shot selectors are
         pure ``epsilon``-DP and report a selection delta of 0 (the a-priori check still
-        reserves ``delta``). The default was chosen by measurement
-        (``benchmarks/results/fidelity/summary.md``): with partition fits that emulate the
-        refit and enough partitions, the three one-shot selectors were within noise of each
-        other and reached at most 1.2 pp of selection regret on UCI Adult at a total epsilon
-        of 1, while the doubling mechanism (Ding & Wu's Algorithm 1, kept as ``"doubling"``)
-        lost 10 to 13 pp: composed over its a-priori cap of iterations, each of its tests gets
-        too little budget at such totals.
+        reserves ``delta``). ``"doubling"`` is Ding & Wu's Algorithm 1. Why the default, and
+        how the selectors compared in the benchmark: :ref:`the guide <choosing-selector>`.
     selection_epsilon : float or None, default=None
         The explicit split: epsilon of the selection alone (the tuning overhead), positive
         and finite. The refit then spends what the selected candidate's estimator declares
@@ -183,9 +176,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         either ``epsilon`` or ``selection_epsilon``, not both.
     selection_share : float, default=0.5
         Share of ``epsilon`` spent on the selection, in ``(0, 1)``; ignored with
-        ``selection_epsilon``. The default was measured on UCI Adult (shares 0.1 to 0.5, total
-        epsilon 1 and 4): 0.5 gave the best released model at a total of 1 (79.2 % against
-        77.6 % at 0.2) and was 0.4 pp behind the best share (0.3) at 4.
+        ``selection_epsilon``. How the default was measured: :ref:`the guide
+        <choosing-selection-share>`.
     score_share : float, default=0.1
         Share of the selection's epsilon spent on a Laplace estimate of the selected
         candidate's utility (sensitivity ``1 / n_partitions``), released as
@@ -612,15 +604,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
         declared_costs, refit_candidates, partition_candidates = [], [], []
         for params, candidate in zip(candidates, built):
             context = f"param_grid candidate {params}"
-            validate_candidate(candidate, context)
-            check_record_wise(candidate, context)
-            check_public_parameters(candidate, context)
-            check_input_width(candidate, n_features, context)
+            # The gate, with refit, on every candidate: the grid can swap steps.
+            declared = check_candidate(candidate, context, release=bool(self.refit),
+                                       sparse_input=sparse_input,
+                                       seeded_search=self.random_state is not None,
+                                       n_features=n_features)
             refit_params = dict(params)
             if self.refit:
-                # The gate, on every candidate: the grid can swap steps.
-                declared = check_release(candidate, sparse_input=sparse_input, context=context,
-                                         seeded_search=self.random_state is not None)
                 if refit_budget is not None:  # epsilon is the total: the refit's share
                     budget = split_budget(candidate, refit_budget)
                     if len(budget) == 1 and set(budget) & set(params):
@@ -688,8 +678,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # With refit=True the gate has followed sparse input through every step.
         check_input_data(X, y, estimator, check_sparse=not self.refit)
         fraction = min(self.validation_fraction, 1 - self.validation_fraction)
-        # Rounded first: 1 - 0.9 is 0.0999..., which would ask for one record too many.
-        needed = math.ceil(round(n_partitions / fraction, 9))
+        needed = min_samples(n_partitions, fraction)
         if n_samples < needed:
             raise ValueError(
                 f"n_partitions={n_partitions} is too many for {n_samples} samples: with "
@@ -821,15 +810,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
     def _budgets(self):
         """``(selection epsilon, refit budget or None)`` from ``epsilon`` or
         ``selection_epsilon``; None means the refit spends what its estimator declares."""
-        if self.selection_epsilon is not None:
-            if self.epsilon is not None:
-                raise ValueError(
-                    f"epsilon={self.epsilon} and selection_epsilon={self.selection_epsilon} "
-                    "were both given; give epsilon (the whole fit's budget, selection and "
-                    "refit, split by selection_share) or selection_epsilon (the selection's "
-                    "alone, the refit spending what its estimator declares), not both."
-                )
-            return self.selection_epsilon, None
+        selection_epsilon = self._explicit_budget(
+            "selection_epsilon",
+            "the whole fit's budget, selection and refit, split by selection_share",
+            "the selection's alone, the refit spending what its estimator declares",
+        )
+        if selection_epsilon is not None:
+            return selection_epsilon, None
         total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
         if not self.refit:
             return total, None
@@ -853,11 +840,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
         ``secrets`` (diffprivlib's secure sampling). The noise generator is built here, kept
         local and never stored on ``self`` or sent to joblib workers.
         """
-        if self.random_state is None:
+        seeds = self._seeds(2)
+        if seeds is None:
             return None, None
-        rng = check_random_state(self.random_state)
-        partition_seed = rng.randint(np.iinfo(np.int32).max)
-        return partition_seed, np.random.RandomState(rng.randint(np.iinfo(np.int32).max))
+        return seeds[0], np.random.RandomState(seeds[1])
 
     def _selected_index(self, selection):
         """The selected index, or the first candidate (with a warning) when none passed.
@@ -891,27 +877,16 @@ class PrivateGridSearchCV(BasePrivateSearch):
         """
         candidates = plan.candidates
         self.selection_ = selection
-        self.best_index_ = index
-        self.best_params_ = candidates[index]
         if score is None and selection.index is not None and selection.score is not None:
             score = min(selection.score, 1.0)  # the doubling's own estimate (post-processing)
-        # In [0, 1] utility units, mapped back to the scorer's: never outside utility_range.
-        self.best_score_ = float("nan") if score is None else plan.utility.to_score(score)
-        # The doubling's own estimate (the final threshold u) has no closed-form noise std.
-        utility = plan.utility
-        self.best_score_std_ = (float("nan") if score_std is None
-                                else score_std * (utility.high - utility.low))
-        self.scorer_ = plan.scorer
-
         n_passes = np.zeros(len(candidates), dtype=int)
         for iteration in selection.trace:
             if iteration.passed is not None:
                 n_passes[iteration.passed] += 1
-        results = {"params": candidates}
-        results.update(_yield_masked_array_for_each_param(candidates))
-        results["n_passes"] = n_passes
-        results["selected"] = np.arange(len(candidates)) == index
-        self.cv_results_ = results
+        # The doubling's own estimate (the final threshold u) has no closed-form noise std:
+        # score_std None, best_score_std_ NaN.
+        self._store_released(candidates, index, score, score_std, plan, n_passes=n_passes,
+                             selected=np.arange(len(candidates)) == index)
         if callable(self.refit):
             self._choose_with_refit_callable(candidates)
 

@@ -7,6 +7,7 @@ error reveals" in the docs' faults page.
 """
 
 import difflib
+import math
 import inspect
 import warnings
 
@@ -362,6 +363,16 @@ def accepts_sparse(estimator):
         get_tags(first).input_tags.sparse
         and not type(first).__module__.startswith("diffprivlib")
     )
+
+
+def min_samples(n_parts, rate):
+    """The fewest records for which each of ``n_parts`` parts, drawn independently per record
+    with probability ``rate`` each, expects at least one record: ``ceil(n_parts / rate)``.
+
+    Rounded first: ``1 - 0.9`` is ``0.0999...``, which would ask for one record too many.
+    Both searches refuse fewer records before the data are touched (``n`` is public).
+    """
+    return math.ceil(round(n_parts / rate, 9))
 
 
 def input_shape(X):

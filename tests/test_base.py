@@ -92,3 +92,30 @@ def test_the_budget_is_checked_before_the_strategy_runs(binary_data, make, monke
         search.fit(X, y)
     assert calls == ["check"]  # no strategy, no charge
     assert not [name for name in vars(search) if name.endswith("_")]
+
+
+@pytest.mark.parametrize("make, explicit", [(grid, "selection_epsilon"),
+                                            (randomized, "trial_epsilon")])
+def test_both_budgets_are_refused_in_one_wording_before_the_data(make, explicit, binary_data):
+    # epsilon (the total) or the search's explicit budget, not both; refused before the
+    # accountant is asked.
+    calls = []
+    search = make(RecordingAccountant(calls)).set_params(epsilon=2.0)
+    message = (rf"^epsilon=2.0 and {explicit}=1.0 were both given; give epsilon \(.+\) or "
+               rf"{explicit} \(.+\), not both\.$")
+    with pytest.raises(ValueError, match=message):
+        search.fit(*binary_data)
+    assert calls == []
+
+
+@pytest.mark.parametrize("make", [grid, randomized])
+def test_released_attributes_are_stored_alike(make, binary_data):
+    # Both searches release through BasePrivateSearch._store_released: the same attributes,
+    # cv_results_ with the params and their masked arrays, nothing per trial or partition.
+    X, y = binary_data
+    search = make(BudgetAccountant()).fit(X, y)
+    assert search.best_params_ == search.cv_results_["params"][search.best_index_]
+    assert list(search.cv_results_["param_var_smoothing"]) == [
+        params["var_smoothing"] for params in search.cv_results_["params"]]
+    assert search.scorer_ is not None
+    assert 0.0 <= search.best_score_ <= 1.0 and search.best_score_std_ > 0.0

@@ -46,6 +46,7 @@ PUBLIC_MODULES = [
     "skdptune.selection.permute_and_flip",
     "skdptune.selection.report_noisy_max",
     "skdptune.selection.score",
+    "skdptune.trials",
     "skdptune.utility",
 ]
 

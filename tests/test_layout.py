@@ -72,3 +72,25 @@ def test_partition_scaling_lives_under_its_parameter_name():
                        for path in (ROOT / folder).rglob("*.py")
                        if old_import.search(path.read_text()))
     assert not importers, f"these files import the removed module: {importers}"
+
+
+def test_parameter_docstrings_cite_no_measured_figures():
+    # Benchmark figures go stale: a parameter's entry points to the guide, which has them
+    # with their source. Before: selector and selection_share quoted "1.2 pp", "79.2 %".
+    from numpydoc.docscrape import ClassDoc
+
+    import skdptune
+
+    figures = re.compile(r"\d+(?:\.\d+)? ?(?:pp\b|%)")
+    cited = {}
+    for cls in (skdptune.PrivateGridSearchCV, skdptune.PrivateRandomizedSearchCV):
+        for parameter in ClassDoc(cls)["Parameters"]:
+            found = figures.findall(" ".join(parameter.desc))
+            if found:
+                cited[f"{cls.__name__}.{parameter.name}"] = found
+    assert not cited, f"measured figures in parameter docstrings: {cited}"
+    guide = (ROOT / "docs" / "choosing.rst").read_text()
+    for label in ("choosing-selector", "choosing-selection-share"):
+        assert f".. _{label}:" in guide
+        assert f"<{label}>`" in skdptune.PrivateGridSearchCV.__doc__
+    assert "79.2 %" in guide and "1.2 points" in guide

@@ -813,3 +813,40 @@ def test_pure_configurations_reserve_and_charge_no_delta(binary_data):
     grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, doubling,
                 selector="doubling").fit(X, y)
     assert doubling.calls[0] == ("check", 2.0, 1e-6)  # its optimal composition spends delta
+
+
+def test_check_candidate_is_every_check_of_a_configuration():
+    # The one candidate check of both searches (a grid candidate, a sampled setting).
+    from sklearn.svm import SVC
+
+    from skdptune.exceptions import GateError
+    from skdptune.gate import check_candidate
+
+    # scikit-learn's parameter validation, named by the context.
+    with pytest.raises(ValueError, match=r"^setting A: .*'C' parameter"):
+        check_candidate(LogisticRegression(C=-1.0, data_norm=1.0), "setting A")
+    # The record is the unit: a pairwise input is refused even when nothing is released.
+    with pytest.raises(ValueError, match="kernel='precomputed'"):
+        check_candidate(SVC(kernel="precomputed"), "setting B", release=False)
+    # Without a release the gate is not asked; with one, it refuses a non-DP model.
+    assert check_candidate(SkLogisticRegression(), "setting C", release=False) is None
+    with pytest.raises(GateError, match="setting C"):
+        check_candidate(SkLogisticRegression(), "setting C")
+    # The declared budget comes back from the gate.
+    assert check_candidate(LogisticRegression(epsilon=0.5, data_norm=1.0),
+                           "setting D") == (0.5, 0.0)
+    # Per-feature bounds against the width of X, only when the width is given.
+    nb = GaussianNB(epsilon=1.0, bounds=([0.0, 0.0], [1.0, 1.0]))
+    assert check_candidate(nb, "setting E") == (1.0, 0.0)
+    with pytest.raises(ValueError, match="setting E"):
+        check_candidate(nb, "setting E", n_features=3)
+
+
+def test_min_samples_is_the_fewest_records_for_which_every_part_expects_one():
+    from skdptune.validation import min_samples
+
+    # 1 - 0.9 is 0.0999...: 10 records, not 11.
+    assert min_samples(1, 1 - 0.9) == 10
+    assert min_samples(5, 0.2) == 25
+    assert min_samples(3, 0.25) == 12
+    assert min_samples(1, 0.3) == 4

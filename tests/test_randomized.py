@@ -1,4 +1,5 @@
-"""Tests of PrivateRandomizedSearchCV and its accounting (repeat-and-select, subsampling)."""
+"""Tests of PrivateRandomizedSearchCV and its trials; its accounting (repeat-and-select,
+calibration, subsampling) is tested in test_accounting.py."""
 
 import math
 import pickle
@@ -10,7 +11,6 @@ import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, LogisticRegression
 from diffprivlib.utils import PrivacyLeakWarning
-from dp_accounting import dp_event
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 from scipy import stats
 from sklearn.base import clone, is_classifier
@@ -22,15 +22,13 @@ from skdptune.accounting import (
     ADJACENCY,
     REPEAT_AND_SELECT_BOUNDS,
     calibrate_trial_epsilon,
-    randomized_response_noise,
     repeat_and_select_bounds,
     repeat_and_select_epsilon,
     subsampled_tuning_cost,
-    truncated_negative_binomial_gamma,
-    truncated_negative_binomial_mean,
 )
 from skdptune.exceptions import GateError
-from skdptune.randomized import PrivateRandomizedSearchCV, _sample_trial_count
+from skdptune.randomized import PrivateRandomizedSearchCV
+from skdptune.trials import sample_trial_count
 
 BOUNDS = ([-3.0] * 4, [3.0] * 4)
 
@@ -70,7 +68,7 @@ def _expected_pmf(mean, shape, ks):
 def test_trial_count_matches_declared_law(mean, shape):
     rng = np.random.RandomState(12345)
     n = 20000
-    draws = np.array([_sample_trial_count(mean, shape, rng) for _ in range(n)])
+    draws = np.array([sample_trial_count(mean, shape, rng) for _ in range(n)])
     k_max = int(draws.max())
     ks = np.arange(k_max + 1)
     expected = _expected_pmf(mean, shape, ks) * n
@@ -91,276 +89,12 @@ def test_trial_count_matches_declared_law(mean, shape):
 
 def test_trial_count_secure_source():
     rng = secrets.SystemRandom()
-    draws = [_sample_trial_count(3.0, 0.0, rng) for _ in range(200)]
+    draws = [sample_trial_count(3.0, 0.0, rng) for _ in range(200)]
     assert min(draws) >= 1
     # Poisson(3) from secrets: the mean of 200 draws (standard deviation 0.12) is in [2, 4]
     # except with probability below 1e-15.
-    draws = [_sample_trial_count(3.0, math.inf, rng) for _ in range(200)]
+    draws = [sample_trial_count(3.0, math.inf, rng) for _ in range(200)]
     assert min(draws) >= 0 and 2 <= np.mean(draws) <= 4
-
-
-@pytest.mark.parametrize("shape", [0.0, 0.5, 1.0, 2.0])
-@pytest.mark.parametrize("mean", [1.5, 10.0, 100.0])
-def test_gamma_is_covered_by_dp_accounting(shape, mean):
-    gamma = truncated_negative_binomial_gamma(shape, mean)
-    # Our gamma gives a mean at most the requested one, and is at least dp-accounting's
-    # (so its bound, which grows as gamma falls and as the mean rises, covers our sampler).
-    assert truncated_negative_binomial_mean(gamma, shape) <= mean * (1 + 1e-12)
-    assert gamma >= rdp._gamma_truncated_negative_binomial(shape, mean)
-    assert truncated_negative_binomial_mean(gamma, shape) == pytest.approx(mean, rel=1e-9)
-    assert rdp._truncated_negative_binomial_mean(gamma, shape) == pytest.approx(mean, rel=1e-9)
-
-
-# --- accounting ------------------------------------------------------------------------------
-
-def test_randomized_response_is_exactly_epsilon_dp():
-    for epsilon in [0.1, 1.0, 5.0]:
-        p = randomized_response_noise(epsilon)
-        assert math.log((1 - p / 2) / (p / 2)) == pytest.approx(epsilon)
-        # dp-accounting's RDP of the pair at order infinity is the pure epsilon.
-        assert rdp._randomized_response_rdp_replace_one(p, 2, math.inf) == pytest.approx(epsilon)
-
-
-def _rr_rdp(epsilon, order):
-    """Rényi divergence of order ``order`` between the randomized-response laws (a, 1-a) and
-    (1-a, a), a = e^epsilon / (1 + e^epsilon): the worst pure epsilon-DP trial."""
-    a = math.exp(epsilon) / (1 + math.exp(epsilon))
-    log_a, log_b = math.log(a), math.log(1 - a)
-    return np.logaddexp(order * log_a + (1 - order) * log_b,
-                        order * log_b + (1 - order) * log_a) / (order - 1)
-
-
-def _rdp_route(epsilon, delta, mean, shape):
-    """The previous accounting: dp-accounting's RDP accountant on RepeatAndSelectDpEvent."""
-    accountant = rdp.RdpAccountant(neighboring_relation=rdp.NeighborRel.REPLACE_ONE)
-    p = 2 / (1 + math.exp(epsilon))
-    accountant.compose(
-        dp_event.RepeatAndSelectDpEvent(dp_event.RandomizedResponseDpEvent(p, 2), mean, shape)
-    )
-    return accountant.get_epsilon(delta)
-
-
-def _best_of_k_epsilon(law_of_best, epsilon, delta):
-    """Exact epsilon at ``delta`` of one concrete repeat-and-select: the trial is randomized
-    response on one bit (exactly epsilon-DP, output 1 ranked above 0); ``law_of_best(p1)``
-    is the law of the released value when a trial outputs 1 with probability ``p1``."""
-    q = math.exp(epsilon) / (1 + math.exp(epsilon))
-    p, r = law_of_best(q), law_of_best(1 - q)
-
-    def hockey_stick(e):
-        return max(np.sum(np.maximum(p - math.exp(e) * r, 0)),
-                   np.sum(np.maximum(r - math.exp(e) * p, 0)))
-
-    low, high = 0.0, 100.0
-    for _ in range(100):
-        low, high = (low, (low + high) / 2) if hockey_stick((low + high) / 2) <= delta else (
-            (low + high) / 2, high)
-    return high
-
-
-def test_liu_talwar_three_epsilon_for_geometric():
-    # Geometric K of mean 10 around trial epsilon 1: Liu & Talwar's pure 3 * eps, below the
-    # RDP route's 3.0096 at 1e-6.
-    bounds = repeat_and_select_bounds(1.0, 1e-6, 10.0, 1.0)
-    assert bounds["pure"] == 3.0
-    assert bounds["rdp"] == pytest.approx(3.0096, abs=1e-4)
-    assert repeat_and_select_epsilon(1.0, 1e-6, 10.0, 1.0) == 3.0
-
-
-@pytest.mark.parametrize("shape", [0.0, 0.5, 1.0, 2.0, 5.0])
-def test_truncated_negative_binomial_pure_bound_is_corollary_3(shape):
-    # Papernot & Steinke's Corollary 3, (2 + eta) * eps, typed here; and the same figure from
-    # dp-accounting's Theorem 2 at a single huge Rényi order, where RDP is pure DP (the check
-    # dp-accounting's own tests use).
-    epsilon = 0.7
-    accountant = rdp.RdpAccountant(orders=[1e10],
-                                   neighboring_relation=rdp.NeighborRel.REPLACE_ONE)
-    accountant.compose(dp_event.RepeatAndSelectDpEvent(
-        dp_event.RandomizedResponseDpEvent(2 / (1 + math.exp(epsilon)), 2), 10.0, shape))
-    assert accountant._rdp[0] == pytest.approx((2 + shape) * epsilon, rel=1e-6)
-    bounds = repeat_and_select_bounds(epsilon, 1e-6, 10.0, shape)
-    assert bounds["pure"] == pytest.approx((2 + shape) * epsilon, rel=1e-15)
-
-
-@pytest.mark.parametrize(
-    "epsilon, mean, shape",
-    [(1.0, 2.0, 1.0), (1.0, 10.0, 5.0), (3.0, 10.0, 1.0), (0.05, 2.0, 2.0)],
-)
-def test_rdp_route_is_kept_where_it_is_smaller(epsilon, mean, shape):
-    # For small means, large shapes or large epsilons Theorem 2 beats (2 + eta) * eps.
-    bounds = repeat_and_select_bounds(epsilon, 1e-6, mean, shape)
-    assert bounds["rdp"] < bounds["pure"]
-    assert repeat_and_select_epsilon(epsilon, 1e-6, mean, shape) == bounds["rdp"]
-
-
-@pytest.mark.parametrize("shape", [math.inf, 1.0, 0.0, 0.5, 2.0])
-@pytest.mark.parametrize("epsilon", [0.05, 0.3, 1.0, 2.0])
-@pytest.mark.parametrize("mean", [2.0, 10.0, 100.0])
-def test_repeat_and_select_is_at_most_dp_accounting(epsilon, mean, shape):
-    reference = _rdp_route(epsilon, 1e-6, mean, shape)
-    bounds = repeat_and_select_bounds(epsilon, 1e-6, mean, shape)
-    assert bounds["rdp"] == pytest.approx(reference, rel=1e-12)
-    ours = repeat_and_select_epsilon(epsilon, 1e-6, mean, shape)
-    assert ours == min(bounds.values()) <= reference
-    assert ours > epsilon
-
-
-def test_poisson_theorem_6_with_exact_profile_by_hand():
-    # Papernot & Steinke's Theorem 6, typed here: a trial that is (order, eps_order)-RDP and
-    # (eps_hat, delta_hat)-DP with e^eps_hat = 1 + 1/(order - 1), repeated Poisson(mean)
-    # times, is (order, eps_order + mean * delta_hat + log(mean) / (order - 1))-RDP. For a
-    # pure eps-DP trial, delta_hat is randomized response's (e^eps - e^eps_hat) / (1 + e^eps).
-    # Converted with Canonne, Kamath & Steinke's eps + log(1 - 1/a) - log(delta a) / (a - 1).
-    epsilon, mean, delta = 1.0, 10.0, 1e-6
-
-    def by_hand(orders):
-        values = []
-        for order in orders:
-            eps_hat = math.log(1 + 1 / (order - 1))
-            delta_hat = max(0.0, (math.exp(epsilon) - math.exp(eps_hat)) / (1 + math.exp(epsilon)))
-            rdp_order = (_rr_rdp(epsilon, order) + mean * delta_hat
-                         + math.log(mean) / (order - 1))
-            values.append(rdp_order + math.log(1 - 1 / order)
-                          - math.log(delta * order) / (order - 1))
-        return min(values)
-
-    # The issue's "5.63 where the RDP route reports 6.08", on dp-accounting's default orders.
-    on_default_orders = by_hand(rdp.DEFAULT_RDP_ORDERS)
-    assert on_default_orders == pytest.approx(5.6262, abs=1e-4)
-    assert _rdp_route(epsilon, delta, mean, math.inf) == pytest.approx(6.0793, abs=1e-4)
-    # The library also tries larger orders (up to 1e8): a little lower still, 5.6212.
-    ours = repeat_and_select_bounds(epsilon, delta, mean, math.inf)["poisson_exact_profile"]
-    assert ours <= on_default_orders
-    assert ours == pytest.approx(by_hand(np.geomspace(1.01, 1e8, 2000)), abs=1e-5)
-    assert ours == pytest.approx(5.6212, abs=1e-4)
-    assert repeat_and_select_epsilon(epsilon, delta, mean, math.inf) == ours
-
-
-@pytest.mark.parametrize("epsilon, mean", [(1.0, 10.0), (0.3, 10.0), (2.0, 10.0), (0.5, 3.0)])
-def test_poisson_bound_is_above_a_concrete_mechanism(epsilon, mean):
-    # Validity check from below: the best of K ~ Poisson(mean) randomized-response bits
-    # releases nothing (K = 0), 0 or 1; its exact epsilon at delta must not exceed the bound.
-    def law_of_best(p1):
-        return np.array([math.exp(-mean), math.exp(-mean * p1) - math.exp(-mean),
-                         -math.expm1(-mean * p1)])
-
-    truth = _best_of_k_epsilon(law_of_best, epsilon, 1e-6)
-    assert truth < repeat_and_select_epsilon(epsilon, 1e-6, mean, math.inf)
-
-
-@pytest.mark.parametrize("epsilon, mean", [(1.0, 10.0), (0.3, 10.0), (1.0, 2.0)])
-def test_geometric_bound_is_above_a_concrete_mechanism(epsilon, mean):
-    # Same check for a geometric K on {1, 2, ...}: P[all K bits are 0] = E[(1 - p1)^K].
-    gamma = 1 / mean
-
-    def law_of_best(p1):
-        zero = gamma * (1 - p1) / (1 - (1 - gamma) * (1 - p1))
-        return np.array([zero, 1 - zero])
-
-    truth = _best_of_k_epsilon(law_of_best, epsilon, 1e-6)
-    assert truth < repeat_and_select_epsilon(epsilon, 1e-6, mean, 1.0)
-
-
-@pytest.mark.parametrize("shape", [1.0, 0.0, 2.0])
-def test_repeat_and_select_below_theorem_2_by_hand(shape):
-    # Papernot & Steinke Theorem 2, evaluated here by hand on the binary randomized-response
-    # Rényi curve, with the simple RDP -> DP conversion eps + log(1/delta) / (order - 1).
-    # dp-accounting uses the same theorem and a tighter conversion, so it is at most this.
-    epsilon, mean, delta = 1.0, 10.0, 1e-6
-    gamma = rdp._gamma_truncated_negative_binomial(shape, mean)
-    orders = np.concatenate([np.linspace(1.1, 10, 90), np.arange(11, 64), [128, 256, 512, 1024]])
-    constant = (1 + shape) * min(
-        (1 - 1 / o) * _rr_rdp(epsilon, o) - math.log(gamma) / o for o in orders
-    )
-    by_hand = min(
-        _rr_rdp(epsilon, o) + constant + math.log(mean) / (o - 1) + math.log(1 / delta) / (o - 1)
-        for o in orders
-    )
-    assert repeat_and_select_epsilon(epsilon, delta, mean, shape) <= by_hand + 1e-9
-
-
-def test_calibrate_trial_epsilon_inverts():
-    trial = calibrate_trial_epsilon(2.0, 1e-6, 10.0, 1.0)
-    assert repeat_and_select_epsilon(trial, 1e-6, 10.0, 1.0) <= 2.0
-    assert repeat_and_select_epsilon(trial * 1.001, 1e-6, 10.0, 1.0) > 2.0 - 1e-3
-    # A Poisson count: the total is Theorem 6 with the exact profile.
-    trial = calibrate_trial_epsilon(2.0, 1e-6, 10.0, math.inf)
-    assert repeat_and_select_epsilon(trial, 1e-6, 10.0, math.inf) <= 2.0
-    assert repeat_and_select_epsilon(trial * 1.001, 1e-6, 10.0, math.inf) > 2.0 - 1e-3
-    # (2 + eta) * eps and the Rényi bound both exceed 0.01 at eps = 1e-8 for eta = 1e6.
-    with pytest.raises(ValueError, match="epsilon=0.01 is too small"):
-        calibrate_trial_epsilon(0.01, 1e-6, 10.0, 1e6)
-
-
-def test_calibrate_trial_epsilon_with_subsample_matches_the_reported_total():
-    # The benchmark's equal footing: the fitted search must report the requested total.
-    trial = calibrate_trial_epsilon(2.0, 1e-6, 10.0, 1.0, subsample=0.3)
-    tuning = (repeat_and_select_epsilon(trial, 1e-6, 10.0, 1.0), 1e-6)
-    reported = subsampled_tuning_cost(tuning, trial, 0.3)[0]
-    assert 2.0 * (1 - 1e-9) <= reported <= 2.0
-    # Under replace-one adjacency the subsample lowers delta, not epsilon: the same trial
-    # epsilon as without it (before: a larger one, from an add-or-remove mixture bound).
-    assert trial == calibrate_trial_epsilon(2.0, 1e-6, 10.0, 1.0)
-
-
-# --- the subsampled variant ------------------------------------------------------------------
-
-def _hockey_stick(p, q, epsilon):
-    """sup_S P(S) - e^epsilon Q(S) for discrete laws."""
-    return float(np.sum(np.maximum(p - math.exp(epsilon) * q, 0.0)))
-
-
-def _tightest_delta(p, q, epsilon):
-    return max(_hockey_stick(p, q, epsilon), _hockey_stick(q, p, epsilon))
-
-
-def test_subsampled_bound_formula():
-    # Replace-one adjacency: the larger epsilon of the two parts, delta scaled by q.
-    for eps_t, delta_t, eps_f, q in [(3.0, 1e-6, 1.0, 0.2), (1.0, 1e-5, 2.0, 0.7),
-                                     (700.0, 1e-6, 1.0, 0.5)]:
-        epsilon, delta = subsampled_tuning_cost((eps_t, delta_t), eps_f, q)
-        assert epsilon == max(eps_t, eps_f)
-        assert delta == pytest.approx(q * delta_t, rel=1e-15)
-
-
-def _replace_one_pair(rng, eps_t, q, n_outcomes=6):
-    """Output laws on neighbours D, D' (the record at one position replaced) of a tuning
-    that is (eps_t, delta_t)-DP and a final fit that is pure eps_f-DP, mixed over the
-    record's subsample label; returns (P, P', delta_t, eps_f), both measured."""
-    a1, b1 = rng.dirichlet(np.ones(n_outcomes)), rng.dirichlet(np.ones(n_outcomes))
-    delta_t = _tightest_delta(a1, b1, eps_t)
-    a2 = rng.dirichlet(np.ones(n_outcomes))
-    b2 = a2 * np.exp(rng.uniform(-1, 1, n_outcomes))
-    b2 /= b2.sum()
-    eps_f = float(np.max(np.abs(np.log(b2 / a2))))
-    return q * a1 + (1 - q) * a2, q * b1 + (1 - q) * b2, delta_t, eps_f
-
-
-def test_subsampled_bound_holds_on_random_replace_one_mechanisms():
-    # Validity on random discrete laws: the record is in the subsample (tuning changes,
-    # (eps_t, delta_t)-close) with probability q, else in the rest (final fit changes,
-    # pure eps_f-close); the mixture must be within the bound, both ways.
-    rng = np.random.RandomState(0)
-    for _ in range(300):
-        eps_t, q = rng.uniform(0, 2), rng.uniform(0.01, 0.99)
-        p, p_prime, delta_t, eps_f = _replace_one_pair(rng, eps_t, q)
-        epsilon, delta = subsampled_tuning_cost((eps_t, delta_t), eps_f, q)
-        assert _tightest_delta(p, p_prime, epsilon) <= delta + 1e-12
-
-
-def test_add_or_remove_mixture_bound_fails_under_replace_one():
-    # Why the bound is the maximum: the record in the subsample puts the output on outcomes the
-    # final fit never reaches (a randomized-response tuning, eps_t = 2, delta_t = 0), the
-    # record in the rest changes nothing (eps_f = 0). The add-or-remove mixture bound
-    # log(q e^eps_t + (1 - q) e^eps_f) is exceeded; the maximum is not.
-    eps_t, q = 2.0, 0.3
-    keep = math.exp(eps_t) / (1 + math.exp(eps_t))
-    p = np.array([q * keep, q * (1 - keep), 1 - q])
-    p_prime = np.array([q * (1 - keep), q * keep, 1 - q])
-    mixture = math.log(q * math.exp(eps_t) + (1 - q))
-    assert _tightest_delta(p, p_prime, mixture) > 0.01
-    epsilon, delta = subsampled_tuning_cost((eps_t, 0.0), 0.0, q)
-    assert epsilon == eps_t and _tightest_delta(p, p_prime, epsilon) <= delta + 1e-15
 
 
 # --- the estimator ---------------------------------------------------------------------------
@@ -744,12 +478,6 @@ def test_epsilon_and_trial_epsilon_are_refused_together_before_data(data):
     assert accountant.spent_budget == []
 
 
-def test_calibrate_trial_epsilon_takes_none_for_poisson():
-    # Before: TypeError (float(None)).
-    assert calibrate_trial_epsilon(3.0, 1e-6, 10.0, None) == calibrate_trial_epsilon(
-        3.0, 1e-6, 10.0, math.inf)
-
-
 def test_the_docs_state_the_total_cost_of_the_defaults():
     import pathlib
 
@@ -792,7 +520,7 @@ def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
     # Before: "scoring=None means accuracy, which needs a classifier".
     from diffprivlib.models import LinearRegression
 
-    from skdptune.randomized import _holdout_sum
+    from skdptune.trials import holdout_sum
     from skdptune.utility import BoundedSquaredErrorScorer
 
     rng = np.random.RandomState(0)
@@ -810,7 +538,7 @@ def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
     assert search.score(X, y) == pytest.approx(per_record.mean())
     # The held-out sum adds one term in [0, 1] per record (sensitivity 1).
     plan = search._plan(X, y, {})
-    assert _holdout_sum(search.best_estimator_, X, 100 * y, plan.scoring,
+    assert holdout_sum(search.best_estimator_, X, 100 * y, plan.scoring,
                         plan.utility) <= len(y)
-    assert _holdout_sum(search.best_estimator_, X, y, plan.scoring,
+    assert holdout_sum(search.best_estimator_, X, y, plan.scoring,
                         plan.utility) == pytest.approx(per_record.sum())
