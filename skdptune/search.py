@@ -24,7 +24,6 @@ from ._sklearn_compat import (
     Interval,
     StrOptions,
     _fit_context,
-    _num_features,
 )
 from .accounting import Charge, add_costs, privacy_report
 from .base import BasePrivateSearch, Plan
@@ -651,7 +650,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             # the declared bounds: public figures only (n_samples is public, n_partitions is
             # resolved above, "auto" included).
             n_records = n_samples * self.validation_fraction / n_partitions
-            utility_range = default_kmeans_range(built, n_records, _n_features(X))
+            utility_range = default_kmeans_range(built, n_records, n_features)
             if utility_range is not None:
                 scoring_note = (
                     f"Scoring with KMeans.score, utility_range=({utility_range[0]:g}, 0) from "
@@ -948,14 +947,6 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.best_estimator_ = best
         rule = "a-priori reservation: the largest budget a candidate of the grid declares"
         return cost, rule
-
-
-def _n_features(X):
-    """The number of columns of ``X`` (public: its shape), or None when it has none."""
-    try:
-        return _num_features(X)
-    except TypeError:
-        return None
 
 
 def _selection_line(selection, index, plan, cost, score=None, score_std=None):
