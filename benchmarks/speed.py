@@ -234,6 +234,35 @@ def overhead(n_samples):
           flush=True)
 
 
+def batched_table(n_samples, n_jobs, partitions=(10, 100, 1000)):
+    """GaussianNB over 6 ``var_smoothing`` values: the batched family against the per-fit
+    path (the registry emptied) and ``GridSearchCV(cv=5)``, one run each (issue 17)."""
+    import skdptune.batched as batched
+
+    X, y = make_data(n_samples)
+    grid = {"var_smoothing": GRIDS["GaussianNB"]["var_smoothing"]}
+    print(f"\n## Batched GaussianNB: {n_samples:,} x {N_FEATURES}, {len(grid['var_smoothing'])} "
+          f"candidates, n_jobs={n_jobs}\n")
+    print("| k | batched s | per-fit s | cv=5 s | ratio batched | ratio per-fit |")
+    print("|---|---|---|---|---|---|")
+    time_private("GaussianNB", X, y, 10, n_jobs, grid=grid)  # start the workers
+    for k in partitions:
+        fast = time_private("GaussianNB", X, y, k, n_jobs, grid=grid)
+        families = dict(batched.FAMILIES)
+        batched.FAMILIES.clear()
+        try:
+            slow = time_private("GaussianNB", X, y, k, n_jobs, grid=grid)
+        finally:
+            batched.FAMILIES.update(families)
+        search = GridSearchCV(make_estimator("GaussianNB").set_params(
+            accountant=BudgetAccountant()), grid, cv=5, n_jobs=n_jobs)
+        start = time.perf_counter()
+        search.fit(X, y)
+        cv5 = time.perf_counter() - start
+        print(f"| {k} | {fast:.2f} | {slow:.2f} | {cv5:.2f} | {fast / cv5:.2f} | "
+              f"{slow / cv5:.2f} |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small check of the script")
@@ -243,9 +272,14 @@ def main():
     parser.add_argument("--ratio-only", type=int, metavar="REPETITIONS", default=None,
                         help="only the ratio table, with this many repetitions (interleave "
                              "runs of two versions of the library from a shell loop)")
+    parser.add_argument("--batched", action="store_true",
+                        help="only the batched GaussianNB family against the per-fit path")
     args = parser.parse_args()
     print(f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform()}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    if args.batched:
+        batched_table(100_000, 2)
+        return
     if args.ratio_only is not None:
         ratio_table(100_000, args.ratio_only, 2)
         return
