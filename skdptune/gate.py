@@ -539,6 +539,42 @@ def check_release(estimator, *, sparse_input=False, context="", seeded_search=Fa
     return epsilon, 0.0
 
 
+def check_budget_not_tuned(budget, setting, *, source, total, remedy):
+    """Refuse a setting that tunes the only DP step's epsilon when a total budget overrides it.
+
+    With the search's ``epsilon`` the total, :func:`split_budget` gives every candidate's DP
+    steps the same share: a grid or distribution over the only DP step's ``epsilon`` then
+    compares identical models (a pipeline's proportions between its DP steps stay tunable).
+    Decided from the parameters, before the data.
+
+    Parameters
+    ----------
+    budget : dict
+        :func:`split_budget` of the candidate.
+    setting : dict
+        The candidate's parameters, as the grid or the distributions give them.
+    source : str
+        ``"param_grid"`` or ``"param_distributions"``, for the message.
+    total : float
+        The search's total epsilon, for the message.
+    remedy : str
+        The parameter that keeps the model's own epsilon (``"selection_epsilon"``,
+        ``"trial_epsilon"``).
+
+    Raises
+    ------
+    ValueError
+    """
+    if len(budget) == 1 and set(budget) & set(setting):
+        (path,) = budget
+        raise ValueError(
+            f"{source} varies {path!r}, but epsilon={total} is the whole search's budget: its "
+            f"share replaces every value of {path!r}, so those candidates are the same. To tune "
+            f"the model's own epsilon, give {remedy}=... instead (the explicit form, in which "
+            "each candidate spends what it declares)."
+        )
+
+
 def split_budget(candidate, epsilon):
     """``{parameter path: epsilon}`` giving ``candidate``'s DP steps ``epsilon`` in all.
 

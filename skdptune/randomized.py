@@ -44,7 +44,13 @@ from .accounting import (
 )
 from .base import BasePrivateSearch, Plan
 from .dp_fit import MeasuringAccountant, fit_for_release, with_params
-from .gate import check_candidate, check_released_fit, exceeds, split_budget
+from .gate import (
+    check_budget_not_tuned,
+    check_candidate,
+    check_released_fit,
+    exceeds,
+    split_budget,
+)
 from .trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
 from .validation import input_shape, min_samples, refuse_keywords, route_fit_params
@@ -503,6 +509,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             context = f"param_distributions setting {setting}" if setting else "the estimator"
             check_candidate(candidate, context, sparse_input=issparse(X),
                             seeded_search=self.random_state is not None)
+            if self.trial_epsilon is None:  # epsilon is the total: it replaces the steps'
+                check_budget_not_tuned(
+                    split_budget(candidate, 1.0), setting, source="param_distributions",
+                    remedy="trial_epsilon",
+                    total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
+                )
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "

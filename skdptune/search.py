@@ -38,6 +38,7 @@ from .exceptions import NoisySelectionWarning
 from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection
 from .gate import (
+    check_budget_not_tuned,
     check_candidate,
     check_public_parameters,
     check_released_fit,
@@ -612,19 +613,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
             if self.refit:
                 if refit_budget is not None:  # epsilon is the total: the refit's share
                     budget = split_budget(candidate, refit_budget)
-                    if len(budget) == 1 and set(budget) & set(params):
-                        # The only DP step's epsilon is overridden: every value the grid gives
-                        # it fits the same model, so the grid would tune nothing.
-                        (path,) = budget
-                        raise ValueError(
-                            f"param_grid varies {path!r}, but epsilon="
-                            f"{DEFAULT_EPSILON if self.epsilon is None else self.epsilon} "
-                            "is the whole fit's budget: the refit's share replaces every "
-                            f"value of {path!r}, so those candidates are the same. To tune the "
-                            "model's own epsilon, give the selection's budget instead, "
-                            "selection_epsilon=..., and the refit spends what each candidate "
-                            "declares."
-                        )
+                    check_budget_not_tuned(
+                        budget, params, source="param_grid", remedy="selection_epsilon",
+                        total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
+                    )
                     candidate.set_params(**budget)
                     refit_params.update(budget)
                     declared = (refit_budget, 0.0)

@@ -528,7 +528,7 @@ def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
     y = X @ np.array([1.0, 2.0, -1.0]) + rng.normal(0, 0.2, 400)
     search = PrivateRandomizedSearchCV(
         LinearRegression(bounds_X=(-1, 1), bounds_y=(-4, 4), random_state=0),
-        {"epsilon": [0.5, 1.0]}, n_iter=3, distribution="geometric", random_state=0,
+        {"fit_intercept": [True, False]}, n_iter=3, distribution="geometric", random_state=0,
         accountant=BudgetAccountant(),
     ).fit(X, y)
     assert isinstance(search.scorer_, BoundedSquaredErrorScorer)
@@ -542,3 +542,19 @@ def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
                         plan.utility) <= len(y)
     assert holdout_sum(search.best_estimator_, X, y, plan.scoring,
                         plan.utility) == pytest.approx(per_record.sum())
+
+
+def test_a_distribution_over_the_only_dp_steps_epsilon_is_refused_when_epsilon_is_the_total(
+        data):
+    # With epsilon the whole search's budget, every trial's DP step gets the per-trial share:
+    # sampling its epsilon would compare identical models. Refused before the data, with the
+    # remedy; the explicit per-trial form keeps it tunable.
+    X, y = data
+    accountant = BudgetAccountant()
+    search = PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS), {"epsilon": [0.2, 0.5]},
+                                       accountant=accountant, random_state=0)
+    with pytest.raises(ValueError, match="trial_epsilon"):
+        search.fit(X, y)
+    assert accountant.spent_budget == []
+    search.set_params(trial_epsilon=1.0).fit(X, y)
+    assert search.best_params_["epsilon"] in (0.2, 0.5)
