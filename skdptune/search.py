@@ -40,7 +40,6 @@ from .forecast import forecast_selection
 from .gate import (
     check_budget_not_tuned,
     check_candidate,
-    check_public_parameters,
     check_released_fit,
     split_budget,
 )
@@ -60,7 +59,6 @@ from .validation import (
     min_samples,
     refuse_keywords,
     route_fit_params,
-    validate_candidate,
 )
 
 #: The whole fit's epsilon when neither ``epsilon`` nor ``selection_epsilon`` is given.
@@ -628,12 +626,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 rescaled = rescaled_params(candidate, ratio, user_rules)
                 if rescaled:
                     # The rescaled parameters exist before the data: check them as the
-                    # candidates are (a rule giving epsilon=-1 would fail every partition fit).
-                    scaled = with_params(estimator, {**refit_params, **rescaled})
-                    scaled_context = (f"{context}, as partition_scaling rescales it for the "
-                                      f"partition fits ({rescaled})")
-                    validate_candidate(scaled, scaled_context)
-                    check_public_parameters(scaled, scaled_context)
+                    # candidates are (a rule giving epsilon=-1 would fail every partition fit);
+                    # partition fits are never released, so not by the refit gate.
+                    check_candidate(
+                        with_params(estimator, {**refit_params, **rescaled}),
+                        f"{context}, as partition_scaling rescales it for the partition fits "
+                        f"({rescaled})",
+                        release=False,
+                    )
             partition_candidates.append({**refit_params, **rescaled})
         # After the gate, whose refusal of a step says more than a scorer's.
         utility_range, scoring_note = self.utility_range, None
