@@ -198,6 +198,132 @@ def add_costs(*costs):
     return (math.fsum(c[0] for c in costs), math.fsum(c[1] for c in costs))
 
 
+def at_least(reserved, reported):
+    """The cost to charge: what a mechanism reports, never less than what was reserved for it.
+
+    A selector that reports less than its a-priori cost (or a refit measured below its
+    reservation) is still charged the reservation: the reservation is what the fit was
+    checked against before the data, and charging less could depend on the data.
+
+    Parameters
+    ----------
+    reserved, reported : (float, float)
+
+    Returns
+    -------
+    cost : (float, float)
+        The elementwise maximum.
+    """
+    return (max(reserved[0], reported[0]), max(reserved[1], reported[1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# The grid search's budget: how one total epsilon is split between its releases.
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GridBudget:
+    """How :class:`~skdptune.PrivateGridSearchCV` splits its budget, fixed before the data.
+
+    Three releases compose sequentially (basic composition, :func:`add_costs`): the selector,
+    the Laplace estimate released as ``best_score_`` and the refit. Built by
+    :func:`grid_budget` from the search's parameters only.
+
+    Attributes
+    ----------
+    selection_epsilon : float
+        The selection's budget: ``selector_epsilon + score_epsilon``.
+    selector_epsilon : float
+        What the selector is handed.
+    score_epsilon : float
+        The ``best_score_`` estimate's epsilon (Laplace, sensitivity ``1 / k``).
+    refit_epsilon : float or None
+        The refit's share of the total, given to every candidate (``split_budget`` of the
+        gate); None: the refit spends what its estimator declares.
+    rule : str
+        How the budget was split, as the privacy report states it.
+    """
+
+    selection_epsilon: float
+    selector_epsilon: float
+    score_epsilon: float
+    refit_epsilon: object
+    rule: str
+
+
+def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit):
+    """The grid search's :class:`GridBudget` from its public parameters.
+
+    Parameters
+    ----------
+    total : float or None
+        ``epsilon``, the whole fit's budget; None when ``selection_epsilon`` is given.
+    selection_epsilon : float or None
+        The selection's budget, explicit; the refit then spends what its estimator declares.
+    selection_share : float
+        The selection's share of ``total`` when the search refits.
+    score_share : float
+        The ``best_score_`` estimate's share of the selection budget (0 with a callable refit,
+        which releases no ``best_score_``, as ``GridSearchCV``).
+    refit : bool
+        Whether the search refits (without a refit the selection gets all of ``total``).
+
+    Returns
+    -------
+    budget : GridBudget
+    """
+    if selection_epsilon is not None:
+        refit_epsilon, rule = None, "selection_epsilon; refit as declared"
+    elif not refit:
+        selection_epsilon, refit_epsilon = total, None
+        rule = "epsilon, all to the selection (refit=False)"
+    else:
+        # Selection and refit compose sequentially: the two shares add up to the total.
+        selection_epsilon = selection_share * total
+        refit_epsilon, rule = total - selection_epsilon, "epsilon split by selection_share"
+    selector_epsilon = (1 - score_share) * selection_epsilon
+    # Exact in floating point for score_share <= 0.5 (Sterbenz): selector and estimate add up
+    # to the selection epsilon, bit for bit.
+    score_epsilon = selection_epsilon - selector_epsilon
+    return GridBudget(selection_epsilon, selector_epsilon, score_epsilon, refit_epsilon, rule)
+
+
+def selector_reservation(selector, epsilon, delta):
+    """What a selector handed ``(epsilon, delta)`` may spend, from its parameters alone.
+
+    Reserved before the data and the least it is charged (:func:`at_least`). A selector
+    declares it as ``privacy_cost`` (a pure-DP selector reserves no delta); one without the
+    method is charged what it was handed.
+
+    Returns
+    -------
+    cost : (float, float)
+    """
+    if hasattr(selector, "privacy_cost"):
+        return tuple(map(float, selector.privacy_cost(epsilon, delta)))
+    return (float(epsilon), float(delta))
+
+
+def refit_reservation(declared_costs):
+    """The refit's a-priori reservation: the largest cost a candidate declares.
+
+    Which candidate is refit depends on the data, so its own cost would reveal it: the refit is
+    charged the elementwise maximum over the grid (at least what it measured, :func:`at_least`).
+
+    Parameters
+    ----------
+    declared_costs : list of (float, float)
+        One per candidate; empty when the search does not refit.
+
+    Returns
+    -------
+    cost : (float, float)
+    """
+    if not declared_costs:
+        return (0.0, 0.0)
+    return (max(c[0] for c in declared_costs), max(c[1] for c in declared_costs))
+
+
 # ---------------------------------------------------------------------------------------------
 # Repeat-and-select with a random number of trials (Liu & Talwar 2019; Papernot & Steinke 2022),
 # used by skdptune.PrivateRandomizedSearchCV.

@@ -25,7 +25,15 @@ from ._sklearn_compat import (
     StrOptions,
     _fit_context,
 )
-from .accounting import Charge, add_costs, privacy_report
+from .accounting import (
+    Charge,
+    add_costs,
+    at_least,
+    grid_budget,
+    privacy_report,
+    refit_reservation,
+    selector_reservation,
+)
 from .base import BasePrivateSearch, Plan
 from .dp_fit import (
     MeasuringAccountant,
@@ -94,8 +102,8 @@ class GridPlan(Plan):
         What each candidate's refit declares (empty with ``refit=False``).
     max_refit_cost : (float, float)
         The refit's reservation: the largest declared cost.
-    selection_epsilon : float
-        The selection's budget (selector and ``best_score_`` estimate).
+    budget : skdptune.accounting.GridBudget
+        How the budget is split between the selector, ``best_score_`` and the refit.
     selector_cost : (float, float)
         What the selector may spend, from its parameters: reserved, and the least charged.
     scoring_note : str or None
@@ -111,7 +119,7 @@ class GridPlan(Plan):
     refit_candidates: list
     declared_costs: list
     max_refit_cost: tuple
-    selection_epsilon: float
+    budget: object
     selector_cost: tuple
     scoring_note: object
     score_params: dict
@@ -429,13 +437,6 @@ class PrivateGridSearchCV(BasePrivateSearch):
     # The partition scores receive fit's metadata too (sample_weight, or routed metadata).
     _scorer_callers = ("score", "fit")
 
-    def _selector_epsilon(self, selection_epsilon):
-        """The selector's part of the selection epsilon; ``score_share`` of it buys the
-        estimate released as best_score_, except with a callable refit, which releases no
-        best_score_ (as GridSearchCV): the selector then gets it all."""
-        score_share = 0.0 if callable(self.refit) else self.score_share
-        return (1 - score_share) * selection_epsilon
-
     def _routing_scorer(self):
         # The scorer of the one metric the selection uses (multi-metric: the one refit names).
         return check_scoring(self.estimator,
@@ -531,11 +532,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # estimate of the selected candidate's utility the rest; they compose sequentially.
         # Everything below is post-processing of them, plus the refit's own DP spend.
         sensitivity = 1.0 / plan.n_partitions
-        selection_epsilon = plan.selection_epsilon
-        selector_epsilon = self._selector_epsilon(selection_epsilon)
-        # Exact in floating point for score_share <= 0.5 (Sterbenz): the two add up to the
-        # selection epsilon, bit for bit.
-        score_epsilon = selection_epsilon - selector_epsilon
+        selector_epsilon, score_epsilon = plan.budget.selector_epsilon, plan.budget.score_epsilon
         selection = plan.selector.select(
             utilities,
             sensitivity=sensitivity,
@@ -552,8 +549,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             score_std = estimate_std(sensitivity, score_epsilon)
         del utilities
         # Charged: what the selector reports, and never less than what it was handed.
-        selector_cost = (max(selection.epsilon, plan.selector_cost[0]),
-                         max(selection.delta, plan.selector_cost[1]))
+        selector_cost = at_least(plan.selector_cost, (selection.epsilon, selection.delta))
         selection_cost = add_costs(selector_cost, (score_epsilon, 0.0))
 
         # 5. Account for the selection before anything is released or refit.
@@ -574,14 +570,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.n_partitions_ = plan.n_partitions
         return _privacy_report(selection, type(plan.selector).__name__, selector_cost,
                                score_epsilon, plan.n_partitions, refit_cost, refit_rule,
-                               self.random_state, self._budget_rule())
+                               self.random_state, plan.budget.rule)
 
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched, as a GridPlan; raises on any invalid
-        input."""
+        input. Three stages: the budget, the candidates (refit and partition parameters, through
+        the gate), the scoring; then the checks of the input's public shape."""
         selector = clone(_as_selector(self.selector))
         selector.validate_parameters()
-
         candidates = list(ParameterGrid(self.param_grid))
         if not candidates:
             raise ValueError(
@@ -590,12 +586,61 @@ class PrivateGridSearchCV(BasePrivateSearch):
             )
         estimator = clone(self.estimator)
         metric, key = selection_metric(estimator, self.scoring, self.refit)
-        selection_epsilon, refit_budget = self._budgets()
-        sparse_input = issparse(X)
+        budget = self._budget()
         n_samples = _num_samples(X)  # public: the guarantee is for replace-one adjacency
         n_features = input_shape(X)["n_features_in_"]
-        n_partitions = self._n_partitions(n_samples, len(candidates), selection_epsilon)
-        ratio = partition_ratio(n_partitions, self.validation_fraction)
+        n_partitions = self._n_partitions(n_samples, len(candidates), budget.selector_epsilon)
+        refit_candidates, partition_candidates, declared_costs = self._candidate_parameters(
+            estimator, candidates, budget, partition_ratio(n_partitions,
+                                                           self.validation_fraction),
+            sparse_input=issparse(X), n_features=n_features,
+        )
+        # After the gate, whose refusal of a step says more than a scorer's.
+        scorer, utility, scoring_note = self._scoring(estimator, candidates, metric, key,
+                                                      n_samples, n_partitions, n_features)
+        fit_params, score_params = route_fit_params(
+            self, estimator, scorer, fit_params,
+            scorer_name=self.refit if isinstance(self.scoring, (list, tuple, set, dict)) else None,
+        )
+        self._check_data(X, y, estimator, n_samples, n_partitions)
+
+        # Reserved before the data (skdptune.accounting): the selector's a-priori cost, the
+        # best_score_ estimate, and the refit whichever candidate the selection picks.
+        selector_cost = selector_reservation(selector, budget.selector_epsilon, self.delta)
+        max_refit_cost = refit_reservation(declared_costs)
+        return GridPlan(
+            estimator=estimator,
+            scorer=scorer,
+            utility=utility,
+            fit_params=fit_params,
+            n_samples=n_samples,
+            input_shape=input_shape(X),
+            a_priori_cost=add_costs(selector_cost, (budget.score_epsilon, 0.0), max_refit_cost),
+            selector=selector,
+            n_partitions=n_partitions,
+            candidates=candidates,
+            partition_candidates=partition_candidates,
+            refit_candidates=refit_candidates,
+            declared_costs=declared_costs,
+            max_refit_cost=max_refit_cost,
+            budget=budget,
+            selector_cost=selector_cost,
+            scoring_note=scoring_note,
+            score_params=score_params,
+        )
+
+    def _candidate_parameters(self, estimator, candidates, budget, ratio, *, sparse_input,
+                              n_features):
+        """Every candidate through the gate: its refit parameters (with the refit's share of
+        the budget), its partition fits' parameters (with ``partition_scaling``) and what its
+        refit declares.
+
+        Returns
+        -------
+        refit_candidates, partition_candidates : list of dict
+        declared_costs : list of (float, float)
+            Empty with ``refit=False``.
+        """
         user_rules = self.partition_scaling if isinstance(self.partition_scaling, dict) else {}
         built = [with_params(estimator, params) for params in candidates]
         check_user_rules(user_rules, {key for b in built for key in b.get_params(deep=True)})
@@ -609,15 +654,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
                                        n_features=n_features)
             refit_params = dict(params)
             if self.refit:
-                if refit_budget is not None:  # epsilon is the total: the refit's share
-                    budget = split_budget(candidate, refit_budget)
+                if budget.refit_epsilon is not None:  # epsilon is the total: the refit's share
+                    share = split_budget(candidate, budget.refit_epsilon)
                     check_budget_not_tuned(
-                        budget, params, source="param_grid", remedy="selection_epsilon",
+                        share, params, source="param_grid", remedy="selection_epsilon",
                         total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
                     )
-                    candidate.set_params(**budget)
-                    refit_params.update(budget)
-                    declared = (refit_budget, 0.0)
+                    candidate.set_params(**share)
+                    refit_params.update(share)
+                    declared = (budget.refit_epsilon, 0.0)
                 declared_costs.append(declared)
             refit_candidates.append(refit_params)
             # Partition fits only (never charged): the refit uses ``refit_params`` as written.
@@ -635,12 +680,17 @@ class PrivateGridSearchCV(BasePrivateSearch):
                         release=False,
                     )
             partition_candidates.append({**refit_params, **rescaled})
-        # After the gate, whose refusal of a step says more than a scorer's.
+        return refit_candidates, partition_candidates, declared_costs
+
+    def _scoring(self, estimator, candidates, metric, key, n_samples, n_partitions, n_features):
+        """The scorer, its bounded utility and a verbose note on a default scoring, checked to
+        apply to every candidate."""
+        built = [with_params(estimator, params) for params in candidates]
         utility_range, scoring_note = self.utility_range, None
         if metric is None and utility_range is None:
             # KMeans.score over the records one partition is expected to score, bounded by
             # the declared bounds: public figures only (n_samples is public, n_partitions is
-            # resolved above, "auto" included).
+            # resolved, "auto" included).
             n_records = n_samples * self.validation_fraction / n_partitions
             utility_range = default_kmeans_range(built, n_records, n_features)
             if utility_range is not None:
@@ -654,11 +704,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
                             "targets clipped to the declared bounds_y (scoring=None)")
         for params, candidate in zip(candidates, built):
             check_scorer_applies(scorer, candidate, params)
-        fit_params, score_params = route_fit_params(
-            self, estimator, scorer, fit_params,
-            scorer_name=self.refit if isinstance(self.scoring, (list, tuple, set, dict)) else None,
-        )
+        return scorer, utility, scoring_note
 
+    def _check_data(self, X, y, estimator, n_samples, n_partitions):
+        """The input's public shape: ``y`` given when needed, consistent lengths, accepted
+        types, and enough records for every partition to expect a training and a validation
+        record."""
         if y is None and get_tags(estimator).target_tags.required:
             raise ValueError(
                 f"{type(estimator).__name__} is supervised: it requires y to be passed, but the "
@@ -678,41 +729,6 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"{needed} samples. Use fewer partitions (at most "
                 f"{max(int(n_samples * fraction), 1)})."
             )
-
-        # What the selector may spend, from its parameters: reserved now, and the least charged
-        # (a selector reporting less than it was handed is still charged this). A pure-DP
-        # selector reserves no delta. The rest of the selection epsilon buys best_score_.
-        selector_epsilon = self._selector_epsilon(selection_epsilon)
-        selector_cost = (selector.privacy_cost(selector_epsilon, self.delta)
-                         if hasattr(selector, "privacy_cost")
-                         else (float(selector_epsilon), float(self.delta)))
-        # What the refit can spend, whichever candidate the (data-dependent) selection picks.
-        max_refit_cost = (
-            (max(c[0] for c in declared_costs), max(c[1] for c in declared_costs))
-            if self.refit else (0.0, 0.0)
-        )
-        return GridPlan(
-            estimator=estimator,
-            scorer=scorer,
-            utility=utility,
-            fit_params=fit_params,
-            n_samples=n_samples,
-            input_shape=input_shape(X),
-            a_priori_cost=add_costs(
-                selector_cost, (selection_epsilon - selector_epsilon, 0.0), max_refit_cost
-            ),
-            selector=selector,
-            n_partitions=n_partitions,
-            candidates=candidates,
-            partition_candidates=partition_candidates,
-            refit_candidates=refit_candidates,
-            declared_costs=declared_costs,
-            max_refit_cost=max_refit_cost,
-            selection_epsilon=selection_epsilon,
-            selector_cost=selector_cost,
-            scoring_note=scoring_note,
-            score_params=score_params,
-        )
 
     def forecast(self, n_samples=None, confidence=0.9):
         """What this search's selection can resolve, before any data are touched.
@@ -748,7 +764,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         0.036
         """
         self._validate_params()
-        selection_epsilon, _ = self._budgets()
+        budget = self._budget()
         selector = _as_selector(self.selector)
         n_candidates = len(ParameterGrid(self.param_grid))
         if self.n_partitions == "auto" and n_samples is None:
@@ -758,18 +774,17 @@ class PrivateGridSearchCV(BasePrivateSearch):
             )
         return forecast_selection(
             max(n_candidates, 2),
-            n_partitions=self._n_partitions(n_samples, n_candidates, selection_epsilon),
-            epsilon=self._selector_epsilon(selection_epsilon), delta=self.delta,
+            n_partitions=self._n_partitions(n_samples, n_candidates, budget.selector_epsilon),
+            epsilon=budget.selector_epsilon, delta=self.delta,
             selector=selector, confidence=confidence,
         )
 
-    def _n_partitions(self, n_samples, n_candidates, selection_epsilon):
+    def _n_partitions(self, n_samples, n_candidates, selector_epsilon):
         """``n_partitions``, with ``"auto"`` resolved from public quantities only."""
         if self.n_partitions != "auto":
             return self.n_partitions
         return auto_n_partitions(
-            n_samples, n_candidates=n_candidates,
-            epsilon=self._selector_epsilon(selection_epsilon),
+            n_samples, n_candidates=n_candidates, epsilon=selector_epsilon,
             validation_fraction=self.validation_fraction,
         )
 
@@ -780,7 +795,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         try:
             forecast = forecast_selection(
                 2, n_partitions=plan.n_partitions,
-                epsilon=self._selector_epsilon(plan.selection_epsilon), delta=self.delta,
+                epsilon=plan.budget.selector_epsilon, delta=self.delta,
                 selector=plan.selector,
             )
         except TypeError:
@@ -789,7 +804,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             warnings.warn(
                 f"The selection noise swamps any plausible difference between candidates: "
                 f"with n_partitions={plan.n_partitions} and a selection epsilon of "
-                f"{plan.selection_epsilon:g}, {forecast.selector} picks the better of two "
+                f"{plan.budget.selection_epsilon:g}, {forecast.selector} picks the better of two "
                 f"candidates with 90% probability only when they differ by "
                 f"{forecast.pairwise_gap:.2g} or more in utility ([0, 1]). Use more "
                 "partitions, a larger selection budget, or another selector; see "
@@ -798,31 +813,21 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
             )
 
-    def _budgets(self):
-        """``(selection epsilon, refit budget or None)`` from ``epsilon`` or
-        ``selection_epsilon``; None means the refit spends what its estimator declares."""
+    def _budget(self):
+        """The :class:`~skdptune.accounting.GridBudget` of ``epsilon`` or
+        ``selection_epsilon`` (both given is refused), from the parameters only."""
         selection_epsilon = self._explicit_budget(
             "selection_epsilon",
             "the whole fit's budget, selection and refit, split by selection_share",
             "the selection's alone, the refit spending what its estimator declares",
         )
-        if selection_epsilon is not None:
-            return selection_epsilon, None
-        total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
-        if not self.refit:
-            return total, None
-        # Selection and refit compose sequentially (basic composition): the two shares add up
-        # to the total, and every candidate's refit is given the same share (split_budget).
-        selection_epsilon = self.selection_share * total
-        return selection_epsilon, total - selection_epsilon
-
-    def _budget_rule(self):
-        """How the budget was split, for the privacy report."""
-        if self.selection_epsilon is not None:
-            return "selection_epsilon; refit as declared"
-        if not self.refit:
-            return "epsilon, all to the selection (refit=False)"
-        return "epsilon split by selection_share"
+        return grid_budget(
+            total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
+            selection_epsilon=selection_epsilon, selection_share=self.selection_share,
+            # A callable refit releases no best_score_ (as GridSearchCV): no score share.
+            score_share=0.0 if callable(self.refit) else self.score_share,
+            refit=bool(self.refit),
+        )
 
     def _random_states(self):
         """Seeds for the partition labels and for the selection noise.
@@ -920,11 +925,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
         try:
             leak = fit_for_release(best, X, y, fit_params, measuring)
         except BaseException:
-            self._charge(accountant, _at_least(reservation, measuring.total()))
+            self._charge(accountant, at_least(reservation, measuring.total()))
             raise
         self.refit_time_ = time.perf_counter() - start
         measured = tuple(map(float, measuring.total()))
-        cost = _at_least(reservation, measured)
+        cost = at_least(reservation, measured)
         failure = check_released_fit(leak, measured, plan.declared_costs[self.best_index_],
                                      "its parameters declare")
         self._charge(accountant, cost)
@@ -957,11 +962,6 @@ def _selection_line(selection, index, plan, cost, score=None, score_std=None):
                 "no closed-form noise std)")
     return (line + f"; best_score_={score:.4g} +/- {score_std:.2g} (DP estimate of the mean "
             "partition utility, noise std; not a test score)")
-
-
-def _at_least(reservation, measured):
-    """The refit charge: the reservation, raised to a measured spend that exceeds it."""
-    return (max(reservation[0], measured[0]), max(reservation[1], measured[1]))
 
 
 # How a selector's SelectionResult.composition bounds its epsilon, as the report states it.

@@ -294,7 +294,7 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the "
             "shape of y to (n_samples,), for example using ravel().",
-            DataConversionWarning, stacklevel=6,  # the user's call: _plan, _fit, fit, wrapper
+            DataConversionWarning, stacklevel=7,  # _check_data, _plan, _fit, fit, wrapper
         )
     # np.asarray first: np.ndim on an array-like that is not an array (a list, or scikit-learn's
     # _NotAnArray) goes through __array_function__, which such objects may refuse.
