@@ -97,8 +97,17 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
     if groups:
         entropy = batched.stream_entropy(random_state)
         for family, ids, plans, data in groups:
-            values[ids] = _batched_values(family, ids, plans, data, splits, utility, entropy,
-                                          n_jobs, pre_dispatch, verbose)
+            try:
+                values[ids] = _batched_values(family, ids, plans, data, splits, utility,
+                                              entropy, n_jobs, pre_dispatch, verbose,
+                                              error_score=error_score)
+            except _FailedFit:
+                # error_score="raise" and a partition's real fit would raise: the per-fit
+                # path raises the real fit's exception.
+                values[ids] = _per_fit_values(
+                    estimator, [candidates[i] for i in ids], X, y, splits, fit_params, utility,
+                    error_score, n_jobs, pre_dispatch, verbose, reveal, score_params,
+                )
     return values.mean(axis=1)
 
 
@@ -176,13 +185,19 @@ def _with_steps(data, pieces):
     return SimpleNamespace(**vars(data), steps=pieces if any(pieces) else None)
 
 
+class _FailedFit(Exception):
+    """A batched partition fit that the real fit would fail, under ``error_score="raise"``."""
+
+
 def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, pre_dispatch,
-                    verbose):
+                    verbose, error_score=np.nan):
     """One family's candidates on every partition, through joblib in blocks of partitions:
     ``(len(ids), n_partitions)`` utilities.
 
     A partition without training or held-out rows scores ``EMPTY_PART_UTILITY``, as on the
-    per-fit path; accuracy is mapped by the utility's range and clip, as ``_score`` does.
+    per-fit path; accuracy is mapped by the utility's range and clip, as ``_score`` does. A
+    partition whose real fit would raise (the family's ``FAILED_FIT``, -inf) scores
+    ``error_score``, as on the per-fit path; under ``"raise"``, :class:`_FailedFit` is raised.
     """
     n_jobs_effective = effective_n_jobs(n_jobs)
     n_tasks = 1 if n_jobs_effective == 1 else _TASKS_PER_WORKER * n_jobs_effective
@@ -195,9 +210,15 @@ def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, 
         for block in cut
     )
     accuracies = np.concatenate(outcomes, axis=1)
+    failed = np.isneginf(accuracies)
+    if failed.any() and isinstance(error_score, str):
+        raise _FailedFit
     finite = np.isfinite(accuracies)
-    return np.where(finite, utility.to_utility(np.where(finite, accuracies, 0.0)),
-                    EMPTY_PART_UTILITY)
+    values = np.where(finite, utility.to_utility(np.where(finite, accuracies, 0.0)),
+                      EMPTY_PART_UTILITY)
+    if failed.any():
+        values[failed] = error_score
+    return values
 
 
 def _batches(n_candidates, n_partitions, n_jobs):

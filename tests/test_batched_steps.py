@@ -403,3 +403,68 @@ def test_pipeline_partition_utilities_have_the_per_fit_law_audit(n_train, epsilo
     p_value, ours, theirs = _compare_pipeline_utilities(n_train, epsilon, scaler_epsilon, 1000,
                                                         seed=n_train)
     assert p_value > ALPHA, (ours, theirs)
+
+
+# --- GaussianNB with declared priors --------------------------------------------------------
+
+
+def _nb_data(n, n_classes=3, seed=0, frequencies=None):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(n_classes, n, p=frequencies)
+    return np.clip(rng.normal(y[:, None] * 0.8, 1.0, (n, 2)) / 3, -1, 1), y
+
+
+def test_priors_take_the_batched_path(paths):
+    X, y = _nb_data(400, n_classes=2)
+    PrivateGridSearchCV(GaussianNB(bounds=(-1, 1), priors=[0.2, 0.8]),
+                        {"epsilon": [1.0, 2.0]}, n_partitions=4,
+                        accountant=BudgetAccountant(), random_state=0, refit=False).fit(X, y)
+    assert paths["per_fit"] == 0 and paths["batched"] == 2 * 4
+    assert paths["plans"][0][0].priors.tolist() == [0.2, 0.8]
+
+
+def _compare_prior_utilities(priors, n_train, epsilon, repetitions, seed):
+    X, y = _nb_data(n_train + 300, seed=seed, frequencies=[0.6, 0.1, 0.3])
+    split = (np.arange(n_train), np.arange(n_train, n_train + 300))
+    splits = [split] * repetitions  # the same partition, repeated: independent fits
+    estimator = GaussianNB(bounds=(-1, 1), priors=priors)
+    ours = _values(estimator, [{"epsilon": epsilon}], X, y, splits, entropy=seed)[0]
+    np.random.seed(seed)  # diffprivlib's unseeded fits draw from numpy's global generator
+    theirs = _per_fit(estimator, [{"epsilon": epsilon}], X, y, splits)[0]
+    return stats.ks_2samp(ours, theirs).pvalue, ours.mean(), theirs.mean()
+
+
+def test_partition_utilities_with_priors_have_diffprivlibs_law():
+    # Priors far from the classes' frequencies, in the classes' sorted order: ignoring them or
+    # reversing them moves the utilities far. One KS comparison at ALPHA.
+    p_value, ours, theirs = _compare_prior_utilities([0.1, 0.6, 0.3], 100, 3.0, 300, seed=6)
+    assert p_value > ALPHA, (ours, theirs)
+
+
+@pytest.mark.slow_audit
+@pytest.mark.parametrize("priors, n_train, epsilon", [
+    ([0.1, 0.6, 0.3], 40, 0.5), ([0.0, 0.5, 0.5], 150, 5.0), ([0.34, 0.33, 0.33], 400, 30.0),
+])
+def test_partition_utilities_with_priors_have_diffprivlibs_law_audit(priors, n_train,
+                                                                     epsilon):
+    p_value, ours, theirs = _compare_prior_utilities(priors, n_train, epsilon, 1500, n_train)
+    assert p_value > ALPHA, (ours, theirs)
+
+
+def test_a_partition_whose_fit_rejects_the_priors_scores_error_score():
+    # diffprivlib raises when len(priors) is not the number of classes in the partition's
+    # training rows: error_score there, as on the per-fit path; the real error under "raise".
+    X, y = _nb_data(600)
+    splits = _splits(len(y), 3)
+    train, validation = splits[1]
+    splits[1] = (train[y[train] != 2], validation)  # partition 1 has seen two classes
+    estimator = GaussianNB(bounds=(-1, 1), priors=[0.5, 0.3, 0.2])
+    ((family, ids, plans, data),), utility = _group(estimator, [{}], X, y)
+    got = evaluate._batched_values(family, ids, plans, data, splits, utility, 0, 1, "2*n_jobs",
+                                   0, error_score=0.125)[0]
+    expected = evaluate._per_fit_values(estimator, [{}], X, y, splits, {}, utility, 0.125, 1,
+                                        "2*n_jobs", 0, False, {})[0]
+    assert got[1] == expected[1] == 0.125
+    assert 0.125 not in got[[0, 2]]
+    with pytest.raises(ValueError, match="Number of priors must match number of classes"):
+        evaluate.partition_utilities(estimator, [{}], X, y, splits, {}, utility, "raise")
