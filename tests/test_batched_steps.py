@@ -27,7 +27,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Binarizer, OneHotEncoder, OrdinalEncoder
 
 from skdptune import PrivateGridSearchCV, batched, evaluate, gate
-from skdptune.batched import gaussian_nb, standard_scaler
+from skdptune.batched import standard_scaler
 from skdptune.partition import partition_labels, split_indices
 from skdptune.partition_scaling import partition_ratio
 from skdptune.utility import make_utility
