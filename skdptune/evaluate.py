@@ -19,13 +19,15 @@ all ``n``. joblib's own memory-mapping threshold is left as it is: a different o
 replace its reusable workers, about a second each time a search follows another joblib call.
 
 Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
-(diffprivlib's ``GaussianNB``, alone or after stateless pipeline steps), scored by plain
+(diffprivlib's ``GaussianNB``, alone or after public steps and DP partition steps such as
+diffprivlib's ``StandardScaler``, also inside a ``ColumnTransformer``), scored by plain
 accuracy, without fit or scorer parameters and with 1-d ``y``, is fitted on all partitions at
 once by an array program whose output has the law of the per-fit path's; joblib tasks are then
 blocks of partitions. Everything else takes the per-fit path, unchanged.
 """
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 from diffprivlib.accountant import BudgetAccountant
@@ -95,8 +97,17 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
     if groups:
         entropy = batched.stream_entropy(random_state)
         for family, ids, plans, data in groups:
-            values[ids] = _batched_values(family, ids, plans, data, splits, utility, entropy,
-                                          n_jobs, pre_dispatch, verbose)
+            try:
+                values[ids] = _batched_values(family, ids, plans, data, splits, utility,
+                                              entropy, n_jobs, pre_dispatch, verbose,
+                                              error_score=error_score)
+            except _FailedFit:
+                # error_score="raise" and a partition's real fit would raise: the per-fit
+                # path raises the real fit's exception.
+                values[ids] = _per_fit_values(
+                    estimator, [candidates[i] for i in ids], X, y, splits, fit_params, utility,
+                    error_score, n_jobs, pre_dispatch, verbose, reveal, score_params,
+                )
     return values.mean(axis=1)
 
 
@@ -126,7 +137,9 @@ def _per_fit_values(estimator, candidates, X, y, splits, fit_params, utility, er
 def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utility):
     """The candidates batched families fit: a list of ``(family, indices, plans, data)``, one
     per family and preprocessing (candidates of a pipeline grid that differ only in the final
-    step share one transformed ``X``); empty when none.
+    step share one transformed ``X``); empty when none. ``data`` holds the laid-out ``X``
+    (public steps and public branches applied once), the class codes, and ``steps``: each
+    candidate's partition steps (:func:`skdptune.batched.plan_stage`), or None.
 
     Decided from the parameters, the scorer and the type and shape of the data; the data's
     values only decide whether a conversion or a stateless step succeeds, and a candidate
@@ -140,32 +153,51 @@ def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utili
         split = batched.split_pipeline(configured)
         if split is None:
             continue
-        steps, final = split
+        steps, stage, final = split
         family = batched.batched_family(final)
         if family is None or not _is_plain_accuracy(utility, configured):
             continue
-        key = batched.steps_key(steps)
+        key = batched.steps_key(steps) + batched.stage_key(stage)
         if (key, family) not in transformed:
+            # Public steps and public branches once on all rows; partition steps later, per
+            # partition, in the tasks.
             Xt = batched.transform_all_rows(steps, X) if steps else X
-            transformed[key, family] = None if Xt is None else batched.prepare_data(
-                Xt, y, family.MAX_CLASSES)
-        data = transformed[key, family]
-        plan = None if data is None else family.plan(final, data.X.shape[1])
+            layout = None if Xt is None else batched.lay_out(stage, Xt)
+            data = None if layout is None else batched.prepare_data(layout.X, y,
+                                                                    family.MAX_CLASSES)
+            transformed[key, family] = None if data is None else (data, layout.slots)
+        if transformed[key, family] is None:
+            continue
+        data, slots = transformed[key, family]
+        planned = batched.plan_stage(stage, slots, data.X.shape[1])
+        plan = None if planned is None else family.plan(final, planned[1])
         if plan is not None:
-            ids, plans = groups.setdefault((key, family), ([], []))
+            ids, plans, pieces = groups.setdefault((key, family), ([], [], []))
             ids.append(index)
             plans.append(plan)
-    return [(family, ids, plans, transformed[key, family])
-            for (key, family), (ids, plans) in groups.items()]
+            pieces.append(planned[0])
+    return [(family, ids, plans, _with_steps(transformed[key, family][0], pieces))
+            for (key, family), (ids, plans, pieces) in groups.items()]
+
+
+def _with_steps(data, pieces):
+    """The group's data with its candidates' partition steps (``steps``; None if none has)."""
+    return SimpleNamespace(**vars(data), steps=pieces if any(pieces) else None)
+
+
+class _FailedFit(Exception):
+    """A batched partition fit that the real fit would fail, under ``error_score="raise"``."""
 
 
 def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, pre_dispatch,
-                    verbose):
+                    verbose, error_score=np.nan):
     """One family's candidates on every partition, through joblib in blocks of partitions:
     ``(len(ids), n_partitions)`` utilities.
 
     A partition without training or held-out rows scores ``EMPTY_PART_UTILITY``, as on the
-    per-fit path; accuracy is mapped by the utility's range and clip, as ``_score`` does.
+    per-fit path; accuracy is mapped by the utility's range and clip, as ``_score`` does. A
+    partition whose real fit would raise (the family's ``FAILED_FIT``, -inf) scores
+    ``error_score``, as on the per-fit path; under ``"raise"``, :class:`_FailedFit` is raised.
     """
     n_jobs_effective = effective_n_jobs(n_jobs)
     n_tasks = 1 if n_jobs_effective == 1 else _TASKS_PER_WORKER * n_jobs_effective
@@ -173,14 +205,20 @@ def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, 
     outcomes = Parallel(n_jobs=n_jobs, pre_dispatch=pre_dispatch, verbose=verbose)(
         delayed(batched.block_accuracies)(
             family, plans, ids, data.X, batched.block_task(splits, block, data.codes),
-            data.n_classes, entropy,
+            data.n_classes, entropy, getattr(data, "steps", None),
         )
         for block in cut
     )
     accuracies = np.concatenate(outcomes, axis=1)
+    failed = np.isneginf(accuracies)
+    if failed.any() and isinstance(error_score, str):
+        raise _FailedFit
     finite = np.isfinite(accuracies)
-    return np.where(finite, utility.to_utility(np.where(finite, accuracies, 0.0)),
-                    EMPTY_PART_UTILITY)
+    values = np.where(finite, utility.to_utility(np.where(finite, accuracies, 0.0)),
+                      EMPTY_PART_UTILITY)
+    if failed.any():
+        values[failed] = error_score
+    return values
 
 
 def _batches(n_candidates, n_partitions, n_jobs):

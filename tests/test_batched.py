@@ -102,10 +102,11 @@ def test_gaussian_nb_with_accuracy_takes_the_batched_path(binary_data, paths, in
      {}),
     (GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {},
      {"sample_weight": np.ones(300)}),
-    (GaussianNB(bounds=(0, 1), priors=[0.5, 0.5]), {"var_smoothing": [1e-9]}, {}, {}),
+    (GaussianNB(bounds=(0, 1), priors=[0.5, 0.6]), {"var_smoothing": [1e-9]},
+     {"error_score": 0.0}, {}),
     (type("MyNB", (GaussianNB,), {})(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {}, {}),
     (LogisticRegression(data_norm=2.0), {"C": [1.0]}, {}, {}),
-], ids=["scorer", "fit_params", "priors", "subclass", "other_family"])
+], ids=["scorer", "fit_params", "priors_not_summing_to_one", "subclass", "other_family"])
 def test_everything_else_takes_the_per_fit_path(binary_data, paths, estimator, grid,
                                                 search_params, fit_params):
     X, y = binary_data
@@ -148,14 +149,14 @@ def test_a_pipeline_of_stateless_steps_is_batched_on_the_transformed_rows():
         np.testing.assert_array_equal(got, expected)
 
 
-@pytest.mark.parametrize("step", ["scaler", "log1p", "dp_scaler"])
+@pytest.mark.parametrize("step", ["scaler", "log1p", "learned_categories"])
 def test_a_pipeline_with_a_step_that_learns_takes_the_per_fit_path(binary_data, step):
-    from diffprivlib.models import StandardScaler as DPStandardScaler
+    # (diffprivlib's StandardScaler is batched as a partition step: tests/test_batched_steps.py)
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import FunctionTransformer, StandardScaler
+    from sklearn.preprocessing import FunctionTransformer, OrdinalEncoder, StandardScaler
     X, y = binary_data
     first = {"scaler": StandardScaler(), "log1p": FunctionTransformer(np.log1p),
-             "dp_scaler": DPStandardScaler(bounds=(0, 1))}[step]
+             "learned_categories": OrdinalEncoder()}[step]
     _, utility = make_utility(GaussianNB(), "accuracy", None)
     pipeline = make_pipeline(first, GaussianNB(bounds=(-3, 3)))
     assert evaluate._batched_groups(pipeline, [{}], X, y, {}, {}, utility) == []

@@ -16,27 +16,48 @@ public parameters and the partition's own noisy count, and returns a determinist
 them).
 
 A family is a module with ``plan(estimator, n_features)`` (public parameters, or None to fall
-back to the per-fit path) and ``partition_accuracies(...)``; :data:`FAMILIES` maps an exact
-estimator class to it. Adding a family is one module and one row here.
+back to the per-fit path) and ``partition_accuracies(...)`` (NaN for a partition without
+training or held-out rows, ``-inf``, :data:`~skdptune.batched.gaussian_nb.FAILED_FIT`, where
+the real fit would raise: that partition then scores ``error_score``); :data:`FAMILIES` maps an
+exact estimator class to it. Adding a family is one module and one row here.
 
-Pipelines: a :class:`~sklearn.pipeline.Pipeline` whose steps before a family's estimator are
-all in :data:`STATELESS_STEPS` (they learn nothing from the rows) is batched too: those steps
-are applied once to all rows (:func:`transform_all_rows`), which is what every partition's own
-pipeline computes on its rows, and the family fits the result.
+Pipelines: a :class:`~sklearn.pipeline.Pipeline` before a family's estimator is batched too
+(:func:`split_pipeline`), in two stages:
+
+- Public steps (:func:`is_public_step`: the refit gate's ``"public"`` entries, their conditions
+  met) learn nothing from the rows: they are applied once to all rows
+  (:func:`transform_all_rows`), which is what every partition's own pipeline computes on its
+  rows.
+- Then at most one partition stage: a DP transformer of :data:`PARTITION_STEPS`, or a
+  :class:`~sklearn.compose.ColumnTransformer` whose branches are public steps,
+  ``"passthrough"``/``"drop"`` or partition steps. Its public branches are applied once to all
+  rows (:func:`lay_out`); each DP branch is fitted per partition, on the partition's own
+  training rows with its own stream, and applied to that partition's rows, inside the task
+  (:func:`apply_partition_steps`), before the family's ``partition_accuracies`` sees them.
+
+A partition step is a module with ``plan(step, n_features)`` (public parameters with an
+``n_features_out`` attribute, or None to fall back) and ``transform_partitions(plan, X_train,
+part_train, X_val, part_val, n_parts, rngs)`` (each partition's rows through its own fit);
+:data:`PARTITION_STEPS` maps an exact transformer class to it. Adding one is one module and one
+row there; families need no change (they receive per-row arrays with partition indices, already
+transformed per partition).
 """
 
 from types import SimpleNamespace
+from typing import NamedTuple
 
 import numpy as np
 from diffprivlib.models import GaussianNB
+from diffprivlib.models import StandardScaler as DPStandardScaler
 from scipy import sparse
 from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import Binarizer, FunctionTransformer, Normalizer, PolynomialFeatures
+from sklearn.preprocessing import FunctionTransformer
 
+from .. import gate
 from ..dp_fit import private_fit_context
-from ..preprocessing import RowWiseFunctionTransformer
-from . import gaussian_nb
+from . import gaussian_nb, standard_scaler
 
 #: Estimator class (matched exactly: a subclass may change ``fit``) -> batched family module.
 FAMILIES = {
@@ -47,21 +68,87 @@ FAMILIES = {
 BLOCK_CELLS = 2 ** 21
 
 
-#: Pipeline steps before a family's estimator that the batched path applies once to all rows
-#: (exact classes): fitting them reads nothing from the rows but their number of features
-#: (public), and each output row is a function of its own input row and public constants. A
-#: ``FunctionTransformer`` qualifies only as the identity (``func=None``); a
-#: :class:`~skdptune.preprocessing.RowWiseFunctionTransformer` on its user's declaration.
-STATELESS_STEPS = (Normalizer, Binarizer, PolynomialFeatures, RowWiseFunctionTransformer,
-                   FunctionTransformer)
+#: DP transformer class (matched exactly) -> partition step module: fitted per partition,
+#: inside the task, before the family (see the module docstring for the interface).
+PARTITION_STEPS = {
+    DPStandardScaler: standard_scaler,
+}
+
+
+def is_public_step(step):
+    """Whether ``step`` learns nothing private, so that applying it once to all rows is what
+    every partition's pipeline computes on its own rows.
+
+    Decided by the refit gate's table (:data:`skdptune.gate.ALLOWED`): an entry of kind
+    ``"public"`` for the step's exact class whose condition the step meets. Each such entry is
+    a function of its input row and public constants (checked entry by entry):
+    ``OneHotEncoder``/``OrdinalEncoder`` with declared categories (their conditions refuse
+    learned categories and frequency merges; an unknown value fails the fit of all rows, and
+    the candidate then takes the per-fit path), ``Normalizer``, ``Binarizer``,
+    ``PolynomialFeatures`` (reads the public number of features), the identity
+    ``FunctionTransformer``, :class:`~skdptune.preprocessing.RowWiseFunctionTransformer` (on its
+    user's declaration), ``SimpleImputer`` with a constant fill value and no indicator (every
+    column kept, filled with the constant), and the vectorizers with a declared vocabulary and
+    no idf (sparse output: ``prepare_data`` then falls back).
+
+    Parameters
+    ----------
+    step : estimator
+
+    Returns
+    -------
+    public : bool
+    """
+    rule = gate.ALLOWED.get(type(step))
+    return (rule is not None and rule.kind == "public"
+            and (rule.condition is None or rule.condition(step) is None))
+
+
+def _skipped(step):
+    return step is None or (isinstance(step, str) and step == "passthrough")
+
+
+def _column_stage(transformer):
+    """``"public"`` if every branch of a ``ColumnTransformer`` is public, ``"partition"`` if
+    some are partition steps and the rest public, or None (the per-fit path)."""
+    if (transformer.transformer_weights is not None
+            or not (isinstance(transformer.remainder, str)
+                    and transformer.remainder in ("drop", "passthrough"))
+            or gate.ALLOWED[ColumnTransformer].condition(transformer) is not None):
+        return None
+    kind = "public"
+    for _, branch, _ in transformer.transformers:
+        if isinstance(branch, str) and branch in ("drop", "passthrough"):
+            continue
+        if type(branch) in PARTITION_STEPS:
+            kind = "partition"
+        elif not is_public_step(branch):
+            return None
+        elif transformer.sparse_threshold > 0 and _may_be_sparse(branch):
+            # The stacked output's sparsity would then be decided per partition from its
+            # density (data): left to the per-fit path.
+            return None
+    return kind
+
+
+def _may_be_sparse(step):
+    output = gate.ALLOWED[type(step)].output
+    output = output(step) if callable(output) else output
+    return output != gate.DENSE
 
 
 def split_pipeline(estimator):
-    """The steps to apply to all rows once and the final estimator, or None (the per-fit path).
+    """The public steps, the partition stage and the final estimator, or None (per-fit path).
 
-    A plain estimator is ``([], estimator)``. A :class:`~sklearn.pipeline.Pipeline` (without
-    ``memory``) is ``(steps, final)`` when every step before the last is ``"passthrough"``,
-    ``None`` or an instance of exactly one of :data:`STATELESS_STEPS`; anything else is None.
+    A plain estimator is ``([], None, estimator)``. A :class:`~sklearn.pipeline.Pipeline`
+    (without ``memory``) is ``(steps, stage, final)``: ``steps`` the public steps
+    (:func:`is_public_step`, or a ``ColumnTransformer`` of public branches) before the first
+    partition step, applied once to all rows; ``stage`` None, a step of
+    :data:`PARTITION_STEPS`, or a ``ColumnTransformer`` whose branches are public steps,
+    ``"passthrough"``/``"drop"`` or partition steps (``remainder`` ``"drop"`` or
+    ``"passthrough"``, no ``transformer_weights``, and no branch that may output a sparse
+    matrix unless ``sparse_threshold=0``); ``"passthrough"`` and None are skipped. Anything
+    else, and any step after the partition stage but the final one, is None.
 
     Parameters
     ----------
@@ -70,23 +157,34 @@ def split_pipeline(estimator):
 
     Returns
     -------
-    split : tuple of (list, estimator) or None
+    split : tuple of (list, estimator or None, estimator) or None
     """
     if type(estimator) is not Pipeline:
-        return [], estimator
+        return [], None, estimator
     if estimator.memory is not None:
         return None
     *before, (_, final) = estimator.steps
-    steps = []
+    steps, stage = [], None
     for _, step in before:
-        if step is None or (isinstance(step, str) and step == "passthrough"):
+        if _skipped(step):
             continue
-        if type(step) not in STATELESS_STEPS or (
-                type(step) is FunctionTransformer
-                and (step.func is not None or step.inverse_func is not None)):
+        if stage is not None:
+            return None  # after a partition step: it would be fitted per partition
+        if type(step) is ColumnTransformer:
+            kind = _column_stage(step)
+            if kind is None:
+                return None
+            if kind == "partition":
+                stage = step
+            else:
+                steps.append(step)
+        elif type(step) in PARTITION_STEPS:
+            stage = step
+        elif is_public_step(step):
+            steps.append(step)
+        else:
             return None
-        steps.append(step)
-    return steps, final
+    return steps, stage, final
 
 
 def transform_all_rows(steps, X):
@@ -116,13 +214,172 @@ def transform_all_rows(steps, X):
     return X
 
 
+def _public_view(stage):
+    """A ``ColumnTransformer`` stage with its partition steps replaced by the identity: its
+    output has each partition step's input columns where that step's output goes."""
+    view = clone(stage)
+    view.set_params(**{name: FunctionTransformer() for name, branch, _ in stage.transformers
+                       if type(branch) in PARTITION_STEPS})
+    return view
+
+
+def stage_key(stage):
+    """What candidates sharing one :func:`lay_out` of ``X`` have in common: the stage's
+    structure without its partition steps' parameters (a tuple, for :func:`steps_key`)."""
+    if stage is None:
+        return ()
+    if type(stage) is ColumnTransformer:
+        names = tuple(name for name, branch, _ in stage.transformers
+                      if type(branch) in PARTITION_STEPS)
+        return (("columns", names),) + steps_key([_public_view(stage)])
+    return (("step", type(stage)),)
+
+
+def lay_out(stage, X):
+    """``X`` laid out for a partition stage, or None if a public branch fails.
+
+    Without a stage, ``X`` itself. For a partition step, ``X`` itself: the step's input is all
+    columns. For a ``ColumnTransformer``, its output on all rows with every partition step
+    replaced by the identity (:func:`_public_view`): the public branches applied once, in the
+    transformer's own output order, each partition step's input columns where its output goes.
+    Runs inside :func:`~skdptune.dp_fit.private_fit_context`, as :func:`transform_all_rows`.
+
+    Parameters
+    ----------
+    stage : estimator or None
+        From :func:`split_pipeline`.
+    X : array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    layout : types.SimpleNamespace or None
+        ``X`` (array-like), and ``slots``: ``(start, stop, branch name)`` of each partition
+        step's columns in it (the name is None for a lone partition step).
+    """
+    if stage is None:
+        return SimpleNamespace(X=X, slots=[])
+    if type(stage) is not ColumnTransformer:
+        n_features = np.shape(X)[1] if np.ndim(X) == 2 else 0
+        return SimpleNamespace(X=X, slots=[(0, n_features, None)])
+    try:
+        with private_fit_context(reveal=False):
+            view = _public_view(stage)
+            Xt = view.fit_transform(X)
+    except Exception:  # noqa: BLE001 - the per-fit path reproduces it
+        return None
+    slots = [(view.output_indices_[name].start, view.output_indices_[name].stop, name)
+             for name, branch, _ in stage.transformers if type(branch) in PARTITION_STEPS]
+    return SimpleNamespace(X=Xt, slots=sorted(slots, key=lambda slot: slot[0]))
+
+
+class PartitionStep(NamedTuple):
+    """One partition step of a candidate, as a task applies it.
+
+    Attributes
+    ----------
+    start, stop : int
+        Its input columns in the laid-out ``X`` (:func:`lay_out`).
+    module : module
+        An entry of :data:`PARTITION_STEPS`.
+    plan : object
+        The module's plan of the candidate's step.
+    """
+
+    start: int
+    stop: int
+    module: object
+    plan: object
+
+
+def plan_stage(stage, slots, n_features):
+    """A candidate's partition steps and the width of their output, or None to fall back.
+
+    Parameters
+    ----------
+    stage : estimator or None
+        The candidate's own stage (its steps' parameters, partition-rescaled if the search
+        rescales them).
+    slots : list of tuple
+        From :func:`lay_out` (of any candidate with the same :func:`stage_key`).
+    n_features : int
+        Columns of the laid-out ``X``.
+
+    Returns
+    -------
+    planned : tuple of (tuple of PartitionStep, int) or None
+    """
+    if stage is None:
+        return (), n_features
+    branches = ({name: branch for name, branch, _ in stage.transformers}
+                if type(stage) is ColumnTransformer else {None: stage})
+    pieces, width = [], n_features
+    for start, stop, name in slots:
+        step = branches[name]
+        module = PARTITION_STEPS[type(step)]
+        plan = module.plan(step, stop - start)
+        if plan is None:
+            return None
+        pieces.append(PartitionStep(start, stop, module, plan))
+        width += plan.n_features_out - (stop - start)
+    return tuple(pieces), width
+
+
+def apply_partition_steps(pieces, X_train, part_train, X_val, part_val, partitions, entropy,
+                          candidate):
+    """The block's rows through one candidate's partition steps, each partition's own fit.
+
+    Columns outside the steps are kept as they are; the output has the columns in layout
+    order, each step's output where its input was. Step ``i`` of candidate ``c`` on partition
+    ``p`` draws from ``SeedSequence(entropy, spawn_key=(p, c, i))``: its own stream,
+    independent of the family's ``(p, c)`` and of the other partitions.
+
+    Parameters
+    ----------
+    pieces : tuple of PartitionStep
+    X_train, part_train, X_val, part_val : ndarray
+        The block's rows in the layout and their partitions within the block.
+    partitions : ndarray
+        The block's partition indices (key the streams).
+    entropy : int
+    candidate : int
+        The candidate's index in the grid.
+
+    Returns
+    -------
+    X_train, X_val : ndarray
+    """
+    train_parts, val_parts, last = [], [], 0
+    for i, (start, stop, module, plan) in enumerate(pieces):
+        rngs = [np.random.default_rng(np.random.SeedSequence(
+            entropy, spawn_key=(int(p), int(candidate), i))) for p in partitions]
+        train, val = module.transform_partitions(
+            plan, X_train[:, start:stop], part_train, X_val[:, start:stop], part_val,
+            len(partitions), rngs)
+        train_parts += [X_train[:, last:start], train]
+        val_parts += [X_val[:, last:start], val]
+        last = stop
+    train_parts.append(X_train[:, last:])
+    val_parts.append(X_val[:, last:])
+    return np.hstack(train_parts), np.hstack(val_parts)
+
+
 def steps_key(steps):
     """A key under which candidates with the same preprocessing share one transformed ``X``:
-    the steps' classes and parameters (a callable by identity, arrays in full)."""
+    the steps' classes and parameters, nested estimators followed (a callable by identity,
+    arrays in full)."""
+    return tuple(_param_key(step) for step in steps)
+
+
+def _param_key(value):
+    if hasattr(value, "get_params") and not isinstance(value, type):
+        return (type(value), tuple(sorted(
+            (name, _param_key(param)) for name, param in value.get_params(deep=False).items())))
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(_param_key(item) for item in value))
+    if isinstance(value, dict):
+        return (dict, tuple(sorted((repr(k), _param_key(v)) for k, v in value.items())))
     with np.printoptions(threshold=np.inf):
-        return tuple((type(step), repr(sorted((name, repr(value)) for name, value
-                                              in step.get_params(deep=False).items())))
-                     for step in steps)
+        return repr(value)
 
 
 def batched_family(estimator):
@@ -205,7 +462,7 @@ def block_task(splits, block, codes):
     return SimpleNamespace(partitions=np.asarray(block), train=rows(0), validation=rows(1))
 
 
-def block_accuracies(family, plans, candidate_ids, X, task, n_classes, entropy):
+def block_accuracies(family, plans, candidate_ids, X, task, n_classes, entropy, steps=None):
     """Run in a joblib worker: the accuracies of ``plans`` on the block's partitions.
 
     Parameters
@@ -223,6 +480,10 @@ def block_accuracies(family, plans, candidate_ids, X, task, n_classes, entropy):
     n_classes : int
     entropy : int
         Root of the noise streams.
+    steps : list of tuple of PartitionStep, optional
+        Each candidate's partition steps (:func:`plan_stage`), applied to the block's rows
+        per partition (:func:`apply_partition_steps`) before the family fits them; ``X`` is
+        then the laid-out ``X`` (:func:`lay_out`). None or empty: ``X`` goes to the family.
 
     Returns
     -------
@@ -234,10 +495,19 @@ def block_accuracies(family, plans, candidate_ids, X, task, n_classes, entropy):
     # block, task or worker it landed in, nor on the other partitions.
     rngs = [[np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(int(p), int(c))))
              for p in task.partitions] for c in candidate_ids]
-    return family.partition_accuracies(
-        plans, X[train], y_train, part_train, X[validation], y_val, part_val,
-        len(task.partitions), n_classes, rngs,
-    )
+    X_train, X_val, n_parts = X[train], X[validation], len(task.partitions)
+    if not steps or not any(steps):
+        return family.partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val,
+                                           part_val, n_parts, n_classes, rngs)
+    # Each candidate's partition steps give it its own rows: one family call per candidate.
+    accuracies = np.empty((len(plans), n_parts))
+    for j, (plan, pieces, candidate) in enumerate(zip(plans, steps, candidate_ids)):
+        Xt_train, Xt_val = apply_partition_steps(pieces, X_train, part_train, X_val, part_val,
+                                                 task.partitions, entropy, candidate)
+        accuracies[j] = family.partition_accuracies(
+            [plan], Xt_train, y_train, part_train, Xt_val, y_val, part_val, n_parts,
+            n_classes, [rngs[j]])[0]
+    return accuracies
 
 
 def stream_entropy(random_state):

@@ -27,8 +27,17 @@ released). What diffprivlib's ``fit`` does, and what is done here in its place:
   s * n_c)``; the solution is ``s`` times the solution for ``(epsilon, 1, n_c)`` (the equation
   is homogeneous in ``s``), computed by diffprivlib's own ``_find_scale`` once per ``(epsilon,
   n_c)`` and cached.
-- Priors: the noisy counts over ``n``. ``predict``: scikit-learn's joint log-likelihood,
-  argmax, first class on ties (classes in sorted order, as ``np.unique``).
+- Priors: without ``priors``, the noisy counts over ``n``. With ``priors`` (the counts are
+  still noisy and still spend their third: they weigh the means and variances), diffprivlib
+  checks ``len(priors)`` against the classes present in the partition's training rows and
+  raises ``ValueError`` when they differ (also when they do not sum to 1 or one is negative);
+  otherwise ``class_prior_`` is ``priors``, the i-th prior for the i-th present class in sorted
+  order. Here: the same, per partition; a partition whose fit would raise is marked
+  :data:`FAILED_FIT` and gets ``error_score``, as on the per-fit path (which
+  raises the real error under ``error_score="raise"``). The checks that depend on the
+  parameters only (sum, sign, finiteness) send the candidate to the per-fit path.
+- ``predict``: scikit-learn's joint log-likelihood, argmax, first class on ties (classes in
+  sorted order, as ``np.unique``).
 
 Every quantity of a partition is a function of its own rows, the public parameters and its own
 stream: nothing is computed across partitions from data (the block's arrays only stack them).
@@ -41,6 +50,10 @@ from numbers import Real
 import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
 from diffprivlib.validation import check_bounds
+
+#: Accuracy a family returns for a partition whose real fit would raise: the engine gives it
+#: ``error_score`` (NaN, an empty part, takes precedence, as on the per-fit path).
+FAILED_FIT = -np.inf
 
 #: Above this many classes the per-partition arrays (partitions x classes x features) and the
 #: scoring pass (rows x classes x features) stop being cheap: the per-fit path takes over.
@@ -59,12 +72,15 @@ class GaussianNBPlan:
         The declared bounds, per feature, as diffprivlib's ``check_bounds`` expands them.
     var_smoothing : float
         Added to every variance, as diffprivlib does (absolute).
+    priors : ndarray of shape (n_priors,) or None, default=None
+        The declared class priors (for the classes present in a partition, in sorted order).
     """
 
     epsilon: float
     lower: np.ndarray
     upper: np.ndarray
     var_smoothing: float
+    priors: np.ndarray = None
 
     @property
     def uniforms_per_class(self):
@@ -76,8 +92,9 @@ def plan(estimator, n_features):
     """The :class:`GaussianNBPlan` of a configured ``GaussianNB``, or None to fall back.
 
     Decided from the parameters and the number of features only. Anything this emulation does
-    not reproduce exactly (missing or degenerate bounds, priors, a non-finite or non-positive
-    epsilon, parameters scikit-learn rejects) falls back to the per-fit path, which gives it
+    not reproduce exactly (missing or degenerate bounds, priors that are not finite,
+    non-negative and summing to 1, a non-finite or non-positive epsilon, parameters
+    scikit-learn rejects) falls back to the per-fit path, which gives it
     the behaviour of a real fit (``error_score`` included).
 
     Parameters
@@ -94,8 +111,18 @@ def plan(estimator, n_features):
     params = estimator.get_params(deep=False)
     epsilon, bounds = params.get("epsilon"), params.get("bounds")
     var_smoothing = params.get("var_smoothing")
-    if params.get("priors") is not None or bounds is None:
+    if bounds is None:
         return None
+    priors = params.get("priors")
+    if priors is not None:
+        try:
+            priors = np.asarray(priors, dtype=float)
+        except (TypeError, ValueError):
+            return None
+        # diffprivlib's own checks (np.isclose of the sum, sign); non-finite ones left to it.
+        if (priors.ndim != 1 or not len(priors) or not np.all(np.isfinite(priors))
+                or not np.isclose(priors.sum(), 1.0) or np.any(priors < 0)):
+            return None
     if (isinstance(epsilon, bool) or not isinstance(epsilon, Real)
             or not np.isfinite(epsilon) or epsilon <= 0):
         return None
@@ -112,7 +139,7 @@ def plan(estimator, n_features):
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
             and np.all(upper > lower)):
         return None
-    return GaussianNBPlan(float(epsilon), lower, upper, float(var_smoothing))
+    return GaussianNBPlan(float(epsilon), lower, upper, float(var_smoothing), priors)
 
 
 def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
@@ -137,17 +164,23 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
     Returns
     -------
     accuracies : ndarray of shape (len(plans), n_parts)
-        NaN where a partition has no training or no held-out rows.
+        NaN where a partition has no training or no held-out rows; otherwise
+        :data:`FAILED_FIT` where its real fit would raise (``priors`` whose
+        length is not its number of classes).
     """
     grouped = _Grouped(X_train, y_train, part_train, n_parts, n_classes)
     n_val = np.bincount(part_val, minlength=n_parts)
     result = np.full((len(plans), n_parts), np.nan)
     for j, candidate in enumerate(plans):
         theta, var, noisy = _fit(candidate, grouped, rngs[j])
-        correct = _predict(theta, var, noisy, X_val, part_val) == y_val
+        correct = _predict(theta, var, noisy, X_val, part_val, candidate.priors) == y_val
         hits = np.bincount(part_val, weights=correct, minlength=n_parts)
         with np.errstate(invalid="ignore", divide="ignore"):
             accuracy = hits / n_val
+        if candidate.priors is not None:
+            # diffprivlib raises "Number of priors must match number of classes."
+            present = (grouped.counts > 0).sum(axis=1)
+            accuracy = np.where(present == len(candidate.priors), accuracy, FAILED_FIT)
         result[j] = np.where((grouped.counts.sum(axis=1) > 0) & (n_val > 0), accuracy, np.nan)
     return result
 
@@ -241,14 +274,21 @@ def _fit(candidate, grouped, rngs):
     return mu, var, np.where(present, noisy, 0.0)
 
 
-def _predict(theta, var, counts, X, part):
+def _predict(theta, var, counts, X, part, priors=None):
     """Class code of scikit-learn's ``GaussianNB.predict`` for each row, with its partition's
     model: the joint log-likelihood's argmax (first on ties; absent classes never win).
-    Priors: the noisy counts over their sum (the partition's training rows)."""
+    Priors: the noisy counts over their sum (the partition's training rows), or the declared
+    ``priors`` in the order of each partition's present classes (a partition with another
+    number of classes is a failed fit, whose prediction is not used)."""
     n_classes = theta.shape[1]
+    present = counts > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_prior = np.where(counts > 0,
-                             np.log(counts / counts.sum(axis=1, keepdims=True)), -np.inf)
+        if priors is None:
+            log_prior = np.where(present,
+                                 np.log(counts / counts.sum(axis=1, keepdims=True)), -np.inf)
+        else:
+            rank = np.clip(np.cumsum(present, axis=1) - 1, 0, len(priors) - 1)
+            log_prior = np.where(present, np.log(priors)[rank], -np.inf)
     jll = np.empty((len(X), n_classes))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for c in range(n_classes):
