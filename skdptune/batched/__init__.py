@@ -17,7 +17,11 @@ them).
 
 A family is a module with ``plan(estimator, n_features)`` (public parameters, or None to fall
 back to the per-fit path) and ``partition_accuracies(...)``; :data:`FAMILIES` maps an exact
-estimator class to it. Adding a family is one module and one row here.
+estimator class to it. Adding a family is one module and one row here. A family whose fit
+depends on the label values (declared ``classes`` compared with ``y``) also has
+``bind_labels(plan, labels)``, given the sorted distinct labels of ``y`` (the order of the
+codes); it returns the plan or None, and must map each label on its own (a record's
+contribution may depend on its own label, never on which other labels occur).
 
 Pipelines: a :class:`~sklearn.pipeline.Pipeline` whose steps before a family's estimator are
 all in :data:`STATELESS_STEPS` (they learn nothing from the rows) is batched too: those steps
@@ -28,7 +32,7 @@ pipeline computes on its rows, and the family fits the result.
 from types import SimpleNamespace
 
 import numpy as np
-from diffprivlib.models import GaussianNB
+from diffprivlib.models import DecisionTreeClassifier, GaussianNB, RandomForestClassifier
 from scipy import sparse
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
@@ -36,11 +40,13 @@ from sklearn.preprocessing import Binarizer, FunctionTransformer, Normalizer, Po
 
 from ..dp_fit import private_fit_context
 from ..preprocessing import RowWiseFunctionTransformer
-from . import gaussian_nb
+from . import forest, gaussian_nb
 
 #: Estimator class (matched exactly: a subclass may change ``fit``) -> batched family module.
 FAMILIES = {
     GaussianNB: gaussian_nb,
+    RandomForestClassifier: forest,
+    DecisionTreeClassifier: forest,
 }
 
 #: Cells (rows x features) of ``X`` a batched task holds at once, about 16 MB in float64.
@@ -158,7 +164,7 @@ def prepare_data(X, y, max_classes):
     Returns
     -------
     data : types.SimpleNamespace or None
-        ``X``, ``codes`` and ``n_classes``.
+        ``X``, ``codes``, ``n_classes`` and ``labels`` (the distinct labels, in code order).
     """
     if sparse.issparse(X) or y is None or np.ndim(y) != 1:
         return None
@@ -177,7 +183,8 @@ def prepare_data(X, y, max_classes):
         return None  # mixed objects: left to the real fit
     if labels.dtype.kind not in "biufUSO" or len(classes) > max_classes:
         return None
-    return SimpleNamespace(X=X, codes=codes.astype(np.intp), n_classes=len(classes))
+    return SimpleNamespace(X=X, codes=codes.astype(np.intp), n_classes=len(classes),
+                           labels=classes)
 
 
 def blocks(splits, n_features, n_tasks):
