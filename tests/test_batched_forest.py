@@ -253,20 +253,38 @@ def _as_diffprivlib(candidate, trees, p, n_features):
     _tree(classes=[0, 1, 2], max_depth=5),
 ], ids=["forest_ties", "forest_feature_bounds", "tree"])
 def test_predictions_from_given_trees_are_diffprivlibs_exactly(estimator):
-    # Values on float32 rounding edges and outside the bounds, three classes.
+    # Three classes, values outside the bounds, and roots that split at 0.1 exactly, where
+    # rows of value 0.1 go left in float64 and right in float32 (0.1 rounds up).
     X, y = _data(600, n_classes=3, n_features=3, shift=1.0, seed=4)
-    X[:50] = np.round(X[:50], 1)
-    X[50:60] *= 3
+    X[:60] = 0.1
+    X[60:70] *= 3
     candidate = forest.bind_labels(forest.plan(estimator, 3), np.array([0, 1, 2]))
     n_parts = 3
     part = np.arange(len(y)) % n_parts
     rngs = [np.random.default_rng(p) for p in range(n_parts)]
     trees = forest.fit_partitions(candidate, X, y, part, n_parts, rngs)
+    trees.threshold[:, :, 0] = 0.1
     predicted = forest.predict_partitions(candidate, trees, X, part)
     for p in range(n_parts):
         model = _as_diffprivlib(candidate, trees, p, 3)
         np.testing.assert_array_equal(candidate.classes[predicted[part == p]],
                                       model.predict(X[part == p]))
+
+
+@pytest.mark.parametrize("make", [_forest, _tree], ids=["forest", "tree"])
+@pytest.mark.parametrize("bounds", [(-0.5, 0.5), ([-0.5, -0.5, -1.0], [0.1, 0.5, 0.7])],
+                         ids=["scalar", "per_feature"])
+def test_fitted_values_are_what_diffprivlibs_fit_compares(make, bounds):
+    # A forest fits on X rounded to float32 (validate_data(dtype=float32)), a tree alone on
+    # float64; both clip with clip_to_bounds, whose two branches keep different dtypes.
+    from diffprivlib.validation import check_bounds, clip_to_bounds
+    X, _ = _data(300, n_features=3, seed=6)
+    X[:20] = 0.1
+    candidate = forest.plan(make(bounds=bounds), 3)
+    declared = check_bounds(bounds, shape=3)
+    fitted = X.astype(np.float32) if candidate.forest else X
+    expected = clip_to_bounds(fitted, declared).astype(np.float64)
+    np.testing.assert_array_equal(forest._fit_values(candidate, X), expected)
 
 
 def test_label_maps_count_as_diffprivlib_counts():
