@@ -118,14 +118,15 @@ def test_forests_and_trees_with_accuracy_take_the_batched_path(binary_data, path
     _forest(classes=None),
     _forest(bounds=None),
     _tree(max_depth=None),                  # diffprivlib cannot fit it: error_score there
-    _forest(max_depth=30),                  # too large to hold: the per-fit path's business
+    _forest(max_depth=18),                  # too large to hold: the per-fit path's business
+    _tree(max_depth=10 ** 9),               # MAX_DEPTH: no 2 ** max_depth computed
     _forest(epsilon=float("inf")),
     _forest(n_estimators=0),                # scikit-learn's constraint, as fit checks it
     _forest(classes=["a", "b"]),            # accuracy_score refuses strings against numbers
     _forest(classes=[0.5, 1.5]),            # not class labels for accuracy_score
     _forest(bounds=(1, -1)),
     type("MyForest", (RandomForestClassifier,), {})(bounds=(-1, 1), classes=[0, 1]),
-], ids=["no_classes", "no_bounds", "depth_none", "too_deep", "eps_inf", "no_trees",
+], ids=["no_classes", "no_bounds", "depth_none", "too_deep", "far_too_deep", "eps_inf", "no_trees",
         "string_classes", "fractional_classes", "bad_bounds", "subclass"])
 def test_what_the_emulation_does_not_reproduce_takes_the_per_fit_path(estimator):
     X, y = _data(200)

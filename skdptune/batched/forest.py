@@ -92,6 +92,9 @@ from sklearn.utils.multiclass import type_of_target
 #: Above this many labels (in ``y`` or declared) the per-leaf arrays stop being cheap.
 MAX_CLASSES = 64
 
+#: Deeper trees (``2 ** max_depth`` leaves each) take the per-fit path.
+MAX_DEPTH = 24
+
 #: Cells (trees x leaves x classes) one partition's fit may hold; above, the per-fit path.
 MAX_CELLS_PER_PARTITION = 2 ** 22
 
@@ -180,6 +183,8 @@ def plan(estimator, n_features):
     for value in (max_depth, n_estimators):
         if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
             return None
+    if max_depth > MAX_DEPTH:
+        return None  # 2 ** max_depth leaves per tree: not even worth computing the size
     try:
         estimator._validate_params()  # scikit-learn's own constraints, as fit checks them
         lower, upper = check_bounds(bounds, shape=n_features)
