@@ -53,13 +53,13 @@ def _tree(**params):
                                      "epsilon": 2.0, **params})
 
 
-def _values(estimator, candidates, X, y, splits, entropy=0):
+def _values(estimator, candidates, X, y, splits, entropy=0, n_jobs=1):
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     _, utility = make_utility(estimator, "accuracy", None)
     (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
                                                           utility)
     assert family is forest and ids == list(range(len(candidates)))
-    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, 1,
+    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs,
                                     "2*n_jobs", 0)
 
 
@@ -353,6 +353,7 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
     monkeypatch.setattr(batched, "BLOCK_CELLS", 200)  # about one partition per block
     monkeypatch.setattr(forest, "CHUNK_CELLS", 1)     # one partition per chunk
     np.testing.assert_array_equal(_values(estimator, candidates, X, y, splits), whole)
+    np.testing.assert_array_equal(_values(estimator, candidates, X, y, splits, n_jobs=2), whole)
     assert not np.array_equal(_values(estimator, candidates, X, y, splits, entropy=1), whole)
 
 

@@ -326,7 +326,10 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, rngs):
     """
     values = _fit_values(candidate, X_train)
     n_train = np.bincount(part_train, minlength=n_parts)
-    position = _positions(part_train, n_parts)
+    # The rows of each partition together, in their order: a chunk is a slice of them.
+    by_part = np.argsort(part_train, kind="stable")
+    starts = np.r_[0, np.cumsum(n_train)]
+    position = np.arange(len(part_train)) - starts[part_train[by_part]]
     T, leaves = candidate.n_estimators, candidate.n_leaves
     n_labels, n_declared = candidate.count_map.shape
     per_part = T * leaves * (2 * n_declared + n_labels)
@@ -342,11 +345,11 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, rngs):
         f = np.stack([d[0] for d in draws])
         feature[chunk] = f
         threshold[chunk] = _thresholds(candidate, f, np.stack([d[1] for d in draws]))
-        rows = np.flatnonzero((part_train >= chunk[0]) & (part_train <= chunk[-1]))
-        local = part_train[rows] - chunk[0]
+        in_chunk = slice(starts[chunk[0]], starts[chunk[-1] + 1])
+        rows, local = by_part[in_chunk], part_train[by_part[in_chunk]] - chunk[0]
         # Tree of each row: diffprivlib's float formula on its position (or its place in the
         # partition's permutation), with the partition's own row count.
-        order = position[rows]
+        order = position[in_chunk]
         if candidate.shuffle:  # row j trains tree permutation[j] // (n / n_estimators)
             offsets = np.r_[0, np.cumsum(n_train[chunk])[:-1]]
             order = np.concatenate([d[3] for d in draws])[offsets[local] + order]
@@ -402,15 +405,6 @@ def _fit_values(candidate, X):
     for f in range(X.shape[1]):
         clipped[:, f] = np.clip(X[:, f], lower[f], upper[f])  # cast back into X's dtype
     return clipped.astype(np.float64)
-
-
-def _positions(part, n_parts):
-    """Each row's position among its partition's rows, in their order."""
-    order = np.argsort(part, kind="stable")
-    starts = np.r_[0, np.cumsum(np.bincount(part, minlength=n_parts))[:-1]]
-    position = np.empty(len(part), dtype=np.intp)
-    position[order] = np.arange(len(part)) - starts[part[order]]
-    return position
 
 
 def _draw(candidate, rng, n_rows):
