@@ -375,13 +375,15 @@ def _compare_utilities(estimator, n_classes, n_train, repetitions, seed):
     return stats.ks_2samp(ours, theirs).pvalue, ours.mean(), theirs.mean()
 
 
-@pytest.mark.parametrize("estimator, n_classes", [
-    (_forest(n_estimators=3, max_depth=3, epsilon=1.0), 2),
-    (_tree(max_depth=3, epsilon=1.0, classes=[0, 1, 2]), 3),
-], ids=["forest_binary", "tree_3_classes"])
-def test_partition_utilities_have_diffprivlibs_law(estimator, n_classes):
+@pytest.mark.parametrize("estimator, n_classes, n_train", [
+    (_forest(n_estimators=3, max_depth=3, epsilon=1.0), 2, 120),
+    (_tree(max_depth=3, epsilon=1.0, classes=[0, 1, 2]), 3, 120),
+    # Fewer rows than trees: some trees train on nothing (random leaves).
+    (_forest(n_estimators=8, max_depth=2, epsilon=3.0, classes=[0, 1, 2], shuffle=True), 3, 6),
+], ids=["forest_binary", "tree_3_classes", "forest_fewer_rows_than_trees"])
+def test_partition_utilities_have_diffprivlibs_law(estimator, n_classes, n_train):
     np.random.seed(5)  # diffprivlib's unseeded fits draw from numpy's global generator
-    p_value, ours, theirs = _compare_utilities(estimator, n_classes, 120, 250, seed=5)
+    p_value, ours, theirs = _compare_utilities(estimator, n_classes, n_train, 250, seed=5)
     assert p_value > ALPHA, (ours, theirs)
 
 
