@@ -19,8 +19,9 @@ all ``n``. joblib's own memory-mapping threshold is left as it is: a different o
 replace its reusable workers, about a second each time a search follows another joblib call.
 
 Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
-(diffprivlib's ``GaussianNB``, alone or after public steps and DP partition steps such as
-diffprivlib's ``StandardScaler``, also inside a ``ColumnTransformer``), scored by plain
+(diffprivlib's ``GaussianNB``, ``RandomForestClassifier`` or ``DecisionTreeClassifier``,
+alone or after public steps and DP partition steps such as diffprivlib's ``StandardScaler``,
+also inside a ``ColumnTransformer``), scored by plain
 accuracy, without fit or scorer parameters and with 1-d ``y``, is fitted on all partitions at
 once by an array program whose output has the law of the per-fit path's; joblib tasks are then
 blocks of partitions. Everything else takes the per-fit path, unchanged.
@@ -171,6 +172,8 @@ def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utili
         data, slots = transformed[key, family]
         planned = batched.plan_stage(stage, slots, data.X.shape[1])
         plan = None if planned is None else family.plan(final, planned[1])
+        if plan is not None and hasattr(family, "bind_labels"):
+            plan = family.bind_labels(plan, data.labels)
         if plan is not None:
             ids, plans, pieces = groups.setdefault((key, family), ([], [], []))
             ids.append(index)

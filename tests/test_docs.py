@@ -31,6 +31,7 @@ PUBLIC_MODULES = [
     "skdptune.batched",
     "skdptune.batched.gaussian_nb",
     "skdptune.batched.standard_scaler",
+    "skdptune.batched.forest",
     "skdptune.evaluate",
     "skdptune.exceptions",
     "skdptune.partition_scaling",

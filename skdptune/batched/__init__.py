@@ -19,7 +19,11 @@ A family is a module with ``plan(estimator, n_features)`` (public parameters, or
 back to the per-fit path) and ``partition_accuracies(...)`` (NaN for a partition without
 training or held-out rows, ``-inf``, :data:`~skdptune.batched.gaussian_nb.FAILED_FIT`, where
 the real fit would raise: that partition then scores ``error_score``); :data:`FAMILIES` maps an
-exact estimator class to it. Adding a family is one module and one row here.
+exact estimator class to it. Adding a family is one module and one row here. A family whose fit
+depends on the label values (declared ``classes`` compared with ``y``) also has
+``bind_labels(plan, labels)``, given the sorted distinct labels of ``y`` (the order of the
+codes); it returns the plan or None, and must map each label on its own (a record's
+contribution may depend on its own label, never on which other labels occur).
 
 Pipelines: a :class:`~sklearn.pipeline.Pipeline` before a family's estimator is batched too
 (:func:`split_pipeline`), in two stages:
@@ -47,7 +51,7 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
-from diffprivlib.models import GaussianNB
+from diffprivlib.models import DecisionTreeClassifier, GaussianNB, RandomForestClassifier
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from scipy import sparse
 from sklearn.base import clone
@@ -57,11 +61,13 @@ from sklearn.preprocessing import FunctionTransformer
 
 from .. import gate
 from ..dp_fit import private_fit_context
-from . import gaussian_nb, standard_scaler
+from . import forest, gaussian_nb, standard_scaler
 
 #: Estimator class (matched exactly: a subclass may change ``fit``) -> batched family module.
 FAMILIES = {
     GaussianNB: gaussian_nb,
+    RandomForestClassifier: forest,
+    DecisionTreeClassifier: forest,
 }
 
 #: Cells (rows x features) of ``X`` a batched task holds at once, about 16 MB in float64.
@@ -415,7 +421,7 @@ def prepare_data(X, y, max_classes):
     Returns
     -------
     data : types.SimpleNamespace or None
-        ``X``, ``codes`` and ``n_classes``.
+        ``X``, ``codes``, ``n_classes`` and ``labels`` (the distinct labels, in code order).
     """
     if sparse.issparse(X) or y is None or np.ndim(y) != 1:
         return None
@@ -434,7 +440,8 @@ def prepare_data(X, y, max_classes):
         return None  # mixed objects: left to the real fit
     if labels.dtype.kind not in "biufUSO" or len(classes) > max_classes:
         return None
-    return SimpleNamespace(X=X, codes=codes.astype(np.intp), n_classes=len(classes))
+    return SimpleNamespace(X=X, codes=codes.astype(np.intp), n_classes=len(classes),
+                           labels=classes)
 
 
 def blocks(splits, n_features, n_tasks):
