@@ -16,7 +16,9 @@ public parameters and the partition's own noisy count, and returns a determinist
 them).
 
 A family is a module with ``plan(estimator, n_features)`` (public parameters, or None to fall
-back to the per-fit path) and ``partition_accuracies(...)``; :data:`FAMILIES` maps an exact
+back to the per-fit path; ``n_features`` is None when the width is not known, for the forecast
+before the data, and the plan then decides from the parameters alone) and
+``partition_accuracies(...)``; :data:`FAMILIES` maps an exact
 estimator class to it. Adding a family is one module and one row here.
 
 Pipelines: a :class:`~sklearn.pipeline.Pipeline` whose steps before a family's estimator are
