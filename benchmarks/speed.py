@@ -23,7 +23,7 @@ Prints, as Markdown:
    candidates. Each row: the private search with the batched engine (whatever families are
    registered when it runs), the same search on the per-fit path (the registry emptied; not
    run, and reported as skipped, when predicted to take more than ``--per-fit-cap`` seconds,
-   600 by default, from one timed partition fit per candidate), and ``GridSearchCV(cv=5)``
+   600 by default, from three timed partition fits per candidate), and ``GridSearchCV(cv=5)``
    on the same pipeline and grid; interleaved repetitions (``--repetitions``, 3), medians,
    BLAS pinned to one thread (threadpoolctl), ratio columns. ``--defaults --smoke`` runs it
    at tiny sizes (200 rows, the first candidate of each grid, one repetition) to check the
@@ -394,10 +394,11 @@ def per_fit_path():
         batched.FAMILIES.update(families)
 
 
-def predicted_per_fit_seconds(estimator, grid, X, y):
+def predicted_per_fit_seconds(estimator, grid, X, y, samples=3):
     """A prediction of the per-fit search's time, before running it: each candidate fitted
-    once, as a partition fit is (the refit's share of epsilon=1, partition-scaled parameters),
-    on ``n * 0.8 / k`` random rows, times ``k`` (one core: ``n_jobs=None``)."""
+    as a partition fit is (the refit's share of epsilon=1, partition-scaled parameters) on
+    ``samples`` random sets of ``n * 0.8 / k`` rows, the mean time times ``k`` (one core:
+    ``n_jobs=None``). A prediction: solver iterations vary between partitions."""
     from skdptune.dp_fit import set_accountants, with_params
     from skdptune.gate import split_budget
     from skdptune.partition_scaling import partition_ratio, rescaled_params
@@ -406,24 +407,25 @@ def predicted_per_fit_seconds(estimator, grid, X, y):
     forecast = search.forecast(n_samples=len(y))
     k = forecast.n_partitions
     ratio = partition_ratio(k, search.validation_fraction)
-    rows = np.random.default_rng(0).choice(len(y), max(2, int(len(y) * 0.8 / k)),
-                                           replace=False)
-    X_part = X.iloc[rows] if hasattr(X, "iloc") else X[rows]
+    rng = np.random.default_rng(0)
     seconds = 0.0
     for params in ParameterGrid(grid):
         candidate = with_params(estimator, params)
         candidate.set_params(**split_budget(candidate, 0.5))  # selection_share=0.5 of 1
         candidate.set_params(**rescaled_params(candidate, ratio, None))
-        set_accountants(candidate, BudgetAccountant())
-        start = time.perf_counter()
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            try:
-                candidate.fit(X_part, y[rows])
-            except Exception:  # noqa: BLE001 - a failing fit costs what it took
-                pass
-        seconds += time.perf_counter() - start
-    return seconds * k
+        for _ in range(samples):
+            rows = rng.choice(len(y), max(2, int(len(y) * 0.8 / k)), replace=False)
+            fitted = clone(candidate)
+            set_accountants(fitted, BudgetAccountant())
+            start = time.perf_counter()
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                try:
+                    fitted.fit(X.iloc[rows] if hasattr(X, "iloc") else X[rows], y[rows])
+                except Exception:  # noqa: BLE001 - a failing fit costs what it took
+                    pass
+            seconds += time.perf_counter() - start
+    return seconds / samples * k
 
 
 def _time(run):
