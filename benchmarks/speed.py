@@ -13,7 +13,21 @@ Prints, as Markdown:
 4. ``overhead``: the selection and its accounting (an uncached eps0 calibration and the
    selector) as a share of a default fit's wall time;
 5. with ``--scaling-cost`` only: the same searches with ``partition_scaling="auto"`` and
-   ``None``, what partition fidelity costs in time.
+   ``None``, what partition fidelity costs in time;
+6. with ``--defaults`` only (issue 17): every search parameter at its default
+   (``n_partitions="auto"``, ``epsilon=1``, one core) on UCI Adult's 26,048 training rows as a
+   DataFrame, through the mixed-type pipeline (diffprivlib ``StandardScaler`` with declared
+   bounds on the 5 numeric columns, ``OneHotEncoder`` with declared categories on the 8
+   categorical ones) and LogisticRegression (2 x 2 and 4 x 4 grids), GaussianNB (2 x 2),
+   RandomForestClassifier (2 x 2); and 1,000,000 generated rows, LogisticRegression, 20
+   candidates. Each row: the private search with the batched engine (whatever families are
+   registered when it runs), the same search on the per-fit path (the registry emptied; not
+   run, and reported as skipped, when predicted to take more than ``--per-fit-cap`` seconds,
+   600 by default, from three timed partition fits per candidate), and ``GridSearchCV(cv=5)``
+   on the same pipeline and grid; interleaved repetitions (``--repetitions``, 3), medians,
+   BLAS pinned to one thread (threadpoolctl), ratio columns. ``--defaults --smoke`` runs it
+   at tiny sizes (200 rows, the first candidate of each grid, one repetition) to check the
+   script, in a few seconds (``tests/test_benchmarks.py``).
 
 Run on a quiet machine with BLAS pinned to one thread (DESIGN.md section 4)::
 
@@ -25,18 +39,28 @@ every bound is a declared constant.
 """
 
 import argparse
+import contextlib
 import os
 import platform
 import statistics
 import threading
 import time
+import warnings
 
 import numpy as np
+import pandas as pd
 import psutil
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
+from diffprivlib.models import StandardScaler as DPStandardScaler
+from lib import datasets
+from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
 from sklearn.datasets import make_classification
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, ParameterGrid, train_test_split
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OneHotEncoder
+from threadpoolctl import threadpool_limits
 
 from skdptune import PrivateGridSearchCV
 from skdptune.accounting import calibrate_epsilon_per_step
@@ -263,7 +287,227 @@ def batched_table(n_samples, n_jobs, partitions=(10, 100, 1000)):
               f"{slow / cv5:.2f} |", flush=True)
 
 
-def main():
+# --- Default settings (issue 17): mixed-type Adult pipelines and a 1,000,000-row panel -------
+
+#: Adult's numeric columns with their declared ranges, and its categorical columns with their
+#: declared categories (lib/datasets.py, from the UCI documentation: public constants).
+ADULT_NUMERIC = list(datasets.ADULT_NUMERIC_BOUNDS)
+ADULT_CATEGORICAL = list(datasets.ADULT_CATEGORIES)
+#: The diffprivlib StandardScaler's declared bounds, one per numeric column.
+ADULT_SCALER_BOUNDS = tuple(np.array([datasets.ADULT_NUMERIC_BOUNDS[c][i] for c in ADULT_NUMERIC],
+                                     dtype=float) for i in (0, 1))
+#: Width the classifier sees: 5 scaled numeric columns, then 99 one-hot indicators.
+ADULT_ENCODED = len(ADULT_NUMERIC) + sum(len(c) for c in datasets.ADULT_CATEGORIES.values())
+#: Declared bounds of the encoded features for GaussianNB and the forest: three standard
+#: deviations for the scaled numeric columns (values beyond are clipped by diffprivlib), [0, 1]
+#: for the indicators; and twice as wide, the other candidate of the GaussianNB grid.
+_N_INDICATORS = ADULT_ENCODED - len(ADULT_NUMERIC)
+ADULT_MODEL_BOUNDS = (np.r_[np.full(len(ADULT_NUMERIC), -3.0), np.zeros(_N_INDICATORS)],
+                      np.r_[np.full(len(ADULT_NUMERIC), 3.0), np.ones(_N_INDICATORS)])
+ADULT_WIDE_BOUNDS = (2 * ADULT_MODEL_BOUNDS[0], 2 * ADULT_MODEL_BOUNDS[1])
+#: Declared row norm for LogisticRegression: three standard deviations per numeric column
+#: and one indicator per categorical column, sqrt(5 * 3**2 + 8); longer rows are clipped.
+ADULT_ROW_NORM = float(np.sqrt(len(ADULT_NUMERIC) * 3 ** 2 + len(ADULT_CATEGORICAL)))
+
+#: The rows of the default-settings table: (name, data, final estimator, grid). The grids are
+#: fixed here; every search parameter is at its default (n_partitions="auto", epsilon=1).
+DEFAULT_ROWS = [
+    ("Adult pipeline + LogisticRegression, 2 x 2", "adult",
+     lambda: LogisticRegression(data_norm=ADULT_ROW_NORM),
+     {"clf__C": [0.1, 1.0], "clf__data_norm": [ADULT_ROW_NORM / 2, ADULT_ROW_NORM]}),
+    ("Adult pipeline + GaussianNB, 2 x 2", "adult",
+     lambda: GaussianNB(bounds=ADULT_MODEL_BOUNDS),
+     {"clf__var_smoothing": [1e-9, 1e-3], "clf__bounds": [ADULT_MODEL_BOUNDS, ADULT_WIDE_BOUNDS]}),
+    ("Adult pipeline + LogisticRegression, 4 x 4", "adult",
+     lambda: LogisticRegression(data_norm=ADULT_ROW_NORM),
+     {"clf__C": [0.01, 0.1, 1.0, 10.0],
+      "clf__data_norm": [1.0, ADULT_ROW_NORM / 2, ADULT_ROW_NORM, 2 * ADULT_ROW_NORM]}),
+    ("Adult pipeline + RandomForestClassifier, 2 x 2", "adult",
+     lambda: RandomForestClassifier(bounds=ADULT_MODEL_BOUNDS, classes=[0, 1]),
+     {"clf__n_estimators": [5, 10], "clf__max_depth": [3, 5]}),
+    ("1,000,000 x 20 generated, LogisticRegression, 20 candidates", "big",
+     lambda: LogisticRegression(data_norm=DATA_NORM),
+     {"C": list(np.logspace(-3, 2, 10)), "data_norm": [1.0, DATA_NORM]}),
+]
+
+#: Rows of the --smoke run (the script's own check): Adult's training rows and the panel's.
+SMOKE_ROWS = {"adult": 200, "big": 200}
+#: Largest predicted time of a per-fit search that is run; above it the cell is skipped.
+PER_FIT_CAP = 600.0
+
+
+def adult_frame(n_rows=None, seed=0):
+    """Adult's training part as a DataFrame (numeric and categorical columns as in the file)
+    and its labels: the stratified 80 % of an 80 / 20 split (26,048 rows), or ``n_rows`` of
+    it for the smoke run.
+
+    Without the file (``lib/datasets.ADULT_PATH``), a generated stand-in with Adult's columns,
+    declared ranges and categories, so that ``--smoke`` runs anywhere.
+    """
+    if datasets.adult_available():
+        frame = pd.read_csv(datasets.ADULT_PATH, skipinitialspace=True)
+        y = (frame["Salary"].astype(str).str.strip() == datasets.ADULT_POSITIVE).to_numpy(int)
+        X = frame[ADULT_NUMERIC + ADULT_CATEGORICAL]
+        X, _, y, _ = train_test_split(X, y, test_size=0.2, random_state=seed, stratify=y)
+    else:
+        rng = np.random.default_rng(seed)
+        n = n_rows or 26_048
+        X = pd.DataFrame(
+            {**{c: rng.integers(low, high + 1, n) for c, (low, high)
+                in datasets.ADULT_NUMERIC_BOUNDS.items()},
+             **{c: rng.choice(cats, n) for c, cats in datasets.ADULT_CATEGORIES.items()}})
+        y = (rng.random(n) < 0.24).astype(int)
+    if n_rows is not None:
+        X, y = X.iloc[:n_rows], y[:n_rows]
+    return X.reset_index(drop=True), y
+
+
+def adult_pipeline(final):
+    """The issue's mixed-type pipeline: diffprivlib's StandardScaler (declared bounds) on the
+    numeric columns, OneHotEncoder (declared categories; the file's ``?`` encodes as zeros) on
+    the categorical ones, then ``final``."""
+    columns = ColumnTransformer([
+        ("num", DPStandardScaler(bounds=ADULT_SCALER_BOUNDS), ADULT_NUMERIC),
+        ("cat", OneHotEncoder(categories=[datasets.ADULT_CATEGORIES[c] for c in ADULT_CATEGORICAL],
+                              handle_unknown="ignore", sparse_output=False), ADULT_CATEGORICAL),
+    ])
+    return Pipeline([("pre", columns), ("clf", final)])
+
+
+def _default_search(estimator, grid):
+    # Every parameter at its default (n_partitions="auto", epsilon=1, random_state=None: the
+    # secure noise a user gets); a fresh accountant only so that runs do not add up.
+    return PrivateGridSearchCV(estimator, grid, accountant=BudgetAccountant())
+
+
+@contextlib.contextmanager
+def per_fit_path():
+    """Every candidate on the per-fit path: the registry of batched families emptied (as
+    :func:`batched_table` does), restored on exit."""
+    import skdptune.batched as batched
+
+    families = dict(batched.FAMILIES)
+    batched.FAMILIES.clear()
+    try:
+        yield
+    finally:
+        batched.FAMILIES.update(families)
+
+
+def predicted_per_fit_seconds(estimator, grid, X, y, samples=3):
+    """A prediction of the per-fit search's time, before running it: each candidate fitted
+    as a partition fit is (the refit's share of epsilon=1, partition-scaled parameters) on
+    ``samples`` random sets of ``n * 0.8 / k`` rows, the mean time times ``k`` (one core:
+    ``n_jobs=None``). A prediction: solver iterations vary between partitions."""
+    from skdptune.dp_fit import set_accountants, with_params
+    from skdptune.gate import split_budget
+    from skdptune.partition_scaling import partition_ratio, rescaled_params
+
+    search = _default_search(estimator, grid)
+    forecast = search.forecast(n_samples=len(y))
+    k = forecast.n_partitions
+    ratio = partition_ratio(k, search.validation_fraction)
+    rng = np.random.default_rng(0)
+    seconds = 0.0
+    for params in ParameterGrid(grid):
+        candidate = with_params(estimator, params)
+        candidate.set_params(**split_budget(candidate, 0.5))  # selection_share=0.5 of 1
+        candidate.set_params(**rescaled_params(candidate, ratio, None))
+        for _ in range(samples):
+            rows = rng.choice(len(y), max(2, int(len(y) * 0.8 / k)), replace=False)
+            fitted = clone(candidate)
+            set_accountants(fitted, BudgetAccountant())
+            start = time.perf_counter()
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                try:
+                    fitted.fit(X.iloc[rows] if hasattr(X, "iloc") else X[rows], y[rows])
+                except Exception:  # noqa: BLE001 - a failing fit costs what it took
+                    pass
+            seconds += time.perf_counter() - start
+    return seconds / samples * k
+
+
+def _time(run):
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def time_default_private(estimator, grid, X, y):
+    search = _default_search(estimator, grid)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NoisySelectionWarning at the smoke run's tiny k
+        return _time(lambda: search.fit(X, y))
+
+
+def time_default_sklearn(estimator, grid, X, y):
+    # An unlimited accountant per step: GridSearchCV's clones would otherwise share the default.
+    from skdptune.dp_fit import set_accountants
+
+    estimator = clone(estimator)
+    set_accountants(estimator, BudgetAccountant())
+    search = GridSearchCV(estimator, grid, cv=5, refit=True)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return _time(lambda: search.fit(X, y))
+
+
+def _smoke_grid(grid):
+    """The first candidate of ``grid``, as a one-candidate grid."""
+    return {key: [value] for key, value in ParameterGrid(grid)[0].items()}
+
+
+def defaults_table(repetitions=3, smoke=False, per_fit_cap=PER_FIT_CAP):
+    """The issue's default-settings table: the private search with the batched engine (whatever
+    families are registered when it runs), the same search on the per-fit path, and
+    ``GridSearchCV(cv=5)`` on the same pipeline and grid; interleaved repetitions, medians,
+    BLAS pinned to one thread, one core (``n_jobs=None`` everywhere, the default).
+
+    A per-fit search predicted (:func:`predicted_per_fit_seconds`) to take more than
+    ``per_fit_cap`` seconds is not run and reported as skipped.
+    """
+    import skdptune.batched as batched
+
+    data = {"adult": adult_frame(SMOKE_ROWS["adult"] if smoke else None)}
+    n_big = SMOKE_ROWS["big"] if smoke else 1_000_000
+    data["big"] = make_data(n_big, seed=1)
+    size = "smoke run: tiny sizes, first candidate of each grid" if smoke else "full size"
+    families = ", ".join(sorted(cls.__name__ for cls in batched.FAMILIES)) or "none"
+    print(f"\n## Default settings ({size}): private search batched / per-fit / "
+          f"GridSearchCV(cv=5), one core, BLAS pinned to one thread, {repetitions} interleaved "
+          f"repetition(s), medians; batched families: {families}\n")
+    print("| search | rows | k | partition fits batched / per-fit | batched s | per-fit s | "
+          "cv=5 s | ratio batched / cv=5 | ratio per-fit / cv=5 |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    with threadpool_limits(limits=1):
+        for name, source, final, grid in DEFAULT_ROWS:
+            X, y = data[source]
+            estimator = adult_pipeline(final()) if source == "adult" else final()
+            grid = _smoke_grid(grid) if smoke else grid
+            forecast = _default_search(estimator, grid).forecast(n_samples=len(y))
+            predicted = predicted_per_fit_seconds(estimator, grid, X, y)
+            run_per_fit = predicted <= per_fit_cap
+            fast, slow, cv5 = [], [], []
+            for _ in range(repetitions):
+                fast.append(time_default_private(estimator, grid, X, y))
+                if run_per_fit:
+                    with per_fit_path():
+                        slow.append(time_default_private(estimator, grid, X, y))
+                cv5.append(time_default_sklearn(estimator, grid, X, y))
+            fast, cv5 = statistics.median(fast), statistics.median(cv5)
+            if run_per_fit:
+                slow = statistics.median(slow)
+                slow_cells = f"{slow:.3g} | {cv5:.3g} | {fast / cv5:.2f} | {slow / cv5:.2f}"
+            else:
+                slow_cells = (f"skipped (predicted {predicted:.0f} s > {per_fit_cap:g} s) | "
+                              f"{cv5:.3g} | {fast / cv5:.2f} | ")
+            print(f"| {name} | {len(y):,} | {forecast.n_partitions} | "
+                  f"{forecast.n_batched_fits} / {forecast.n_per_fit_fits} | {fast:.3g} | "
+                  f"{slow_cells} |", flush=True)
+
+
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small check of the script")
     parser.add_argument("--scaling-cost", action="store_true",
@@ -274,9 +518,23 @@ def main():
                              "runs of two versions of the library from a shell loop)")
     parser.add_argument("--batched", action="store_true",
                         help="only the batched GaussianNB family against the per-fit path")
-    args = parser.parse_args()
+    parser.add_argument("--defaults", action="store_true",
+                        help="only the default-settings table (issue 17): Adult pipelines and "
+                             "the 1,000,000-row panel, batched / per-fit / GridSearchCV(cv=5)")
+    parser.add_argument("--repetitions", type=int, default=3,
+                        help="interleaved repetitions of --defaults (default 3)")
+    parser.add_argument("--per-fit-cap", type=float, default=PER_FIT_CAP, metavar="SECONDS",
+                        help="--defaults skips a per-fit search predicted to take longer "
+                             "(default 600)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="with --defaults: tiny sizes, one repetition (checks the script)")
+    args = parser.parse_args(argv)
     print(f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform()}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    if args.defaults:
+        defaults_table(1 if args.smoke else args.repetitions, smoke=args.smoke,
+                       per_fit_cap=args.per_fit_cap)
+        return
     if args.batched:
         batched_table(100_000, 2)
         return

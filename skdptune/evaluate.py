@@ -146,18 +146,14 @@ def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utili
     values only decide whether a conversion or a stateless step succeeds, and a candidate
     whose does not takes the per-fit path (both paths have the same law).
     """
-    if fit_params or score_params or y is None or np.ndim(y) != 1:
+    if not _batched_inputs(fit_params, score_params, None if y is None else np.ndim(y)):
         return []
     groups, transformed = {}, {}
     for index, params in enumerate(candidates):
-        configured = with_params(estimator, params)
-        split = batched.split_pipeline(configured)
-        if split is None:
+        route = batched_route(with_params(estimator, params), utility)
+        if route is None:
             continue
-        steps, stage, final = split
-        family = batched.batched_family(final)
-        if family is None or not _is_plain_accuracy(utility, configured):
-            continue
+        steps, stage, final, family = route
         key = batched.steps_key(steps) + batched.stage_key(stage)
         if (key, family) not in transformed:
             # Public steps and public branches once on all rows; partition steps later, per
@@ -190,6 +186,90 @@ def _with_steps(data, pieces):
 
 class _FailedFit(Exception):
     """A batched partition fit that the real fit would fail, under ``error_score="raise"``."""
+
+
+def _batched_inputs(fit_params, score_params, y_ndim):
+    """Whether the inputs of ``fit`` admit the batched path at all: no fit or scorer
+    parameters (the families take none) and a 1-d ``y`` (``y_ndim``, None without ``y``).
+    Public facts: the caller's arguments and the shape of ``y``."""
+    return not fit_params and not score_params and y_ndim == 1
+
+
+def batched_route(configured, utility):
+    """The routing of one candidate, from its parameters and the scorer only.
+
+    The one decision that the evaluate stage (:func:`_batched_groups`), the forecast
+    (:meth:`skdptune.PrivateGridSearchCV.forecast`) and ``fit``'s verbose line share: a
+    :class:`~sklearn.pipeline.Pipeline` cut by :func:`skdptune.batched.split_pipeline`, a
+    final estimator with a batched family, and a plain accuracy utility. What follows depends
+    on the data in the evaluate stage only: the steps applied to all rows, the conversion of
+    ``X`` and ``y`` (:func:`skdptune.batched.prepare_data`) and the family's ``plan`` at the
+    width they give; a failure there sends the candidate to the per-fit path, which has the
+    same law.
+
+    Parameters
+    ----------
+    configured : estimator
+        A candidate, its parameters set.
+    utility : skdptune.utility.BoundedUtility
+
+    Returns
+    -------
+    route : (list, estimator or None, estimator, module) or None
+        ``(steps, stage, final, family)``: the public steps applied to all rows, the partition
+        stage (:func:`skdptune.batched.split_pipeline`), the final estimator and its family;
+        None for the per-fit path.
+    """
+    split = batched.split_pipeline(configured)
+    if split is None:
+        return None
+    steps, stage, final = split
+    family = batched.batched_family(final)
+    if family is None or not _is_plain_accuracy(utility, configured):
+        return None
+    return steps, stage, final, family
+
+
+def candidate_paths(estimator, candidates, utility, n_features=None, *, fit_params=None,
+                    score_params=None, y_ndim=1):
+    """Each candidate's path, ``"batched"`` or ``"per-fit"``, decided from parameters only.
+
+    :func:`batched_route`, then the family's ``plan`` at the width of the final estimator's
+    input when the parameters tell it (``n_features`` for an estimator without steps before
+    it), else ``plan(final, None)``: the family decides from the parameters alone. The data
+    can still send a batched candidate to the per-fit path in :func:`partition_utilities`
+    (values a step or the conversion rejects, more classes than the family handles); which
+    one it did depends on the data and is not reported.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The unfitted base estimator.
+    candidates : list of dict
+        Parameter settings (the partition fits' own, where known).
+    utility : skdptune.utility.BoundedUtility
+    n_features : int or None, default=None
+        Columns of ``X``, when known.
+    fit_params, score_params : dict or None, default=None
+        What ``fit`` will be given; any sends every candidate to the per-fit path.
+    y_ndim : int or None, default=1
+        Dimensions of ``y`` (None without ``y``).
+
+    Returns
+    -------
+    paths : tuple of str
+    """
+    if not _batched_inputs(fit_params, score_params, y_ndim):
+        return ("per-fit",) * len(candidates)
+    paths = []
+    for params in candidates:
+        route = batched_route(with_params(estimator, params), utility)
+        plan = None
+        if route is not None:
+            steps, stage, final, family = route
+            plan = family.plan(final, None if steps or stage is not None else n_features)
+        paths.append("per-fit" if plan is None else "batched")
+    return tuple(paths)
 
 
 def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, pre_dispatch,

@@ -61,6 +61,14 @@ class Forecast:
         (``inf`` when no lead in ``[0, 1]`` suffices).
     uniform_gap : float
         Lead over every other candidate (all tied) needed for the same.
+    n_fits : int or None
+        The search's cost: partition fits, ``n_partitions`` times the number of candidates
+        (None from :func:`forecast_selection`, which knows no search).
+    paths : tuple of str or None
+        Per candidate, in grid order: ``"batched"`` (all partitions fitted by an array program,
+        :mod:`skdptune.batched`) or ``"per-fit"`` (one estimator fit per partition), decided
+        from the parameters as the evaluate stage decides
+        (:func:`skdptune.evaluate.candidate_paths`). None from :func:`forecast_selection`.
     """
 
     selector: str
@@ -71,19 +79,73 @@ class Forecast:
     confidence: float
     pairwise_gap: float
     uniform_gap: float
+    n_fits: object = None
+    paths: object = None
 
     @property
     def swamped(self):
         """Whether the noise swamps any plausible gap (``pairwise_gap > SWAMPED_GAP``)."""
         return self.pairwise_gap > SWAMPED_GAP
 
+    @property
+    def batched_candidates(self):
+        """Indices of the candidates on the batched path (empty without ``paths``)."""
+        return tuple(i for i, path in enumerate(self.paths or ()) if path == "batched")
+
+    @property
+    def per_fit_candidates(self):
+        """Indices of the candidates on the per-fit path (empty without ``paths``)."""
+        return tuple(i for i, path in enumerate(self.paths or ()) if path == "per-fit")
+
+    @property
+    def n_batched_fits(self):
+        """Partition fits on the batched path."""
+        return len(self.batched_candidates) * self.n_partitions
+
+    @property
+    def n_per_fit_fits(self):
+        """Partition fits on the per-fit path."""
+        return len(self.per_fit_candidates) * self.n_partitions
+
     def __str__(self):
-        return (
+        text = (
             f"{self.selector} over {self.n_candidates} candidates, k={self.n_partitions}, "
             f"epsilon={self.epsilon:g}: selects the best with probability "
             f"{self.confidence:.0%} when it leads one close rival by {self.pairwise_gap:.3g}, "
             f"or every other candidate by {self.uniform_gap:.3g} (utility units, [0, 1])."
         )
+        if self.n_fits is None or self.paths is None:
+            return text
+        return (f"{text} Cost: {self.n_fits} partition fits: "
+                f"{self.n_batched_fits} batched ({_count(self.batched_candidates)}), "
+                f"{self.n_per_fit_fits} per-fit ({_count(self.per_fit_candidates)}).")
+
+
+def paths_line(paths, n_partitions):
+    """The line ``fit`` prints with ``verbose >= 1`` before the partition fits: how many run
+    on each path (public: counts decided from the parameters).
+
+    Parameters
+    ----------
+    paths : sequence of str
+        ``"batched"`` or ``"per-fit"`` per candidate.
+    n_partitions : int
+
+    Returns
+    -------
+    line : str
+    """
+    n_batched = sum(path == "batched" for path in paths)
+    n_per_fit = len(paths) - n_batched
+    return (f"Paths: {n_batched * n_partitions} partition fits batched "
+            f"({_count(range(n_batched))}, one array program per block of partitions), "
+            f"{n_per_fit * n_partitions} per-fit ({_count(range(n_per_fit))}, one estimator "
+            "fit each)")
+
+
+def _count(items):
+    n = len(items)
+    return f"{n} candidate" + ("" if n == 1 else "s")
 
 
 def forecast_selection(n_candidates, *, n_partitions, epsilon, delta=0.0,

@@ -5,6 +5,7 @@ selection and the refit see private data in a way that reaches the user, and bot
 partition utilities are kept in local variables and never stored.
 """
 
+import dataclasses
 import math
 import time
 import warnings
@@ -41,10 +42,10 @@ from .dp_fit import (
     revealing,
     with_params,
 )
-from .evaluate import partition_utilities
+from .evaluate import candidate_paths, partition_utilities
 from .exceptions import NoisySelectionWarning
 from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
-from .forecast import forecast_selection
+from .forecast import forecast_selection, paths_line
 from .gate import (
     check_budget_not_tuned,
     check_candidate,
@@ -263,8 +264,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Number of tasks dispatched ahead, as for ``joblib.Parallel``.
     verbose : int, default=0
         Above 0, prints what ``GridSearchCV`` prints ("Fitting k partitions for each of m
-        candidates, totalling N fits"), then one line for the selection and one for the
-        refit: counts, budgets, the selected parameters, and :attr:`best_score_` with
+        candidates, totalling N fits") and how many of those fits run batched (an array
+        program over all partitions, :mod:`skdptune.batched`) or one by one, decided from
+        the parameters as :meth:`forecast` decides, before they run; then one line for the
+        selection and one for the refit: counts, budgets, the selected parameters, and :attr:`best_score_` with
         :attr:`best_score_std_` (DP outputs), nothing else private (no per-fit score). Also the verbosity of ``joblib.Parallel`` (task counts and elapsed times;
         times, like :attr:`refit_time_`, are a side channel outside the guarantee).
     accountant : diffprivlib.BudgetAccountant or None, default=None
@@ -507,6 +510,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self._warn_if_swamped(plan)
         k, m = plan.n_partitions, len(plan.candidates)
         self._say(f"Fitting {k} partitions for each of {m} candidates, totalling {k * m} fits")
+        if self.verbose > 0:
+            # Decided from the parameters and public shapes, as the forecast decides: the data
+            # can still send a batched candidate to the per-fit path, which is not reported.
+            self._say(paths_line(candidate_paths(
+                plan.estimator, plan.partition_candidates, plan.utility,
+                plan.input_shape["n_features_in_"], fit_params=fit_params,
+                score_params=plan.score_params, y_ndim=None if y is None else np.ndim(y),
+            ), k))
         if plan.scoring_note is not None:
             self._say(plan.scoring_note)
         partition_seed, noise_state = self._random_states()
@@ -730,12 +741,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"{max(int(n_samples * fraction), 1)})."
             )
 
-    def forecast(self, n_samples=None, confidence=0.9):
-        """What this search's selection can resolve, before any data are touched.
+    def forecast(self, n_samples=None, confidence=0.9, n_features=None):
+        """What this search's selection can resolve, and what its fit will cost, before any
+        data are touched.
 
         Uses only public quantities: the number of candidates, ``n_partitions``, the
         selector and its share of the budget (``selection_share`` of ``epsilon``, or
-        ``selection_epsilon``, less ``score_share``).
+        ``selection_epsilon``, less ``score_share``), and the candidates' parameters and the
+        scorer for the paths of the partition fits.
 
         Parameters
         ----------
@@ -744,6 +757,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
             only.
         confidence : float, default=0.9
             Probability of selecting the best candidate that the forecast's gaps refer to.
+        n_features : int or None, default=None
+            Columns of the ``X`` the search will fit, if known: a batched family then checks
+            its declared bounds against it, as in ``fit``. Without it the family decides from
+            the parameters alone.
 
         Returns
         -------
@@ -751,7 +768,24 @@ class PrivateGridSearchCV(BasePrivateSearch):
             ``pairwise_gap``: the utility lead over one close rival that the best candidate
             needs to be selected with probability ``confidence``; ``uniform_gap``: the lead
             over every other candidate, all tied. In ``[0, 1]`` utility units (accuracy for
-            ``scoring="accuracy"``).
+            ``scoring="accuracy"``). ``n_fits``: the partition fits ``fit`` will run
+            (``n_partitions`` times the number of candidates); ``paths``: which candidates
+            are fitted on all partitions at once by a batched family, and which one fit per
+            partition (None when the scorer is refused: ``fit`` would raise).
+
+        Notes
+        -----
+        The paths are decided as the evaluate stage decides them, from the candidates as
+        written (partition scaling and the budget split change values, not the route),
+        assuming ``fit`` gets no fit parameters and a 1-d ``y``. The data can still send a
+        batched candidate to the per-fit path (values a stateless step or the conversion to a
+        float array rejects, more classes than the family handles); ``fit`` does not report
+        it, since it depends on the data.
+
+        There is no time estimate: a partition fit's time depends on the machine, its load,
+        the data's width and, for iterative solvers, on the data; a figure computed before
+        the data would not be honest. ``verbose`` shows joblib's progress with elapsed times
+        while the fits run.
 
         Examples
         --------
@@ -772,12 +806,25 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 "n_partitions='auto' is chosen from the number of records: pass "
                 "forecast(n_samples=...) with the size of the data you will fit."
             )
-        return forecast_selection(
-            max(n_candidates, 2),
-            n_partitions=self._n_partitions(n_samples, n_candidates, budget.selector_epsilon),
+        n_partitions = self._n_partitions(n_samples, n_candidates, budget.selector_epsilon)
+        selection = forecast_selection(
+            max(n_candidates, 2), n_partitions=n_partitions,
             epsilon=budget.selector_epsilon, delta=self.delta,
             selector=selector, confidence=confidence,
         )
+        return dataclasses.replace(selection, n_fits=n_partitions * n_candidates,
+                                   paths=self._forecast_paths(n_features))
+
+    def _forecast_paths(self, n_features):
+        """The candidates' paths for the forecast, or None when the scorer is refused."""
+        estimator = clone(self.estimator)
+        try:
+            metric, key = selection_metric(estimator, self.scoring, self.refit)
+            _, utility = make_utility(estimator, metric, self.utility_range, key)
+        except (ValueError, TypeError):
+            return None  # fit raises it, with its message
+        return candidate_paths(estimator, list(ParameterGrid(self.param_grid)), utility,
+                               n_features)
 
     def _n_partitions(self, n_samples, n_candidates, selector_epsilon):
         """``n_partitions``, with ``"auto"`` resolved from public quantities only."""

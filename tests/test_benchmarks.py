@@ -86,3 +86,43 @@ def test_the_readme_table_names_every_entry_script_and_only_those():
     helpers = sorted(name for name in scripts
                      if 'if __name__ == "__main__":' not in (BENCHMARKS / name).read_text())
     assert not helpers, f"not entry scripts, move them to benchmarks/lib/: {helpers}"
+
+
+@pytest.fixture
+def speed(benchmark_lib, monkeypatch):
+    """``benchmarks/speed.py`` imported as a module (its ``lib`` from ``benchmarks/lib``)."""
+    monkeypatch.delitem(sys.modules, "speed", raising=False)
+    import speed
+
+    yield speed
+    sys.modules.pop("speed", None)
+
+
+def _table_rows(text):
+    return [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+
+
+def test_the_default_settings_table_runs_at_smoke_size(speed, capsys):
+    # Issue 17: `speed.py --defaults`, at tiny sizes: every row of the issue, the batched
+    # engine, the per-fit path and GridSearchCV(cv=5), with the forecast's counts per path.
+    from skdptune import batched
+
+    families = dict(batched.FAMILIES)
+    speed.main(["--defaults", "--smoke"])
+    assert batched.FAMILIES == families  # the per-fit runs restore the registry
+    rows = _table_rows(capsys.readouterr().out)
+    assert [row[0] for row in rows] == [name for name, *_ in speed.DEFAULT_ROWS]
+    for name, n_rows, k, fits, fast, slow, cv5, ratio_fast, ratio_slow in rows:
+        assert int(n_rows) == 200 and int(k) >= 2
+        n_batched, n_per_fit = map(int, fits.split(" / "))
+        assert n_batched + n_per_fit == int(k)  # one candidate per grid at smoke size
+        for seconds, ratio in ((fast, ratio_fast), (slow, ratio_slow)):
+            # Seconds to 3 significant digits (0.5 % each), ratios to 0.01: the errors add.
+            recomputed = float(seconds) / float(cv5)
+            assert abs(float(ratio) - recomputed) <= 0.0051 + 0.0101 * recomputed
+    # A per-fit search predicted to exceed the cap is skipped and reported as such.
+    speed.defaults_table(1, smoke=True, per_fit_cap=0.0)
+    rows = _table_rows(capsys.readouterr().out)
+    assert len(rows) == len(speed.DEFAULT_ROWS)
+    assert all(row[5].startswith("skipped (predicted ") and row[8] == "" for row in rows)

@@ -101,8 +101,9 @@ def plan(estimator, n_features):
     ----------
     estimator : diffprivlib.models.GaussianNB
         The candidate, its parameters set.
-    n_features : int
-        Columns of ``X``.
+    n_features : int or None
+        Columns of ``X``; None when not known (the forecast, before the data): the width the
+        bounds declare is taken.
 
     Returns
     -------
@@ -131,6 +132,8 @@ def plan(estimator, n_features):
         return None
     try:
         estimator._validate_params()  # scikit-learn's own constraints, as fit checks them
+        if n_features is None:  # before the data: whatever width the bounds declare
+            n_features = int(max(np.size(bounds[0]), np.size(bounds[1])))
         lower, upper = check_bounds(bounds, shape=n_features)
     except Exception:  # noqa: BLE001 - whatever the real fit would make of it
         return None
