@@ -279,7 +279,7 @@ def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, 
 
     A partition without training or held-out rows scores ``EMPTY_PART_UTILITY``, as on the
     per-fit path; accuracy is mapped by the utility's range and clip, as ``_score`` does. A
-    partition whose real fit would raise (the family's ``FAILED_FIT``, -inf) scores
+    partition whose real fit would raise (``FIT_FAILED``, -inf) scores
     ``error_score``, as on the per-fit path; under ``"raise"``, :class:`_FailedFit` is raised.
     """
     n_jobs_effective = effective_n_jobs(n_jobs)

@@ -20,7 +20,7 @@ from diffprivlib.models import GaussianNB, LogisticRegression
 from scipy import stats
 
 from skdptune import PrivateGridSearchCV, batched, evaluate
-from skdptune.batched import gaussian_nb
+from skdptune.batched import common, gaussian_nb
 from skdptune.utility import EMPTY_PART_UTILITY, make_utility
 
 ALPHA = 1e-3
@@ -233,13 +233,13 @@ def test_variance_noise_has_the_bounded_domain_law(value, sensitivity, n_c, epsi
     assert scale == pytest.approx(mechanism._find_scale(), rel=1e-12)
     domain = sensitivity * n_c
     uniforms = np.random.default_rng(1).random(3000)
-    ours = value + scale * gaussian_nb._laplace_within(uniforms, -value / scale,
+    ours = value + scale * common.laplace_within(uniforms, -value / scale,
                                                        (domain - value) / scale)
     assert stats.ks_2samp(reference, ours).pvalue > ALPHA
 
 
 def test_laplace_is_standard_laplace():
-    draws = gaussian_nb._laplace(np.random.default_rng(2).random(5000))
+    draws = common.laplace(np.random.default_rng(2).random(5000))
     assert stats.kstest(draws, stats.laplace.cdf).pvalue > ALPHA
 
 

@@ -29,6 +29,7 @@ PUBLIC_MODULES = [
     "skdptune",
     "skdptune.accounting",
     "skdptune.batched",
+    "skdptune.batched.common",
     "skdptune.batched.gaussian_nb",
     "skdptune.batched.standard_scaler",
     "skdptune.batched.forest",

@@ -19,7 +19,7 @@ A family is a module with ``plan(estimator, n_features)`` (public parameters, or
 back to the per-fit path; ``n_features`` is None when the width is not known, for the forecast
 before the data, and the plan then decides from the parameters alone) and
 ``partition_accuracies(...)`` (NaN for a partition without
-training or held-out rows, ``-inf``, :data:`~skdptune.batched.gaussian_nb.FAILED_FIT`, where
+training or held-out rows, ``-inf``, :data:`~skdptune.batched.common.FIT_FAILED`, where
 the real fit would raise: that partition then scores ``error_score``); :data:`FAMILIES` maps an
 exact estimator class to it. Adding a family is one module and one row here. A family whose fit
 depends on the label values (declared ``classes`` compared with ``y``) also has

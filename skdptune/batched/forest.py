@@ -82,12 +82,13 @@ label maps are per label (a row's contribution depends on its own label and the 
 """
 
 from dataclasses import dataclass, replace
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
-from diffprivlib.validation import check_bounds
 from sklearn.utils.multiclass import type_of_target
+
+from .common import declared_bounds, positive_finite
 
 #: Above this many labels (in ``y`` or declared) the per-leaf arrays stop being cheap.
 MAX_CLASSES = 64
@@ -161,8 +162,8 @@ def plan(estimator, n_features):
     ----------
     estimator : diffprivlib.models.RandomForestClassifier or DecisionTreeClassifier
         The candidate, its parameters set.
-    n_features : int
-        Columns of ``X``.
+    n_features : int or None
+        Columns of ``X``; None before the data (the forecast): the width the bounds declare.
 
     Returns
     -------
@@ -177,8 +178,7 @@ def plan(estimator, n_features):
     n_estimators = params.get("n_estimators") if forest else 1
     if bounds is None or classes is None:
         return None  # read from the data by diffprivlib (a leak the refit gate refuses)
-    if (isinstance(epsilon, bool) or not isinstance(epsilon, Real)
-            or not np.isfinite(epsilon) or epsilon <= 0):
+    if not positive_finite(epsilon):
         return None
     for value in (max_depth, n_estimators):
         if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
@@ -187,14 +187,13 @@ def plan(estimator, n_features):
         return None  # 2 ** max_depth leaves per tree: not even worth computing the size
     try:
         estimator._validate_params()  # scikit-learn's own constraints, as fit checks them
-        lower, upper = check_bounds(bounds, shape=n_features)
         classes = np.ravel(classes)
     except Exception:  # noqa: BLE001 - whatever the real fit would make of it
         return None
-    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
-            and np.all(upper >= lower)):
+    declared = declared_bounds(bounds, n_features)
+    if declared is None:
         return None
+    lower, upper = declared
     # Class labels accuracy_score takes (no object arrays, no fractional floats), not too many.
     if (classes.dtype.kind not in "biufU" or not 0 < len(classes) <= MAX_CLASSES
             or type_of_target(classes) not in ("binary", "multiclass")):

@@ -33,7 +33,7 @@ released). What diffprivlib's ``fit`` does, and what is done here in its place:
   raises ``ValueError`` when they differ (also when they do not sum to 1 or one is negative);
   otherwise ``class_prior_`` is ``priors``, the i-th prior for the i-th present class in sorted
   order. Here: the same, per partition; a partition whose fit would raise is marked
-  :data:`FAILED_FIT` and gets ``error_score``, as on the per-fit path (which
+  :data:`FIT_FAILED` and gets ``error_score``, as on the per-fit path (which
   raises the real error under ``error_score="raise"``). The checks that depend on the
   parameters only (sum, sign, finiteness) send the candidate to the per-fit path.
 - ``predict``: scikit-learn's joint log-likelihood, argmax, first class on ties (classes in
@@ -49,11 +49,8 @@ from numbers import Real
 
 import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
-from diffprivlib.validation import check_bounds
 
-#: Accuracy a family returns for a partition whose real fit would raise: the engine gives it
-#: ``error_score`` (NaN, an empty part, takes precedence, as on the per-fit path).
-FAILED_FIT = -np.inf
+from .common import FIT_FAILED, declared_bounds, laplace, laplace_within, positive_finite
 
 #: Above this many classes the per-partition arrays (partitions x classes x features) and the
 #: scoring pass (rows x classes x features) stop being cheap: the per-fit path takes over.
@@ -124,23 +121,21 @@ def plan(estimator, n_features):
         if (priors.ndim != 1 or not len(priors) or not np.all(np.isfinite(priors))
                 or not np.isclose(priors.sum(), 1.0) or np.any(priors < 0)):
             return None
-    if (isinstance(epsilon, bool) or not isinstance(epsilon, Real)
-            or not np.isfinite(epsilon) or epsilon <= 0):
+    if not positive_finite(epsilon):
         return None
     if (isinstance(var_smoothing, bool) or not isinstance(var_smoothing, Real)
             or not np.isfinite(var_smoothing) or var_smoothing < 0):
         return None
     try:
         estimator._validate_params()  # scikit-learn's own constraints, as fit checks them
-        if n_features is None:  # before the data: whatever width the bounds declare
-            n_features = int(max(np.size(bounds[0]), np.size(bounds[1])))
-        lower, upper = check_bounds(bounds, shape=n_features)
     except Exception:  # noqa: BLE001 - whatever the real fit would make of it
         return None
-    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    declared = declared_bounds(bounds, n_features)
+    if declared is None:
+        return None
+    lower, upper = declared
     # Zero-width bounds make diffprivlib's mechanisms degenerate: left to the real fit.
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
-            and np.all(upper > lower)):
+    if not np.all(upper > lower):
         return None
     return GaussianNBPlan(float(epsilon), lower, upper, float(var_smoothing), priors)
 
@@ -168,7 +163,7 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
     -------
     accuracies : ndarray of shape (len(plans), n_parts)
         NaN where a partition has no training or no held-out rows; otherwise
-        :data:`FAILED_FIT` where its real fit would raise (``priors`` whose
+        :data:`FIT_FAILED` where its real fit would raise (``priors`` whose
         length is not its number of classes).
     """
     grouped = _Grouped(X_train, y_train, part_train, n_parts, n_classes)
@@ -183,7 +178,7 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
         if candidate.priors is not None:
             # diffprivlib raises "Number of priors must match number of classes."
             present = (grouped.counts > 0).sum(axis=1)
-            accuracy = np.where(present == len(candidate.priors), accuracy, FAILED_FIT)
+            accuracy = np.where(present == len(candidate.priors), accuracy, FIT_FAILED)
         result[j] = np.where((grouped.counts.sum(axis=1) > 0) & (n_val > 0), accuracy, np.nan)
     return result
 
@@ -257,7 +252,7 @@ def _fit(candidate, grouped, rngs):
     # Means: Laplace (epsilon / 3 / n_features per feature, sensitivity upper - lower), clipped.
     local_epsilon = candidate.epsilon / 3 / n_features
     n_c = noisy[..., None]
-    noisy_sums = sums - (upper - lower) / local_epsilon * _laplace(
+    noisy_sums = sums - (upper - lower) / local_epsilon * laplace(
         uniforms[..., 1:1 + n_features])
     mu = np.clip(noisy_sums, lower * n_c, upper * n_c) / n_c
 
@@ -271,7 +266,7 @@ def _fit(candidate, grouped, rngs):
     domain = sensitivity * n_c
     scale = sensitivity * _unit_scales(local_epsilon, noisy, present)[..., None]
     value = np.clip(squares, 0.0, domain)
-    noisy_squares = value + scale * _laplace_within(
+    noisy_squares = value + scale * laplace_within(
         uniforms[..., 1 + n_features:], -value / scale, (domain - value) / scale)
     var = np.clip(noisy_squares, 0.0, domain) / n_c + candidate.var_smoothing
     return mu, var, np.where(present, noisy, 0.0)
@@ -358,26 +353,6 @@ def adjust_counts(noisy, n_total):
             excess = 0
     noisy[order] = visited
     return noisy
-
-
-def _laplace(uniforms):
-    """Standard Laplace variates by inverse CDF."""
-    centred = uniforms - 0.5
-    with np.errstate(divide="ignore"):
-        return -np.sign(centred) * np.log1p(-2.0 * np.abs(centred))
-
-
-def _laplace_within(uniforms, low, high):
-    """Standard Laplace variates conditioned on ``[low, high]`` (``low <= 0 <= high``), by
-    inverse CDF: the law of diffprivlib's rejection sampler in ``LaplaceBoundedDomain``."""
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        below = 0.5 * np.exp(low)         # P(L < low)
-        above = 0.5 * np.exp(-high)       # P(L > high)
-        mass = 1.0 - below - above
-        p = below + uniforms * mass       # CDF value of the draw, from the left
-        q = above + (1.0 - uniforms) * mass  # 1 - p, from the right, without cancellation
-        draw = np.where(p < 0.5, np.log(2.0 * p), -np.log(2.0 * q))
-    return np.clip(draw, low, high)
 
 
 def _unit_scales(epsilon, noisy, present):

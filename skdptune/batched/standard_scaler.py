@@ -45,13 +45,11 @@ parameters and its own stream.
 
 from dataclasses import dataclass
 from functools import lru_cache
-from numbers import Real
 
 import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
-from diffprivlib.validation import check_bounds
 
-from .gaussian_nb import _laplace, _laplace_within
+from .common import declared_bounds, laplace, laplace_within, positive_finite
 
 
 @dataclass(frozen=True)
@@ -101,18 +99,16 @@ def plan(step, n_features):
     epsilon, bounds = params.get("epsilon"), params.get("bounds")
     if bounds is None or n_features < 1:
         return None
-    if (isinstance(epsilon, bool) or not isinstance(epsilon, Real)
-            or not np.isfinite(epsilon) or epsilon <= 0):
+    if not positive_finite(epsilon):
         return None
     try:
         step._validate_params()  # scikit-learn's own constraints (with_mean, with_std, copy)
-        lower, upper = check_bounds(bounds, shape=n_features)
     except Exception:  # noqa: BLE001 - whatever the real fit would make of it
         return None
-    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
-            and np.all(upper > lower)):
+    declared = declared_bounds(bounds, n_features)
+    if declared is None or not np.all(declared[1] > declared[0]):
         return None
+    lower, upper = declared
     return StandardScalerPlan(float(epsilon), lower, upper, bool(params["with_mean"]),
                               bool(params["with_std"]))
 
@@ -175,7 +171,7 @@ def fit_partitions(plan, X_train, part_train, n_parts, rngs):
     epsilon = (plan.epsilon / 2 if plan.with_std else plan.epsilon) / n_features
 
     # Mean: LaplaceTruncated(epsilon, sensitivity=width / n), clipped to the bounds.
-    noisy_mean = np.clip(exact_mean + width / (n * epsilon) * _laplace(uniforms[:, 0]),
+    noisy_mean = np.clip(exact_mean + width / (n * epsilon) * laplace(uniforms[:, 0]),
                          lower, upper)
     mean = (noisy_mean * n) / n  # diffprivlib's (0 + m * n) / (0 + n)
 
@@ -190,7 +186,7 @@ def fit_partitions(plan, X_train, part_train, n_parts, rngs):
         unit = np.array([_unit_scale(epsilon, int(c)) for c in counts])[:, None]
         noise_scale = width ** 2 * unit
         safe = np.where(noise_scale > 0, noise_scale, 1.0)
-        noise = safe * _laplace_within(uniforms[:, 1], -value / safe, (domain - value) / safe)
+        noise = safe * laplace_within(uniforms[:, 1], -value / safe, (domain - value) / safe)
         noisy_var = np.clip(value + np.where(noise_scale > 0, noise, 0.0), 0.0, domain)
         var = (noisy_var * n) / n  # diffprivlib's nanvar * n / n
         scale = np.sqrt(var)
