@@ -27,7 +27,7 @@ Prints, as Markdown:
    on the same pipeline and grid; interleaved repetitions (``--repetitions``, 3), medians,
    BLAS pinned to one thread (threadpoolctl), ratio columns. ``--defaults --smoke`` runs it
    at tiny sizes (200 rows, the first candidate of each grid, one repetition) to check the
-   script, in a few seconds (``tests/test_benchmarks.py``).
+   script, in a few seconds (``tests/integration/test_benchmarks.py``).
 
 Run on a quiet machine with BLAS pinned to one thread (DESIGN.md section 4)::
 

@@ -171,7 +171,7 @@ def calibrate_epsilon_per_step(epsilon, delta, n_steps):
     dp-accounting that this replaces took 0.1 to 1.3 s and gave less: at ``epsilon=0.1,
     delta=1e-9`` and 201 steps, ``eps0`` is 0.0014186 instead of 0.0013000, 9.1 % more per
     step (2.85 times basic composition); at ``epsilon=1, delta=1e-6`` and 45 steps, 0.3 %
-    more. ``tests/test_accounting.py`` measures both.
+    more. ``tests/unit/test_accounting.py`` measures both.
     """
     basic = epsilon / n_steps
     if delta == 0 or n_steps == 1:
@@ -657,7 +657,7 @@ def subsampled_tuning_cost(tuning_cost, final_epsilon, subsample):
     add-or-remove adjacency, where the dataset without the record is a common reference for
     both placements of the added record. Under replace-one adjacency there is no such
     reference (the two placements are compared on different datasets), and it does not hold:
-    ``tests/test_accounting.py`` exhibits mechanisms that violate it. The library's
+    ``tests/unit/test_accounting.py`` exhibits mechanisms that violate it. The library's
     diffprivlib fits are private under replace-one adjacency only, so the maximum is what is
     proved: the subsample lowers delta, not epsilon.
     """

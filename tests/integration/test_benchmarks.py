@@ -18,7 +18,7 @@ from diffprivlib.models import GaussianNB
 
 from skdptune import PrivateGridSearchCV, evaluate
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 @pytest.fixture

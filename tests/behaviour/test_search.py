@@ -569,7 +569,7 @@ def test_minimum_sample_count_is_exact_despite_float_rounding():
         search.fit(X[:19], y[:19])
 
 
-# --- scikit-learn conventions (the parity issue: tests/test_sklearn_parity.py ports the rest) --
+# --- scikit-learn conventions (the parity issue: tests/parity/test_sklearn_parity.py ports the rest) --
 
 
 class StrictParamsClassifier(ClassifierMixin, BaseEstimator):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from skdptune.selection.doubling import auto_max_iter
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "skdptune"
 #: Folders of Python files that import the package.
 SOURCES = ("skdptune", "tests", "docs", "examples", "benchmarks")
@@ -94,3 +94,15 @@ def test_parameter_docstrings_cite_no_measured_figures():
         assert f".. _{label}:" in guide
         assert f"<{label}>`" in skdptune.PrivateGridSearchCV.__doc__
     assert "79.2 %" in guide and "1.2 points" in guide
+
+
+def test_tests_are_sorted_by_kind():
+    # unit (a file per module), behaviour, parity, audit, integration: README's layout section.
+    kinds = {"unit", "behaviour", "parity", "audit", "integration"}
+    tests = ROOT / "tests"
+    loose = sorted(path.name for path in tests.glob("test_*.py"))
+    assert not loose, f"test files outside the kind folders: {loose}"
+    folders = {path.parent.name for path in tests.rglob("test_*.py")}
+    assert folders == kinds, f"test folders {sorted(folders)} are not {sorted(kinds)}"
+    readme = (ROOT / "README.md").read_text()
+    assert all(f"`{kind}/`" in readme for kind in kinds)

@@ -488,7 +488,7 @@ def test_the_docs_state_the_total_cost_of_the_defaults():
     docstring = " ".join(PrivateRandomizedSearchCV.__doc__.split())
     assert "The explicit per-trial form is ``trial_epsilon``: with ``trial_epsilon=1`` the " \
            f"search spends epsilon {default:.2f}" in docstring
-    root = pathlib.Path(__file__).parents[1]
+    root = pathlib.Path(__file__).parents[2]
     for page in ("README.md", "docs/privacy_model.rst"):
         assert f"epsilon {default:.2f}" in " ".join((root / page).read_text().split()), page
 

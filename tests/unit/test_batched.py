@@ -151,7 +151,7 @@ def test_a_pipeline_of_stateless_steps_is_batched_on_the_transformed_rows():
 
 @pytest.mark.parametrize("step", ["scaler", "log1p", "learned_categories"])
 def test_a_pipeline_with_a_step_that_learns_takes_the_per_fit_path(binary_data, step):
-    # (diffprivlib's StandardScaler is batched as a partition step: tests/test_batched_steps.py)
+    # (diffprivlib's StandardScaler is batched as a partition step: tests/unit/test_batched_steps.py)
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import FunctionTransformer, OrdinalEncoder, StandardScaler
     X, y = binary_data

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from threadpoolctl import threadpool_limits
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 API = (ROOT / "docs" / "api.rst").read_text()
 
