@@ -19,10 +19,11 @@ all ``n``. joblib's own memory-mapping threshold is left as it is: a different o
 replace its reusable workers, about a second each time a search follows another joblib call.
 
 Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
-(diffprivlib's ``GaussianNB``, alone or after stateless pipeline steps), scored by plain
-accuracy, without fit or scorer parameters and with 1-d ``y``, is fitted on all partitions at
-once by an array program whose output has the law of the per-fit path's; joblib tasks are then
-blocks of partitions. Everything else takes the per-fit path, unchanged.
+(diffprivlib's ``GaussianNB`` or ``LogisticRegression``, alone or after stateless pipeline
+steps), scored by plain accuracy, without fit or scorer parameters and with 1-d ``y``, is
+fitted on all partitions at once by an array program whose output has the law of the per-fit
+path's; joblib tasks are then blocks of partitions. Everything else takes the per-fit path,
+unchanged.
 """
 
 import math
@@ -96,7 +97,7 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
         entropy = batched.stream_entropy(random_state)
         for family, ids, plans, data in groups:
             values[ids] = _batched_values(family, ids, plans, data, splits, utility, entropy,
-                                          n_jobs, pre_dispatch, verbose)
+                                          n_jobs, pre_dispatch, verbose, error_score)
     return values.mean(axis=1)
 
 
@@ -160,12 +161,14 @@ def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utili
 
 
 def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, pre_dispatch,
-                    verbose):
+                    verbose, error_score=np.nan):
     """One family's candidates on every partition, through joblib in blocks of partitions:
     ``(len(ids), n_partitions)`` utilities.
 
     A partition without training or held-out rows scores ``EMPTY_PART_UTILITY``, as on the
-    per-fit path; accuracy is mapped by the utility's range and clip, as ``_score`` does.
+    per-fit path; one whose real fit would raise (:data:`~skdptune.batched.FIT_FAILED`)
+    scores ``error_score``, or raises under ``error_score="raise"``; accuracy is mapped by the
+    utility's range and clip, as ``_score`` does.
     """
     n_jobs_effective = effective_n_jobs(n_jobs)
     n_tasks = 1 if n_jobs_effective == 1 else _TASKS_PER_WORKER * n_jobs_effective
@@ -179,8 +182,17 @@ def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, 
     )
     accuracies = np.concatenate(outcomes, axis=1)
     finite = np.isfinite(accuracies)
-    return np.where(finite, utility.to_utility(np.where(finite, accuracies, 0.0)),
-                    EMPTY_PART_UTILITY)
+    failed = accuracies == batched.FIT_FAILED
+    if np.any(failed) and error_score == "raise":
+        # As the per-fit path raises the fit's own error; its message (which can quote a
+        # label) is not reproduced.
+        raise ValueError(
+            "The fit of a candidate failed on a partition (its training rows hold one class); "
+            "error_score='raise' makes this an error (a numeric error_score would count it "
+            "as that value).")
+    values = np.where(finite, utility.to_utility(np.where(finite, accuracies, 0.0)),
+                      EMPTY_PART_UTILITY)
+    return np.where(failed, error_score if np.any(failed) else 0.0, values)
 
 
 def _batches(n_candidates, n_partitions, n_jobs):

@@ -16,8 +16,9 @@ public parameters and the partition's own noisy count, and returns a determinist
 them).
 
 A family is a module with ``plan(estimator, n_features)`` (public parameters, or None to fall
-back to the per-fit path) and ``partition_accuracies(...)``; :data:`FAMILIES` maps an exact
-estimator class to it. Adding a family is one module and one row here.
+back to the per-fit path) and ``partition_accuracies(...)`` (NaN for a partition without
+training or held-out rows, :data:`FIT_FAILED` where the real fit raises); :data:`FAMILIES`
+maps an exact estimator class to it. Adding a family is one module and one row here.
 
 Pipelines: a :class:`~sklearn.pipeline.Pipeline` whose steps before a family's estimator are
 all in :data:`STATELESS_STEPS` (they learn nothing from the rows) is batched too: those steps
@@ -28,7 +29,7 @@ pipeline computes on its rows, and the family fits the result.
 from types import SimpleNamespace
 
 import numpy as np
-from diffprivlib.models import GaussianNB
+from diffprivlib.models import GaussianNB, LogisticRegression
 from scipy import sparse
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
@@ -36,12 +37,18 @@ from sklearn.preprocessing import Binarizer, FunctionTransformer, Normalizer, Po
 
 from ..dp_fit import private_fit_context
 from ..preprocessing import RowWiseFunctionTransformer
-from . import gaussian_nb
+from . import gaussian_nb, logistic_regression
 
 #: Estimator class (matched exactly: a subclass may change ``fit``) -> batched family module.
 FAMILIES = {
     GaussianNB: gaussian_nb,
+    LogisticRegression: logistic_regression,
 }
+
+#: What a family's ``partition_accuracies`` returns for a partition whose real fit raises (a
+#: condition of the partition's own rows, such as diffprivlib's ``LogisticRegression`` on
+#: training rows of one class): the engine scores it ``error_score``, as the per-fit path does.
+FIT_FAILED = -np.inf
 
 #: Cells (rows x features) of ``X`` a batched task holds at once, about 16 MB in float64.
 BLOCK_CELLS = 2 ** 21
