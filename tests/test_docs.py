@@ -30,6 +30,7 @@ PUBLIC_MODULES = [
     "skdptune.accounting",
     "skdptune.batched",
     "skdptune.batched.gaussian_nb",
+    "skdptune.batched.logistic_regression",
     "skdptune.evaluate",
     "skdptune.exceptions",
     "skdptune.partition_scaling",
