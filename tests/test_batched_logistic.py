@@ -257,10 +257,9 @@ def test_noise_vector_has_the_vector_mechanisms_law(epsilon, C, data_norm, n, fi
 
     scale, delta = logistic_regression.noise_parameters(epsilon, data_norm, C, n, fit_intercept)
     assert delta == pytest.approx(delta_theirs, rel=1e-9, abs=1e-15)
-    rng = np.random.default_rng(1)
-    ours = logistic_regression.noise_vectors(rng.standard_normal((draws, dimension)),
-                                             rng.gamma(dimension, 1.0, draws),
-                                             np.full(draws, scale))
+    normals, gammas = logistic_regression.noise_draws(np.random.default_rng(1), draws,
+                                                      dimension)
+    ours = logistic_regression.noise_vectors(normals, gammas, np.full(draws, scale))
     # Two comparisons (the norm; the direction, as its cosine with a fixed axis, whose law
     # characterises a rotation-invariant direction): false-failure rate 2e-3.
     assert stats.ks_2samp(np.linalg.norm(ours, axis=1),

@@ -219,6 +219,28 @@ def noise_parameters(epsilon, data_norm, C, n, fit_intercept):
     return 2 * norm / epsilon_p, delta
 
 
+def noise_draws(rng, n_problems, dimension):
+    """A partition's standard draws for its noise vectors, in their fixed layout.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The partition's stream.
+    n_problems : int
+        Slots (one-vs-rest problems), each drawn whether it is fitted or not.
+    dimension : int
+        ``D``: features plus intercept.
+
+    Returns
+    -------
+    normals : ndarray of shape (n_problems, dimension)
+        Standard normals: the directions.
+    gammas : ndarray of shape (n_problems,)
+        ``Gamma(D, 1)`` variates: the norms, before their scale.
+    """
+    return rng.standard_normal((n_problems, dimension)), rng.gamma(dimension, 1.0, n_problems)
+
+
 def noise_vectors(normals, gammas, scale):
     """Noise vectors with diffprivlib's ``Vector`` law from standard draws.
 
@@ -346,8 +368,7 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     normals = np.empty((n_slots, n_parts, dimension))
     gammas = np.empty((n_slots, n_parts))
     for p, rng in enumerate(rngs):
-        normals[:, p] = rng.standard_normal((n_slots, dimension))
-        gammas[:, p] = rng.gamma(dimension, 1.0, n_slots)
+        normals[:, p], gammas[:, p] = noise_draws(rng, n_slots, dimension)
     n = np.maximum(problems.n_train, 1)
     scale, delta = noise_parameters(candidate.epsilon * problems.share, candidate.data_norm,
                                     candidate.C, n, candidate.fit_intercept)
