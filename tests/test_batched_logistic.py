@@ -1,4 +1,4 @@
-"""Batched partition fits of diffprivlib's LogisticRegression (skdptune.batched.logistic_regression).
+"""Batched partition fits of diffprivlib's LogisticRegression (batched.logistic_regression).
 
 What is checked: which candidates take the batched path and which fall back; that the
 perturbed objective is diffprivlib's (given diffprivlib's own noise vector, the emulation
