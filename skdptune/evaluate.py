@@ -161,14 +161,15 @@ def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utili
 
 
 def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, pre_dispatch,
-                    verbose, error_score=np.nan):
+                    verbose, error_score="raise"):
     """One family's candidates on every partition, through joblib in blocks of partitions:
     ``(len(ids), n_partitions)`` utilities.
 
     A partition without training or held-out rows scores ``EMPTY_PART_UTILITY``, as on the
     per-fit path; one whose real fit would raise (:data:`~skdptune.batched.FIT_FAILED`)
-    scores ``error_score``, or raises under ``error_score="raise"``; accuracy is mapped by the
-    utility's range and clip, as ``_score`` does.
+    scores ``error_score``, or raises under ``error_score="raise"`` (the default, so that a
+    caller that does not pass one never scores a failed fit silently); accuracy is mapped by
+    the utility's range and clip, as ``_score`` does.
     """
     n_jobs_effective = effective_n_jobs(n_jobs)
     n_tasks = 1 if n_jobs_effective == 1 else _TASKS_PER_WORKER * n_jobs_effective

@@ -48,7 +48,7 @@ def _splits(n, k, validation_fraction=0.3, seed=1):
     return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
 
 
-def _values(candidates, X, y, splits, entropy=0, estimator=None, error_score=np.nan,
+def _values(candidates, X, y, splits, entropy=0, estimator=None, error_score="raise",
             n_jobs=1):
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     estimator = estimator if estimator is not None else LogisticRegression(data_norm=3.0)
