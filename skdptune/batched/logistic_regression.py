@@ -433,20 +433,19 @@ def _unbounded(candidate, targets, mask, noise, delta):
 
 def _diffprivlib_lbfgs(candidate, X, targets, noise, delta):
     """diffprivlib's minimiser on one problem (``X`` clipped, with the intercept's column):
-    scikit-learn's loss and gradient plus the perturbation, L-BFGS-B from 0 with
-    diffprivlib's ``factr``, ``pgtol`` and ``maxiter``."""
+    its objective (scikit-learn's loss and gradient, in numpy, plus the perturbation),
+    L-BFGS-B from 0 with diffprivlib's ``factr``, ``pgtol`` and ``maxiter``."""
     from scipy import optimize
-    from sklearn._loss import HalfBinomialLoss
-    from sklearn.linear_model._linear_loss import LinearModelLoss
 
-    if candidate.fit_intercept:
-        X = X[:, :-1]
     n = len(X)
-    loss = LinearModelLoss(base_loss=HalfBinomialLoss(),
-                           fit_intercept=candidate.fit_intercept).loss_gradient
+    ridge = np.full(X.shape[1], 1.0 / (candidate.C * n))
+    if candidate.fit_intercept:
+        ridge[-1] = 0.0  # scikit-learn does not penalise the intercept
 
     def perturbed(w):
-        value, gradient = loss(w, X, targets, np.ones(n), 1.0 / (candidate.C * n))
+        z = X @ w
+        value = np.sum(np.logaddexp(0.0, z) - targets * z) / n + 0.5 * np.sum(ridge * w * w)
+        gradient = X.T @ (expit(z) - targets) / n + ridge * w
         return (value + noise @ w / n + 0.5 * delta * w @ w,
                 gradient + noise / n + delta * w)
 
