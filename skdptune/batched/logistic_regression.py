@@ -566,7 +566,15 @@ def _newton(objective, active):
 
 def _solve(hessian, gradient):
     """``-H^-1 g`` per problem; NaN for a problem whose ``H`` is singular (one problem's
-    failure never changes another's step)."""
+    failure never changes another's step).
+
+    ``H`` gains ``1e-12`` times its largest diagonal entry on its diagonal: where the loss has
+    saturated along the intercept (no curvature there) the step stays defined, and elsewhere
+    it is unchanged to rounding. The optimum is the objective's either way.
+    """
+    diagonal = np.diagonal(hessian, axis1=-2, axis2=-1)
+    hessian = hessian + (1e-12 * np.max(np.abs(diagonal), axis=-1))[:, None, None] * np.eye(
+        hessian.shape[-1])
     with np.errstate(all="ignore"):
         try:
             return -np.linalg.solve(hessian, gradient[..., None])[..., 0]
