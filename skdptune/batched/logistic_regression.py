@@ -43,15 +43,16 @@ and what is done here in its place:
   and where the objective has no minimum at all (noise on the intercept beyond a class's
   count, without diffprivlib's extra ridge: its L-BFGS then runs off along the intercept to
   about ``1e18``, a constant sign of its score), the problem is solved by diffprivlib's own
-  solver instead: scikit-learn's loss plus the perturbation, ``fmin_l_bfgs_b`` with
-  diffprivlib's arguments, one problem at a time. Where the objective has no minimum and
-  only the sign matters (a binary partition; one class running up, or one running down
-  while another has an optimum), the intercept is set to that infinity instead of running
-  the solver. These decisions are functions of the partition's own counts, noise and
-  optima. ``tol`` above :data:`MAX_TOL` and ``max_iter`` below
-  :data:`MIN_MAX_ITER` fall back to the per-fit path (:func:`plan`).
+  solver instead: its objective (scikit-learn's loss, the same formula in numpy, plus the
+  perturbation), ``fmin_l_bfgs_b`` with diffprivlib's arguments, one problem at a time.
+  Where the objective has no minimum and only the sign of the run-off matters (a binary
+  partition; or at most one class running up, not all running down), the intercept is set
+  to that infinity instead of running the solver. These decisions are functions of the
+  partition's own counts, noise and optima. ``tol`` above :data:`MAX_TOL` and ``max_iter``
+  below :data:`MIN_MAX_ITER` fall back to the per-fit path (:func:`plan`).
   ``tests/test_batched_logistic.py`` checks, with diffprivlib's own noise vector, that the
-  emulation's predictions are diffprivlib's.
+  emulation's predictions are diffprivlib's (all of them where its solver runs, all but rare
+  rows near the boundary elsewhere).
 - ``predict``: the decision function on the (unclipped) held-out rows; two classes: the
   positive one where it is above 0; more: the argmax over the present classes (the first on
   ties, classes in sorted order). Accuracy over the partition's held-out rows.
