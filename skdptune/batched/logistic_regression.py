@@ -105,6 +105,10 @@ NEWTON_DECREMENT = 1e-20
 #: At most this many Newton steps per problem (each problem counts its own).
 NEWTON_MAX_ITER = 100
 
+#: Bytes of Newton's arrays at once (Hessians and gathered rows): problems are solved in
+#: groups of about this size.
+NEWTON_BYTES = 2 ** 26
+
 #: Halvings of a problem's step before its line search gives up (no further decrease: the
 #: problem has reached its optimum to rounding).
 MAX_HALVINGS = 40
@@ -387,7 +391,7 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     objective = _Objective(X, mask, targets, n, ridge, delta, noise, candidate.fit_intercept)
     up, down = _unbounded(candidate, targets, mask, noise, delta)
     up, down = up & problems.active, down & problems.active
-    w, curvature = _newton(objective, problems.active & ~(up | down))
+    w, curvature = _newton_in_chunks(objective, problems.active & ~(up | down))
     # Where diffprivlib's L-BFGS may stop far short of the optimum (it stops once the
     # gradient's max-norm is below tol, which leaves w within sqrt(D) * tol / curvature of
     # it, and a score within that times the row norm): the same solver, on the same
@@ -515,6 +519,24 @@ class _Objective:
         index = np.arange(w.shape[-1])
         hessian[:, index, index] += l2
         return gradient, hessian
+
+
+def _newton_in_chunks(objective, active):
+    """:func:`_newton` on groups of problems whose arrays (a Hessian, and the rows twice,
+    per problem) take about :data:`NEWTON_BYTES`; the problems are independent, so how they
+    are grouped changes nothing."""
+    n_rows, dimension = objective.X.shape[1:]
+    per_problem = 8 * (dimension * dimension + 2 * dimension * n_rows)
+    size = max(1, NEWTON_BYTES // per_problem)
+    slots, parts = np.nonzero(active)
+    w = np.zeros(objective.noise.shape)
+    curvature = np.zeros(active.shape)
+    for start in range(0, len(slots), size):
+        chunk = np.zeros(active.shape, dtype=bool)
+        chunk[slots[start:start + size], parts[start:start + size]] = True
+        w_chunk, curvature_chunk = _newton(objective, chunk)
+        w[chunk], curvature[chunk] = w_chunk[chunk], curvature_chunk[chunk]
+    return w, curvature
 
 
 def _newton(objective, active):
