@@ -19,7 +19,8 @@ all ``n``. joblib's own memory-mapping threshold is left as it is: a different o
 replace its reusable workers, about a second each time a search follows another joblib call.
 
 Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
-(diffprivlib's ``GaussianNB``, ``RandomForestClassifier`` or ``DecisionTreeClassifier``,
+(diffprivlib's ``GaussianNB``, ``LogisticRegression``, ``RandomForestClassifier`` or
+``DecisionTreeClassifier``,
 alone or after public steps and DP partition steps such as diffprivlib's ``StandardScaler``,
 also inside a ``ColumnTransformer``), scored by plain
 accuracy, without fit or scorer parameters and with 1-d ``y``, is fitted on all partitions at
@@ -273,7 +274,7 @@ def candidate_paths(estimator, candidates, utility, n_features=None, *, fit_para
 
 
 def _batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, pre_dispatch,
-                    verbose, error_score=np.nan):
+                    verbose, error_score="raise"):
     """One family's candidates on every partition, through joblib in blocks of partitions:
     ``(len(ids), n_partitions)`` utilities.
 

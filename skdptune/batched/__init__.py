@@ -53,7 +53,12 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
-from diffprivlib.models import DecisionTreeClassifier, GaussianNB, RandomForestClassifier
+from diffprivlib.models import (
+    DecisionTreeClassifier,
+    GaussianNB,
+    LogisticRegression,
+    RandomForestClassifier,
+)
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from scipy import sparse
 from sklearn.base import clone
@@ -63,11 +68,12 @@ from sklearn.preprocessing import FunctionTransformer
 
 from .. import gate
 from ..dp_fit import private_fit_context
-from . import forest, gaussian_nb, standard_scaler
+from . import forest, gaussian_nb, logistic_regression, standard_scaler
 
 #: Estimator class (matched exactly: a subclass may change ``fit``) -> batched family module.
 FAMILIES = {
     GaussianNB: gaussian_nb,
+    LogisticRegression: logistic_regression,
     RandomForestClassifier: forest,
     DecisionTreeClassifier: forest,
 }

@@ -33,6 +33,7 @@ PUBLIC_MODULES = [
     "skdptune.batched.gaussian_nb",
     "skdptune.batched.standard_scaler",
     "skdptune.batched.forest",
+    "skdptune.batched.logistic_regression",
     "skdptune.evaluate",
     "skdptune.exceptions",
     "skdptune.partition_scaling",

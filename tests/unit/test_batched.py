@@ -105,8 +105,9 @@ def test_gaussian_nb_with_accuracy_takes_the_batched_path(binary_data, paths, in
     (GaussianNB(bounds=(0, 1), priors=[0.5, 0.6]), {"var_smoothing": [1e-9]},
      {"error_score": 0.0}, {}),
     (type("MyNB", (GaussianNB,), {})(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {}, {}),
-    (LogisticRegression(data_norm=2.0), {"C": [1.0]}, {}, {}),
-], ids=["scorer", "fit_params", "priors_not_summing_to_one", "subclass", "other_family"])
+    (LogisticRegression(data_norm=2.0, warm_start=True), {"C": [1.0]}, {}, {}),
+], ids=["scorer", "fit_params", "priors_not_summing_to_one", "subclass",
+        "unsupported_other_family"])
 def test_everything_else_takes_the_per_fit_path(binary_data, paths, estimator, grid,
                                                 search_params, fit_params):
     X, y = binary_data

@@ -1,0 +1,624 @@
+"""diffprivlib's ``LogisticRegression``, all partitions of a candidate in one array program.
+
+Emulates ``diffprivlib.models.LogisticRegression.fit`` (diffprivlib 0.6.6, objective
+perturbation after Chaudhuri, Monteleoni & Sarwate 2011) followed by ``predict`` and accuracy,
+for every partition of a block at once. The noise is drawn from the partition's own stream
+(not a secure sampler: partition fits are never released). What diffprivlib's ``fit`` does,
+and what is done here in its place:
+
+- ``classes_`` are the labels present in the partition's training rows; fewer than two raise
+  ``ValueError`` (here: :data:`~skdptune.batched.common.FIT_FAILED`, which the engine scores as the
+  per-fit path scores a failed fit). Two classes: one problem, the larger label positive, with
+  all of ``epsilon``. More: one-vs-rest, one problem per present class, each with ``epsilon /
+  n_present`` (sequential composition over the classes), each its own noise vector.
+- Rows are clipped to L2 norm ``data_norm`` (``clip_to_norm``: a row above it is scaled down
+  to it). ``fit_intercept`` appends a constant 1 to every row (scikit-learn's
+  ``LinearModelLoss``), so the norm bound becomes ``sqrt(data_norm ** 2 + 1)``. Here: the same.
+- The objective, with ``n`` the partition's training rows and ``w`` the coefficients and
+  intercept: ``mean(log(1 + exp(z)) - y * z) + ||coef||^2 / (2 * C * n)``, the intercept not
+  penalised (``HalfBinomialLoss``, ``l2_reg_strength = 1 / (C * n)``). Here: the same.
+- The perturbation, ``Vector(epsilon_c, function_sensitivity=0.25, data_sensitivity=norm,
+  dimension=D, alpha=1 / C, n=n)``: ``epsilon' = epsilon_c - 2 * log(1 + 0.25 * norm * C)``;
+  if ``epsilon' <= 0``, an extra ridge ``delta = (0.25 * norm / expm1(epsilon_c / 4) - 1 / C)
+  / n`` on all of ``w`` (intercept included) and ``epsilon' = epsilon_c / 2``. The noise vector
+  ``b`` has a uniform direction (diffprivlib normalises a vector of sums of four halved
+  standard normals, that is a standard normal vector) and a norm ``Gamma(D, 2 * norm /
+  epsilon')`` (diffprivlib sums four ``Gamma(D / 4, .)``); the objective gains ``b . w / n +
+  delta * ||w||^2 / 2``. Here: :func:`noise_parameters` computes ``epsilon'``, ``delta`` and
+  the scale exactly as ``Vector.randomise``; the direction is a normalised standard normal
+  vector and the norm one ``Gamma(D)`` variate times the scale: the same law.
+- The minimiser: scipy's L-BFGS-B from ``w = 0`` (``pgtol=tol``, ``factr=64``,
+  ``maxiter=max_iter``). Here: Newton's method on every (partition, class) problem at once,
+  each with its own backtracking (Armijo) line search, its own stopping rule (gradient
+  max-norm below :data:`NEWTON_GTOL`, Newton decrement below :data:`NEWTON_DECREMENT`, or no
+  strict decrease) and its own iteration count (at most :data:`NEWTON_MAX_ITER`): the exact
+  optimum of the perturbed objective, to rounding.
+
+  diffprivlib's solver stops once the gradient's max-norm is below ``tol`` (or its relative
+  decrease is below ``factr`` times the machine epsilon), so it lands within about
+  ``sqrt(D) * tol / mu`` of the optimum (``mu`` the smallest curvature there). Elsewhere
+  the optimum's predictions are diffprivlib's but for rows within about that (times the row
+  norm) of the decision boundary. Where that bound exceeds :data:`MAX_REACH` (a flat
+  optimum: huge noise, weak regularisation, an intercept on which the loss has saturated),
+  and where the objective has no minimum at all (noise on the intercept beyond a class's
+  count, without diffprivlib's extra ridge: its L-BFGS then runs off along the intercept to
+  about ``1e18``, a constant sign of its score), the problem is solved by diffprivlib's own
+  solver instead: its objective (scikit-learn's loss, the same formula in numpy, plus the
+  perturbation), ``fmin_l_bfgs_b`` with diffprivlib's arguments, one problem at a time.
+  Where the objective has no minimum and only the sign of the run-off matters (a binary
+  partition; or at most one class running up, not all running down), the intercept is set
+  to that infinity instead of running the solver. These decisions are functions of the
+  partition's own counts, noise and optima. ``tol`` above :data:`MAX_TOL` and ``max_iter``
+  below :data:`MIN_MAX_ITER` fall back to the per-fit path (:func:`plan`).
+  ``tests/test_batched_logistic.py`` checks, with diffprivlib's own noise vector, that the
+  emulation's predictions are diffprivlib's (all of them where its solver runs, all but rare
+  rows near the boundary elsewhere).
+- ``predict``: the decision function on the (unclipped) held-out rows; two classes: the
+  positive one where it is above 0; more: the argmax over the present classes (the first on
+  ties, classes in sorted order). Accuracy over the partition's held-out rows.
+
+Every quantity of a partition is a function of its own rows, the public parameters and its own
+stream: the block's arrays stack partitions side by side, padded with zero rows that weigh
+nothing (a partition's sums add exact zeros; the padding's length is set by the partition
+sizes, which a record's value does not change). Every problem is stopped by its own criterion
+(masks), never by another's.
+"""
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import expit
+
+from .common import FIT_FAILED, positive_finite
+
+#: Above this many classes the one-vs-rest problems (candidates x classes x partitions, each
+#: a ``D x D`` Hessian) stop being cheap: the per-fit path takes over.
+MAX_CLASSES = 16
+
+#: Candidates whose ``tol`` is above this fall back: diffprivlib's solver may stop far from
+#: the optimum that the emulation reaches.
+MAX_TOL = 1e-3
+
+#: Candidates whose ``max_iter`` is below this fall back: diffprivlib's solver may stop
+#: before it converges (it took at most 56 iterations in 100 fits of each regime of the
+#: tests, with the rescaled ``epsilon`` and ``C`` of partition fits; the default is 100).
+MIN_MAX_ITER = 100
+
+#: Above this many coefficients (features + intercept) a Hessian per problem stops being
+#: cheap: the per-fit path takes over.
+MAX_DIMENSION = 256
+
+#: A problem whose optimum is so flat that diffprivlib's stopping point may lie further than
+#: this from it, in a held-out row's score (the worst-case bound ``sqrt(D) * tol / mu *
+#: norm``, see :func:`fit_partitions`), is solved by diffprivlib's own solver instead. The
+#: bound is loose: in the regimes measured (those of the tests, and a block of 200 partitions
+#: x 100 rows x 20 features), the problems where the stopping point changed predictions had
+#: a bound above 1e13 (an intercept on which the loss has saturated), the others below 5.
+MAX_REACH = 10.0
+
+#: A problem stops once its gradient's max-norm is below this (its optimum, to rounding).
+NEWTON_GTOL = 1e-10
+
+#: A problem stops once its Newton decrement ``g' H^-1 g`` is below this (its objective
+#: within about half this of the optimum: past the rounding of the objective's value).
+NEWTON_DECREMENT = 1e-20
+
+#: At most this many Newton steps per problem (each problem counts its own).
+NEWTON_MAX_ITER = 100
+
+#: Bytes of Newton's arrays at once (Hessians and gathered rows): problems are solved in
+#: groups of about this size.
+NEWTON_BYTES = 2 ** 26
+
+#: Halvings of a problem's step before its line search gives up (no further decrease: the
+#: problem has reached its optimum to rounding).
+MAX_HALVINGS = 40
+
+
+@dataclass(frozen=True)
+class LogisticRegressionPlan:
+    """What a partition fit of one candidate needs: public parameters only.
+
+    Attributes
+    ----------
+    epsilon : float
+        The candidate's (partition-scaled) ``epsilon``, split over the one-vs-rest problems.
+    data_norm : float
+        The declared bound on a row's L2 norm (rows are clipped to it).
+    C : float
+        Inverse regularisation strength (partition-scaled).
+    fit_intercept : bool
+        Whether an unpenalised intercept is fitted.
+    tol : float
+        diffprivlib's ``tol`` (its L-BFGS's ``pgtol``): in the bound of :data:`MAX_REACH`,
+        and on the problems diffprivlib's own solver is run on.
+    max_iter : int
+        diffprivlib's ``max_iter``, on the problems diffprivlib's own solver is run on.
+    """
+
+    epsilon: float
+    data_norm: float
+    C: float
+    fit_intercept: bool
+    tol: float = 1e-4
+    max_iter: int = 100
+
+
+def plan(estimator, n_features):
+    """The :class:`LogisticRegressionPlan` of a configured ``LogisticRegression``, or None.
+
+    Decided from the parameters and the number of features only. What this emulation does not
+    reproduce falls back to the per-fit path, which gives it the behaviour of a real fit
+    (``error_score`` included): ``data_norm`` None (computed from the data), ``warm_start``,
+    a non-finite or non-positive ``epsilon``, ``data_norm`` or ``C``, ``tol`` above
+    :data:`MAX_TOL`, ``max_iter`` below :data:`MIN_MAX_ITER`, more than
+    :data:`MAX_DIMENSION` coefficients, and parameters scikit-learn rejects.
+
+    Parameters
+    ----------
+    estimator : diffprivlib.models.LogisticRegression
+        The candidate, its parameters set.
+    n_features : int or None
+        Columns of ``X``; None before the data (the forecast): the width is then not checked.
+
+    Returns
+    -------
+    plan : LogisticRegressionPlan or None
+    """
+    params = estimator.get_params(deep=False)
+    epsilon, data_norm, C = params.get("epsilon"), params.get("data_norm"), params.get("C")
+    tol, max_iter = params.get("tol"), params.get("max_iter")
+    fit_intercept = params.get("fit_intercept")
+    if not (positive_finite(epsilon) and positive_finite(data_norm) and positive_finite(C)):
+        return None
+    if params.get("warm_start") is not False or not isinstance(fit_intercept, (bool, np.bool_)):
+        return None
+    if not positive_finite(tol) or tol > MAX_TOL:
+        return None
+    if (isinstance(max_iter, bool) or not isinstance(max_iter, Integral)
+            or max_iter < MIN_MAX_ITER):
+        return None
+    if n_features is not None and not 1 <= n_features <= MAX_DIMENSION - int(fit_intercept):
+        return None
+    try:
+        estimator._validate_params()  # scikit-learn's own constraints, as fit checks them
+    except Exception:  # noqa: BLE001 - whatever the real fit would make of it
+        return None
+    return LogisticRegressionPlan(float(epsilon), float(data_norm), float(C),
+                                  bool(fit_intercept), float(tol), int(max_iter))
+
+
+def noise_parameters(epsilon, data_norm, C, n, fit_intercept):
+    """The perturbation of one problem, as diffprivlib's ``Vector.randomise`` computes it.
+
+    Parameters
+    ----------
+    epsilon : float or ndarray
+        The problem's ``epsilon`` (the candidate's over the number of one-vs-rest problems).
+    data_norm : float
+        The declared row norm (before the intercept's column is added).
+    C : float
+    n : int or ndarray
+        The partition's training rows.
+    fit_intercept : bool
+
+    Returns
+    -------
+    scale : float or ndarray
+        Scale of the noise vector's ``Gamma(D)`` norm: ``2 * norm / epsilon'``.
+    delta : float or ndarray
+        The extra ridge on all coefficients (0 unless ``epsilon' <= 0``).
+    """
+    # Vector(function_sensitivity=0.25, data_sensitivity=norm, alpha=1 / C): the logistic
+    # loss's second derivative is at most 1/4, and a clipped row (with its intercept 1) has
+    # norm at most `norm`.
+    norm = np.sqrt(data_norm ** 2 + 1) if fit_intercept else data_norm
+    epsilon = np.asarray(epsilon, dtype=float)
+    n = np.asarray(n, dtype=float)
+    epsilon_p = epsilon - 2 * np.log1p(0.25 * norm * C)
+    short = epsilon_p <= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = np.where(short, (0.25 * norm / np.expm1(epsilon / 4) - 1.0 / C) / n, 0.0)
+    epsilon_p = np.where(short, epsilon / 2, epsilon_p)
+    return 2 * norm / epsilon_p, delta
+
+
+def noise_draws(rng, n_problems, dimension):
+    """A partition's standard draws for its noise vectors, in their fixed layout.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The partition's stream.
+    n_problems : int
+        Slots (one-vs-rest problems), each drawn whether it is fitted or not.
+    dimension : int
+        ``D``: features plus intercept.
+
+    Returns
+    -------
+    normals : ndarray of shape (n_problems, dimension)
+        Standard normals: the directions.
+    gammas : ndarray of shape (n_problems,)
+        ``Gamma(D, 1)`` variates: the norms, before their scale.
+    """
+    return rng.standard_normal((n_problems, dimension)), rng.gamma(dimension, 1.0, n_problems)
+
+
+def noise_vectors(normals, gammas, scale):
+    """Noise vectors with diffprivlib's ``Vector`` law from standard draws.
+
+    Parameters
+    ----------
+    normals : ndarray of shape (..., D)
+        Standard normal draws: the direction.
+    gammas : ndarray of shape (...)
+        ``Gamma(D, 1)`` draws: the norm, before its scale.
+    scale : ndarray of shape (...)
+
+    Returns
+    -------
+    vectors : ndarray of shape (..., D)
+    """
+    direction = normals / np.linalg.norm(normals, axis=-1, keepdims=True)
+    return direction * (gammas * scale)[..., None]
+
+
+def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
+                         n_parts, n_classes, rngs):
+    """Accuracy of every plan's fit on every partition of a block, on its held-out rows.
+
+    Parameters
+    ----------
+    plans : list of LogisticRegressionPlan
+    X_train : ndarray of shape (n_train, n_features), float64
+        The block's training rows, in any order.
+    y_train : ndarray of shape (n_train,), int
+        Class codes ``0 .. n_classes - 1`` (sorted label order).
+    part_train : ndarray of shape (n_train,), int
+        Partition of each training row within the block, ``0 .. n_parts - 1``.
+    X_val, y_val, part_val
+        The same for the held-out rows (any order).
+    n_parts, n_classes : int
+    rngs : list of list of numpy.random.Generator
+        ``rngs[j][p]``: the stream of plan ``j`` on partition ``p``.
+
+    Returns
+    -------
+    accuracies : ndarray of shape (len(plans), n_parts)
+        NaN where a partition has no training or no held-out rows;
+        :data:`~skdptune.batched.common.FIT_FAILED` where its training rows hold fewer than two
+        classes (diffprivlib's fit raises).
+    """
+    problems = _Problems(y_train, part_train, n_parts, n_classes)
+    n_val = np.bincount(part_val, minlength=n_parts)
+    result = np.full((len(plans), n_parts), np.nan)
+    for j, candidate in enumerate(plans):
+        w = fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes,
+                           rngs[j], problems=problems)
+        correct = _predict(w, problems, X_val, part_val, candidate.fit_intercept) == y_val
+        hits = np.bincount(part_val, weights=correct, minlength=n_parts)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accuracy = hits / n_val
+        accuracy = np.where(problems.n_present >= 2, accuracy, FIT_FAILED)
+        result[j] = np.where((problems.n_train > 0) & (n_val > 0), accuracy, np.nan)
+    return result
+
+
+class _Problems:
+    """The one-vs-rest problems of a block: slots (classes that can be positive) x partitions.
+
+    With two classes in the data there is one slot (class 1 positive). With more, one slot per
+    class: a partition with two present classes fits one problem (its larger class positive,
+    all of ``epsilon``), one with more fits one per present class (``epsilon / n_present``).
+    Everything here is a function of each partition's own labels.
+    """
+
+    def __init__(self, y, part, n_parts, n_classes):
+        counts = np.bincount(part * n_classes + y,
+                             minlength=n_parts * n_classes).reshape(n_parts, n_classes)
+        present = counts > 0
+        self.n_train = counts.sum(axis=1)
+        self.n_present = present.sum(axis=1)
+        self.n_classes = n_classes
+        binary = self.n_present == 2
+        # The two classes of a binary partition (placeholders elsewhere).
+        order = np.argsort(~present, axis=1, kind="stable")
+        self.negative, self.positive = order[:, 0], order[:, 1]
+        if n_classes <= 2:
+            self.slot_class = np.array([1])
+            active = binary[None, :]
+        else:
+            self.slot_class = np.arange(n_classes)
+            multi = self.n_present > 2
+            active = (present.T & multi[None, :]) | (
+                (self.slot_class[:, None] == self.positive[None, :]) & binary[None, :])
+        self.active = active  # (n_slots, n_parts)
+        self.binary = binary
+        # Each problem's epsilon share: all of it for a binary fit, 1 / n_present otherwise.
+        self.share = np.where(binary, 1.0, 1.0 / np.maximum(self.n_present, 1))
+
+
+def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, rngs,
+                   problems=None):
+    """The emulated coefficients of one plan's one-vs-rest problems on every partition.
+
+    Parameters
+    ----------
+    candidate : LogisticRegressionPlan
+    X_train, y_train, part_train, n_parts, n_classes
+        As for :func:`partition_accuracies`.
+    rngs : list of numpy.random.Generator
+        One stream per partition.
+    problems : optional
+        The block's problems, when already built.
+
+    Returns
+    -------
+    w : ndarray of shape (n_slots, n_parts, n_features + fit_intercept)
+        Coefficients (then the intercept) of each slot's problem on each partition: one slot
+        (class 1 positive) with two classes in the data, one per class otherwise; zeros where
+        the problem is not fitted (the class is absent, or not the positive one of a binary
+        partition); an intercept of ``+-inf`` (and zero coefficients) where diffprivlib's runs
+        off to about ``+-1e18``.
+    """
+    if problems is None:
+        problems = _Problems(y_train, part_train, n_parts, n_classes)
+    X, mask, rows = _padded(candidate, X_train, part_train, n_parts)
+    n_slots, dimension = len(problems.slot_class), X.shape[-1]
+    # Each partition's draws come from its own stream, in a fixed layout: a standard normal
+    # vector and a Gamma(D) variate per slot, whether the slot is fitted or not.
+    normals = np.empty((n_slots, n_parts, dimension))
+    gammas = np.empty((n_slots, n_parts))
+    for p, rng in enumerate(rngs):
+        normals[:, p], gammas[:, p] = noise_draws(rng, n_slots, dimension)
+    n = np.maximum(problems.n_train, 1)
+    scale, delta = noise_parameters(candidate.epsilon * problems.share, candidate.data_norm,
+                                    candidate.C, n, candidate.fit_intercept)
+    noise = noise_vectors(normals, gammas, np.broadcast_to(scale, (n_slots, n_parts)))
+    # Targets: 1 where the row's class is the slot's class (padding rows weigh nothing).
+    y_rows = np.zeros(mask.shape, dtype=np.intp)
+    y_rows[rows] = y_train
+    targets = (y_rows[None] == problems.slot_class[:, None, None]).astype(float)
+    ridge = np.broadcast_to(1.0 / (candidate.C * n), (n_slots, n_parts))
+    delta = np.broadcast_to(delta, ridge.shape)
+    objective = _Objective(X, mask, targets, n, ridge, delta, noise, candidate.fit_intercept)
+    up, down = _unbounded(candidate, targets, mask, noise, delta)
+    up, down = up & problems.active, down & problems.active
+    w, curvature = _newton_in_chunks(objective, problems.active & ~(up | down))
+    # Where diffprivlib's L-BFGS may stop far short of the optimum (it stops once the
+    # gradient's max-norm is below tol, which leaves w within sqrt(D) * tol / curvature of
+    # it, and a score within that times the row norm): the same solver, on the same
+    # objective, from the same start, on these problems one by one. Decided from each
+    # problem's own optimum.
+    norm = np.sqrt(candidate.data_norm ** 2 + candidate.fit_intercept)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reach = np.sqrt(dimension) * candidate.tol / curvature * norm
+    solve = problems.active & ~(up | down) & ~((curvature > 0) & (reach <= MAX_REACH))
+    # No minimum: diffprivlib's L-BFGS runs off along the intercept, to about +-1e18, where a
+    # problem's score is a constant sign for every row. Here the intercept is +-inf, unless
+    # the partition's prediction depends on how far each ran (two or more running up, or all
+    # its problems running down): then diffprivlib's solver on those.
+    n_up = up.sum(axis=0)
+    n_down = down.sum(axis=0)
+    race = ~problems.binary & ((n_up >= 2) | (n_down == problems.n_present))
+    solve |= (up | down) & race[None, :]
+    ran_off = (up | down) & ~race[None, :]
+    w[ran_off] = 0.0
+    w[..., -1] = np.where(ran_off, np.where(up, np.inf, -np.inf), w[..., -1])
+    for slot, p in zip(*np.nonzero(solve)):
+        rows = mask[p] > 0
+        w[slot, p] = _diffprivlib_lbfgs(candidate, X[p, rows], targets[slot, p, rows],
+                                        noise[slot, p], delta[slot, p])
+    return w
+
+
+def _unbounded(candidate, targets, mask, noise, delta):
+    """The problems whose perturbed objective has no minimum, from their own counts and noise,
+    by the direction the intercept runs off in: ``(up, down)``.
+
+    The coefficients carry an L2 penalty, so the objective can only decrease without bound
+    along the unpenalised intercept (no intercept, or ``delta > 0``: bounded). Along ``+c``
+    its slope tends to ``(n_negative + b_c) / n``, along ``-c`` to ``(b_c - n_positive) / n``
+    (``b_c`` the noise on the intercept): unbounded when either is not positive.
+    """
+    if not candidate.fit_intercept:
+        return np.zeros(delta.shape, dtype=bool), np.zeros(delta.shape, dtype=bool)
+    positive = np.sum(targets * mask[None], axis=-1)
+    negative = np.sum(mask, axis=-1)[None] - positive
+    b = noise[..., -1]
+    return (delta == 0) & (negative + b <= 0), (delta == 0) & (b - positive >= 0)
+
+
+def _diffprivlib_lbfgs(candidate, X, targets, noise, delta):
+    """diffprivlib's minimiser on one problem (``X`` clipped, with the intercept's column):
+    its objective (scikit-learn's loss and gradient, in numpy, plus the perturbation),
+    L-BFGS-B from 0 with diffprivlib's ``factr``, ``pgtol`` and ``maxiter``."""
+    from scipy import optimize
+
+    n = len(X)
+    ridge = np.full(X.shape[1], 1.0 / (candidate.C * n))
+    if candidate.fit_intercept:
+        ridge[-1] = 0.0  # scikit-learn does not penalise the intercept
+
+    def perturbed(w):
+        z = X @ w
+        value = np.sum(np.logaddexp(0.0, z) - targets * z) / n + 0.5 * np.sum(ridge * w * w)
+        gradient = X.T @ (expit(z) - targets) / n + ridge * w
+        return (value + noise @ w / n + 0.5 * delta * w @ w,
+                gradient + noise / n + delta * w)
+
+    with np.errstate(all="ignore"):
+        w, _, _ = optimize.fmin_l_bfgs_b(perturbed, np.zeros(len(noise)), factr=64,
+                                         pgtol=candidate.tol, maxiter=candidate.max_iter)
+    return w
+
+
+def _padded(candidate, X_train, part_train, n_parts):
+    """The block's training rows clipped to ``data_norm`` (with the intercept's column),
+    as ``(n_parts, max rows, D)`` with zero padding; the mask of real rows; their places."""
+    norms = np.linalg.norm(X_train, axis=1) / candidate.data_norm
+    X = X_train / np.maximum(norms, 1.0)[:, None]  # diffprivlib's clip_to_norm
+    if candidate.fit_intercept:
+        X = np.hstack([X, np.ones((len(X), 1))])
+    sizes = np.bincount(part_train, minlength=n_parts)
+    order = np.argsort(part_train, kind="stable")
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    position = np.empty(len(part_train), dtype=np.intp)
+    position[order] = np.arange(len(part_train)) - np.repeat(starts, sizes)
+    padded = np.zeros((n_parts, max(int(sizes.max(initial=0)), 1), X.shape[1]))
+    padded[part_train, position] = X
+    mask = np.zeros(padded.shape[:2])
+    mask[part_train, position] = 1.0
+    return padded, mask, (part_train, position)
+
+
+class _Objective:
+    """diffprivlib's perturbed objective of every (slot, partition) problem.
+
+    ``F(w) = sum(mask * (log(1 + exp(z)) - t * z)) / n + ridge * ||coef||^2 / 2
+    + b . w / n + delta * ||w||^2 / 2``, ``z = X w``. Methods take the problems to evaluate
+    as ``(slots, parts)`` index arrays and ``w`` of shape ``(len(slots), D)``.
+    """
+
+    def __init__(self, X, mask, targets, n, ridge, delta, noise, fit_intercept):
+        self.X, self.mask, self.targets, self.n = X, mask, targets, n
+        self.noise = noise
+        dimension = X.shape[-1]
+        # The L2 weight of each coefficient: ridge on the features, delta on all.
+        penalised = np.ones(dimension)
+        if fit_intercept:
+            penalised[-1] = 0.0
+        self.l2 = ridge[..., None] * penalised + delta[..., None]  # (slots, parts, D)
+
+    def value(self, which, w):
+        slots, parts = which
+        X, mask = self.X[parts], self.mask[parts]
+        z = np.matmul(X, w[..., None])[..., 0]
+        loss = np.sum(mask * (np.logaddexp(0.0, z) - self.targets[slots, parts] * z), axis=-1)
+        return ((loss + np.sum(self.noise[slots, parts] * w, axis=-1)) / self.n[parts]
+                + 0.5 * np.sum(self.l2[slots, parts] * w * w, axis=-1))
+
+    def gradient_hessian(self, which, w):
+        slots, parts = which
+        X, mask, n = self.X[parts], self.mask[parts], self.n[parts][:, None]
+        sigma = expit(np.matmul(X, w[..., None])[..., 0])
+        residual = mask * (sigma - self.targets[slots, parts])
+        Xt = np.swapaxes(X, -1, -2)
+        l2 = self.l2[slots, parts]
+        gradient = (np.matmul(Xt, residual[..., None])[..., 0] + self.noise[slots, parts]) / n
+        gradient += l2 * w
+        weights = mask * sigma * (1.0 - sigma) / n
+        hessian = np.matmul(Xt * weights[:, None, :], X)
+        index = np.arange(w.shape[-1])
+        hessian[:, index, index] += l2
+        return gradient, hessian
+
+
+def _newton_in_chunks(objective, active):
+    """:func:`_newton` on groups of problems whose arrays (a Hessian, and the rows twice,
+    per problem) take about :data:`NEWTON_BYTES`; the problems are independent, so how they
+    are grouped changes nothing."""
+    n_rows, dimension = objective.X.shape[1:]
+    per_problem = 8 * (dimension * dimension + 2 * dimension * n_rows)
+    size = max(1, NEWTON_BYTES // per_problem)
+    slots, parts = np.nonzero(active)
+    w = np.zeros(objective.noise.shape)
+    curvature = np.zeros(active.shape)
+    for start in range(0, len(slots), size):
+        chunk = np.zeros(active.shape, dtype=bool)
+        chunk[slots[start:start + size], parts[start:start + size]] = True
+        w_chunk, curvature_chunk = _newton(objective, chunk)
+        w[chunk], curvature[chunk] = w_chunk[chunk], curvature_chunk[chunk]
+    return w, curvature
+
+
+def _newton(objective, active):
+    """Newton's method with a backtracking line search, every problem on its own.
+
+    A problem stops when its gradient's max-norm is below :data:`NEWTON_GTOL`, when its Newton
+    decrement (``g' H^-1 g``, about twice its distance to the optimal value) is below
+    :data:`NEWTON_DECREMENT`, when its line search finds no strict decrease (its optimum, to
+    rounding), or after :data:`NEWTON_MAX_ITER` of its own steps. Problems that are not
+    ``active`` are not fitted (left at 0). Only running problems are computed.
+    """
+    n_slots, n_parts, dimension = objective.noise.shape
+    w = np.zeros((n_slots, n_parts, dimension))
+    curvature = np.zeros((n_slots, n_parts))
+    slots, parts = np.nonzero(active)
+    current = np.zeros((len(slots), dimension))
+    value = objective.value((slots, parts), current)
+    for _ in range(NEWTON_MAX_ITER):  # every running problem takes one step per round
+        if not len(slots):
+            break
+        gradient, hessian = objective.gradient_hessian((slots, parts), current)
+        direction = _solve(hessian, gradient)
+        # A singular or non-finite step: the steepest descent instead.
+        bad = ~np.all(np.isfinite(direction), axis=-1)
+        direction[bad] = -gradient[bad]
+        slope = np.sum(gradient * direction, axis=-1)
+        done = (np.max(np.abs(gradient), axis=-1) <= NEWTON_GTOL) | (-slope <= NEWTON_DECREMENT)
+        # Backtracking, each problem its own step length.
+        t = np.ones(len(slots))
+        searching = ~done
+        for _ in range(MAX_HALVINGS):
+            look = np.flatnonzero(searching)
+            if not len(look):
+                break
+            trial = current[look] + t[look, None] * direction[look]
+            with np.errstate(over="ignore", invalid="ignore"):
+                trial_value = objective.value((slots[look], parts[look]), trial)
+            good = trial_value < value[look] + 1e-4 * t[look] * slope[look]
+            current[look[good]], value[look[good]] = trial[good], trial_value[good]
+            searching[look[good]] = False
+            t[look[~good]] /= 2
+        done |= searching  # no strict decrease along a descent direction: at the optimum
+        w[slots[done], parts[done]] = current[done]
+        if np.any(done):
+            curvature[slots[done], parts[done]] = np.linalg.eigvalsh(hessian[done])[:, 0]
+        slots, parts, current, value = slots[~done], parts[~done], current[~done], value[~done]
+    w[slots, parts] = current  # NEWTON_MAX_ITER steps: curvature 0, diffprivlib's solver
+    return w, curvature
+
+
+def _solve(hessian, gradient):
+    """``-H^-1 g`` per problem; NaN for a problem whose ``H`` is singular (one problem's
+    failure never changes another's step).
+
+    ``H`` gains ``1e-12`` times its largest diagonal entry on its diagonal: where the loss has
+    saturated along the intercept (no curvature there) the step stays defined, and elsewhere
+    it is unchanged to rounding. The optimum is the objective's either way.
+    """
+    diagonal = np.diagonal(hessian, axis1=-2, axis2=-1)
+    hessian = hessian + (1e-12 * np.max(np.abs(diagonal), axis=-1))[:, None, None] * np.eye(
+        hessian.shape[-1])
+    with np.errstate(all="ignore"):
+        try:
+            return -np.linalg.solve(hessian, gradient[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            direction = np.full(gradient.shape, np.nan)
+            for i in range(len(gradient)):
+                try:
+                    direction[i] = -np.linalg.solve(hessian[i], gradient[i])
+                except np.linalg.LinAlgError:
+                    pass
+            return direction
+
+
+def _predict(w, problems, X, part, fit_intercept):
+    """Class code that each row's partition model predicts (scikit-learn's ``predict``)."""
+    n_features = X.shape[1]
+    coef = w[..., :n_features][:, part]  # (slots, rows, features)
+    scores = np.einsum("rd,srd->sr", X, coef)
+    if fit_intercept:
+        scores += w[..., n_features][:, part]
+    binary = problems.binary[part]
+    # Two present classes: the positive one where the decision function is above 0.
+    first = scores[0] if problems.n_classes <= 2 else scores[problems.positive[part],
+                                                              np.arange(len(part))]
+    binary_prediction = np.where(first > 0, problems.positive[part], problems.negative[part])
+    # More: the argmax over the present classes (the first on ties).
+    scores = np.where(problems.active[:, part], scores, -np.inf)
+    multi_prediction = np.argmax(scores, axis=0) if len(scores) else np.zeros(len(part), int)
+    return np.where(binary, binary_prediction, multi_prediction)
