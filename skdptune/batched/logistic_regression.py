@@ -386,13 +386,16 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     objective = _Objective(X, mask, targets, n, ridge, delta, noise, candidate.fit_intercept)
     up, down = _unbounded(candidate, targets, mask, noise, delta)
     up, down = up & problems.active, down & problems.active
-    w, curvature = _newton_in_chunks(objective, problems.active & ~(up | down))
+    norm = np.sqrt(candidate.data_norm ** 2 + candidate.fit_intercept)
+    bounded = problems.active & ~(up | down)
+    # Newton only where the rule below may keep its optimum: a problem certainly too flat
+    # goes to diffprivlib's solver without it (the same outcome, sooner).
+    w, curvature = _newton_in_chunks(objective, bounded & ~certainly_flat(objective, candidate))
     # Where diffprivlib's L-BFGS may stop far short of the optimum (it stops once the
     # gradient's max-norm is below tol, which leaves w within sqrt(D) * tol / curvature of
     # it, and a score within that times the row norm): the same solver, on the same
     # objective, from the same start, on these problems one by one. Decided from each
     # problem's own optimum.
-    norm = np.sqrt(candidate.data_norm ** 2 + candidate.fit_intercept)
     with np.errstate(divide="ignore", invalid="ignore"):
         reach = np.sqrt(dimension) * candidate.tol / curvature * norm
     solve = problems.active & ~(up | down) & ~((curvature > 0) & (reach <= MAX_REACH))
@@ -412,6 +415,24 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
         w[slot, p] = _diffprivlib_lbfgs(candidate, X[p, rows], targets[slot, p, rows],
                                         noise[slot, p], delta[slot, p])
     return w
+
+
+def certainly_flat(objective, candidate):
+    """The problems whose optimum is certainly too flat for Newton's optimum to stand in for
+    diffprivlib's stopping point (:data:`MAX_REACH`), known before solving: ``(slots, parts)``.
+
+    The smallest curvature at any point is at most every diagonal entry of the Hessian there,
+    and entry ``j`` is at most ``l2_j + mean(x_j ** 2) / 4`` (a logistic weight is at most
+    ``1 / 4``). If even that bound leaves a reach above :data:`MAX_REACH`, the curvature at the
+    optimum does too, and :func:`fit_partitions` sends the problem to diffprivlib's solver
+    whatever Newton finds. A function of the problem's own rows and parameters.
+    """
+    X, mask, n = objective.X, objective.mask, objective.n
+    mean_squares = np.einsum("prd,pr->pd", X * X, mask) / n[:, None]  # (parts, D)
+    bound = np.min(objective.l2 + 0.25 * mean_squares[None], axis=-1)  # (slots, parts)
+    norm = np.sqrt(candidate.data_norm ** 2 + candidate.fit_intercept)
+    with np.errstate(divide="ignore"):
+        return np.sqrt(X.shape[-1]) * candidate.tol / bound * norm > MAX_REACH
 
 
 def _unbounded(candidate, targets, mask, noise, delta):

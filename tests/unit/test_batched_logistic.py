@@ -395,3 +395,31 @@ def test_partition_utilities_have_diffprivlibs_law(n_classes, epsilon):
 def test_partition_utilities_have_diffprivlibs_law_audit(n_classes, n_train, epsilon, C):
     p_value, ours, theirs = _compare_utilities(n_classes, n_train, epsilon, C, 1500, n_train)
     assert p_value > ALPHA, (ours, theirs)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_problems_sent_to_diffprivlibs_solver_before_newton_end_as_after(monkeypatch, n_classes):
+    # certainly_flat skips Newton where the reach rule would reject its optimum anyway: the
+    # coefficients are the same to the bit as with Newton run on every problem first. A rare
+    # indicator column (a one-hot category) makes some partitions' problems flat.
+    X, y = _data(1200, n_classes=n_classes, n_features=4)
+    X = np.hstack([X, (np.arange(len(y)) % 97 == 0)[:, None].astype(float)])
+    splits = _splits(len(y), 12)
+    real = logistic_regression.certainly_flat
+    for candidate in ({"epsilon": 5.0, "C": 10.0}, {"epsilon": 50.0, "C": 1.0},
+                      {"epsilon": 80.0, "C": 1e4}):
+        flagged = []
+
+        def spy(objective, plan):
+            flagged.append(real(objective, plan))
+            return flagged[-1]
+
+        monkeypatch.setattr(logistic_regression, "certainly_flat", spy)
+        screened = _coefficients(candidate, X, y, splits)
+        monkeypatch.setattr(logistic_regression, "certainly_flat",
+                            lambda objective, plan: np.zeros(objective.noise.shape[:2], bool))
+        np.testing.assert_array_equal(_coefficients(candidate, X, y, splits), screened)
+        if candidate["C"] == 1e4:
+            assert flagged[-1].any()  # the shortcut was taken
+        if candidate["C"] == 1.0:
+            assert not flagged[-1].all()  # and not everywhere
