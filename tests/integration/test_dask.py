@@ -3,7 +3,8 @@
 A real LocalCluster (2 worker processes, 1 thread each) runs the partition fits through
 joblib's dask backend. diffprivlib's LogisticRegression calls joblib itself inside fit; under
 the dask backend that nested call used to wait on dask while the next task blocked on the
-warnings lock. Fits now run their nested joblib calls sequentially.
+warnings lock. Fits now run their nested joblib calls sequentially. The batched families'
+blocks of partitions go through the same backend.
 """
 
 import threading
@@ -11,7 +12,7 @@ import threading
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LogisticRegression
+from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from joblib import parallel_backend
 from sklearn.datasets import make_classification
@@ -69,12 +70,18 @@ def fit_within_deadline(search_, X, y):
     "estimator, grid",
     [
         (LogisticRegression(data_norm=2.0, random_state=0), {"C": [0.1, 1.0, 10.0]}),
+        # max_iter below the batched family's floor: the per-fit path, whose nested joblib call
+        # inside diffprivlib's fit is the deadlock this module guards against.
+        (LogisticRegression(data_norm=2.0, max_iter=50, random_state=0), {"C": [0.1, 1.0]}),
         (GaussianNB(bounds=(-1, 1), random_state=0), {"var_smoothing": [1e-9, 1e-3]}),
         (make_pipeline(DPStandardScaler(bounds=(-1, 1), epsilon=0.5, random_state=0),
                        LogisticRegression(data_norm=2.0, random_state=0)),
          {"logisticregression__C": [0.1, 1.0]}),
+        (RandomForestClassifier(bounds=(-1, 1), classes=[0, 1], n_estimators=3,
+                                random_state=0), {"max_depth": [2, 4]}),
     ],
-    ids=["LogisticRegression", "GaussianNB", "Pipeline"],
+    ids=["LogisticRegression", "LogisticRegression-per-fit", "GaussianNB", "Pipeline",
+         "RandomForestClassifier"],
 )
 def test_dask_gives_the_sequential_result(client, data, estimator, grid):
     X, y = data
