@@ -298,6 +298,12 @@ def _append_run(path, row):
 
 
 def _write_expected(path, records):
+    """Write ``records``, keeping the rows of the (panel, T) pairs this run did not touch."""
+    fresh = {(row[0], float(row[1])) for row in records}
+    kept = [[row["panel"], float(row["total_epsilon"]), row["candidate"], row["default"],
+             row["mean"], row["standard_error"], row["refits"]] for row in _read_runs(path)
+            if (row["panel"], float(row["total_epsilon"])) not in fresh]
+    records = kept + records
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["panel", "total_epsilon", "candidate", "default", "mean",

@@ -254,9 +254,12 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     table = (tmp_path / "table.md").read_text()
     assert all(f"| {name} (" in table for name in tuning_pays.PANELS)
     assert "Targets (issue 18)" in capsys.readouterr().out
-    # Resumable: a second run finds every search done and runs none.
-    tuning_pays.main(["--smoke", "--out", str(tmp_path)])
+    # Resumable: a second run (of one panel) finds its search done and runs none, and keeps
+    # the other panels' expected scores.
+    tuning_pays.main(["--smoke", "--panels", "cps1988-linreg", "--out", str(tmp_path)])
     assert len((tmp_path / "runs.csv").read_text().splitlines()) == 1 + len(rows)
+    with (tmp_path / "expected.csv").open() as handle:
+        assert len(list(csv.DictReader(handle))) == len(expected)
     sys.modules.pop("tuning_pays", None)
 
 
