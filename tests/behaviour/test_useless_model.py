@@ -2,14 +2,18 @@
 decided from DP outputs and public parameters only (skdptune.trivial)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
+from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import LinearRegression, LogisticRegression
 from sklearn.metrics import get_scorer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
+from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
+from skdptune.exceptions import UselessModelWarning
 from skdptune.trivial import (
     MARGIN_STDS,
     MIDDLE_OF_BOUNDS_Y_SCORE,
@@ -37,6 +41,13 @@ def ball_points(n_features, data_norm, extra, seed=0):
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     radii = data_norm * rng.rand(2000, 1) ** (1 / n_features)
     return np.vstack([directions * radii, directions * data_norm, np.atleast_2d(extra)])
+
+
+def useless_warnings(search, X, y):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, y)
+    return [w for w in caught if issubclass(w.category, UselessModelWarning)]
 
 
 # --- the constant-classifier rule, against brute force on the declared ball ---------------
@@ -113,3 +124,97 @@ def test_middle_of_bounds_y_scores_at_least_the_regression_baseline_whatever_the
     findings = trivial_findings(0.7, 0.01, scorer, middle)
     assert len(findings) == 1 and "middle of bounds_y" in findings[0]
     assert trivial_findings(0.8, 0.01, scorer, middle) == []
+
+
+# --- end to end ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def X():
+    return np.random.RandomState(0).rand(6000, 3) / 2  # L2 norm <= 0.87 <= data_norm=1
+
+
+def test_grid_search_reports_a_released_constant_classifier(X):
+    rng = np.random.RandomState(1)
+    y = (rng.rand(len(X)) < 0.8).astype(int)  # labels unrelated to X: majority 80 %
+    # Strong regularisation: the intercept dominates, the refit predicts the majority.
+    search = PrivateGridSearchCV(LogisticRegression(data_norm=1.0, random_state=0),
+                                 {"C": [1e-3, 1e-2]}, epsilon=2, random_state=0,
+                                 accountant=BudgetAccountant())
+    caught = useless_warnings(search, X, y)
+    assert constant_class(search.best_estimator_) == 1
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "predicts class" in message and "data_norm=1" in message
+    assert "constant predictor" in message and "larger epsilon" in message
+    # Its best_score_std_ is too large for the score rule: only the released model spoke.
+    assert search.best_score_std_ > 0.125 and "best_score_=" not in message
+
+
+# The grid search with most of a large selection budget on best_score_ (std 0.02). The random
+# search at chance with a per-trial budget small enough for one trial's noise std (0.024) to
+# dominate the held-out sampling error, which best_score_std_ does not cover; on learnable
+# labels with a budget its model can learn with.
+CHANCE_SETTINGS = [
+    (PrivateGridSearchCV, [{}, {}], [dict(epsilon=20, score_share=0.9)] * 2,
+     "fewer partitions"),
+    (PrivateRandomizedSearchCV, [dict(epsilon=0.05), dict(epsilon=2)],
+     [dict(trial_epsilon=0.05, n_iter=2), dict(trial_epsilon=2, n_iter=2)], "fewer trials"),
+]
+
+
+@pytest.mark.parametrize("Search, models, searches, advice", CHANCE_SETTINGS)
+def test_searches_report_a_score_not_distinguishable_from_chance(X, Search, models, searches,
+                                                                   advice):
+    rng = np.random.RandomState(1)
+    noise = rng.randint(2, size=len(X))  # nothing to learn: every model is at chance
+    signal = (X[:, 0] + 0.05 * rng.randn(len(X)) > 0.25).astype(int)
+
+    def search(model, kwargs):
+        return Search(LogisticRegression(data_norm=1.0, random_state=0, **model),
+                      {"C": [1.0, 10.0]}, random_state=0, accountant=BudgetAccountant(),
+                      **kwargs)
+
+    at_chance = search(models[0], searches[0])
+    caught = useless_warnings(at_chance, X, noise)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert f"best_score_={at_chance.best_score_:.3g}" in message and advice in message
+    assert at_chance.best_score_ < 0.5 + MARGIN_STDS * at_chance.best_score_std_
+    assert constant_class(at_chance.best_estimator_) is None  # the score rule spoke
+    # On labels it can learn: no warning.
+    learnt = search(models[1], searches[1])
+    assert useless_warnings(learnt, X, signal) == []
+    assert learnt.best_score_ > 0.5 + MARGIN_STDS * learnt.best_score_std_
+
+
+def test_grid_search_reports_a_regression_worse_than_the_middle_of_bounds_y(X):
+    rng = np.random.RandomState(1)
+    y = 10 * X[:, 0] + rng.rand(len(X))
+    # The partition fits spend epsilon=1e-3 each: their predictions are noise.
+    bad = PrivateGridSearchCV(LinearRegression(bounds_X=(0, 0.5), bounds_y=(0, 6),
+                                               epsilon=1e-3, random_state=0),
+                              {"fit_intercept": [True, False]}, selection_epsilon=20,
+                              score_share=0.9, random_state=0, accountant=BudgetAccountant())
+    caught = useless_warnings(bad, X, y)
+    assert len(caught) == 1 and "middle of bounds_y" in str(caught[0].message)
+    good = PrivateGridSearchCV(LinearRegression(bounds_X=(0, 0.5), bounds_y=(0, 6),
+                                                random_state=0),
+                               {"fit_intercept": [True, False]}, epsilon=20,
+                               score_share=0.9, random_state=0, accountant=BudgetAccountant())
+    assert useless_warnings(good, X, y) == []
+
+
+def test_useless_model_warning_points_at_the_callers_line(X):
+    rng = np.random.RandomState(1)
+    noise = rng.randint(2, size=len(X))
+    for search in (
+        PrivateGridSearchCV(LogisticRegression(data_norm=1.0, random_state=0), {"C": [1.0]},
+                            epsilon=20, score_share=0.9, random_state=0,
+                            accountant=BudgetAccountant()),
+        PrivateRandomizedSearchCV(LogisticRegression(data_norm=1.0, random_state=0,
+                                                     epsilon=0.05),
+                                  {"C": [1.0]}, trial_epsilon=0.05, n_iter=2, random_state=0,
+                                  accountant=BudgetAccountant()),
+    ):
+        caught = useless_warnings(search, X, noise)
+        assert [w.filename for w in caught] == [__file__]
