@@ -236,13 +236,15 @@ def warn_if_useless(search, stacklevel):
         fewer = (f"fewer partitions (n_partitions_={search.n_partitions_}; see "
                  "search.forecast())")
     else:
-        fewer = "fewer trials (a smaller n_iter: each trial gets more of the budget)"
+        fewer = ("fewer trials (a smaller n_iter: with epsilon= the total, each trial gets "
+                 "more of it)")
     warnings.warn(
         "The released model looks no better than a trivial one. " + " ".join(findings)
         + f" Try a larger epsilon, {fewer}, the untuned default candidate alone, or a grid "
-        "of better regularised candidates (the user guide's \"Choosing\" page, \"A released "
-        "model no better than a trivial one\"). Decided from DP outputs and public parameters only "
-        "(post-processing: no data were read, nothing was charged).",
+        "of better regularised candidates (the user guide, \"Choosing a method and a "
+        "budget\": \"A released model no better than a trivial one\"). Decided from DP "
+        "outputs and public parameters only (post-processing: no data were read, nothing was "
+        "charged).",
         UselessModelWarning,
         stacklevel=stacklevel + 1,
     )
