@@ -10,9 +10,11 @@ At the end of ``fit`` both searches call :func:`warn_if_useless`, which issues a
   constant exactly when ``|b| >= ||w|| D``. With more classes (one-vs-rest, argmax of the
   decisions) class ``c`` wins everywhere exactly when ``b_c - b_j >= ||w_c - w_j|| D`` for every
   other class ``j``. In a pipeline, ``D`` bounds the rows *reaching the classifier* (the
-  declaration diffprivlib clips to during fit): the check then says "constant on every row the
-  classifier was declared to see", and cannot tell a classifier that is constant only on the
-  (smaller) image of the steps before it, which goes unreported.
+  declaration diffprivlib clips to during fit). When every earlier step is a diffprivlib
+  ``StandardScaler`` with declared ``bounds``, those rows also lie in the box the released
+  ``mean_`` and ``scale_`` map the bounds to, and a decision that keeps its sign on that box
+  (interval arithmetic, exact for a box) is constant too. Other earlier steps leave the ball
+  alone: a classifier constant only on their (smaller) image goes unreported.
 - **A score no better than a trivial model's.** ``best_score_`` below ``baseline + k *
   best_score_std_`` (``k = 2``, :data:`MARGIN_STDS`), where ``baseline`` is what a constant
   predictor is guaranteed to score *whatever the data*:
@@ -53,6 +55,7 @@ import warnings
 
 import numpy as np
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
+from diffprivlib.models import StandardScaler as DPStandardScaler
 from sklearn.metrics import accuracy_score, balanced_accuracy_score
 from sklearn.pipeline import Pipeline
 
@@ -83,11 +86,15 @@ def constant_class(model):
     -------
     label or None
         The class predicted for every row of L2 norm at most ``data_norm`` reaching the
-        classifier, or None when some such row gets another class (or it cannot be decided).
+        classifier, or, in a pipeline whose earlier steps are all diffprivlib
+        ``StandardScaler`` with declared ``bounds``, for every row of the box those steps map
+        the declared bounds to. None when some such row gets another class (or it cannot be
+        decided).
     """
-    final = model.steps[-1][1] if isinstance(model, Pipeline) else model
-    if isinstance(final, Pipeline):
-        return constant_class(final)
+    steps = [model]
+    while isinstance(steps[-1], Pipeline):
+        steps = steps[:-1] + [step for _, step in steps[-1].steps]
+    final = steps[-1]
     if not isinstance(final, DPLogisticRegression) or final.data_norm is None:
         return None
     coef = getattr(final, "coef_", None)
@@ -97,21 +104,63 @@ def constant_class(model):
         return None
     coef, intercept = np.atleast_2d(coef), np.ravel(intercept)
     data_norm = float(final.data_norm)
+    box = _image_box(steps[:-1], coef.shape[1])
+
+    def always_positive(weights, bias):
+        # x @ weights + bias >= 0 for every row reaching the classifier: on the ball of
+        # radius D its minimum is bias - ||weights|| D; on a box [low, high] it is bias plus,
+        # per feature, the smaller of weights * low and weights * high. The rows lie in both
+        # (the ball as declared, the box as the earlier steps map it), so either suffices.
+        if bias - np.linalg.norm(weights) * data_norm >= 0:
+            return True
+        if box is None:
+            return False
+        low, high = box
+        return bias + np.sum(np.minimum(weights * low, weights * high)) >= 0
+
     if coef.shape[0] == 1:
-        # Binary: classes_[1] where x @ w + b > 0; on ||x|| <= D the decision spans
-        # [b - ||w|| D, b + ||w|| D].
-        bias = float(intercept[0])
-        if abs(bias) >= np.linalg.norm(coef[0]) * data_norm:
-            return classes[1] if bias > 0 else classes[0]
+        # Binary: classes_[1] where x @ w + b > 0, else classes_[0].
+        if always_positive(-coef[0], -float(intercept[0])):
+            return classes[0]
+        if always_positive(coef[0], float(intercept[0])):
+            return classes[1]  # (a decision of exactly 0, on the boundary, gives classes_[0])
         return None
-    # One-vs-rest: the argmax of the decisions. x = 0 is in the ball, so only the argmax of the
-    # intercepts can win everywhere; it does iff each pairwise difference keeps its sign.
-    winner = int(np.argmax(intercept))
-    for other in range(coef.shape[0]):
-        if other != winner and (intercept[winner] - intercept[other]
-                                < np.linalg.norm(coef[winner] - coef[other]) * data_norm):
+    # One-vs-rest: the argmax of the decisions; class c wins everywhere iff each pairwise
+    # difference (w_c - w_j) @ x + (b_c - b_j) stays >= 0. Only a class that wins at some row
+    # can: try each.
+    for winner in range(coef.shape[0]):
+        if all(always_positive(coef[winner] - coef[other], intercept[winner] - intercept[other])
+               for other in range(coef.shape[0]) if other != winner):
+            return classes[winner]
+    return None
+
+
+def _image_box(steps, n_features):
+    """``(low, high)`` bounding the rows ``steps`` output for rows inside their declared
+    bounds, or None when a step's output is not known to lie in a box.
+
+    Only diffprivlib's ``StandardScaler`` with declared ``bounds`` is known: it maps
+    ``[lower, upper]`` to ``[(lower - mean_) / scale_, (upper - mean_) / scale_]`` with its
+    released ``mean_`` and ``scale_`` (public once the model is).
+    """
+    if not steps:
+        return None
+    box = None
+    for step in steps:
+        if not isinstance(step, DPStandardScaler) or step.bounds is None:
             return None
-    return classes[winner]
+        try:
+            low, high = (np.broadcast_to(np.asarray(bound, dtype=float), (n_features,))
+                         for bound in step.bounds)
+        except ValueError:  # not the classifier's features: not decided
+            return None
+        if box is not None:  # the declared bounds already bound the input; keep the tighter
+            low, high = np.maximum(low, box[0]), np.minimum(high, box[1])
+        mean = step.mean_ if step.with_mean else 0.0
+        scale = step.scale_ if step.with_std else 1.0
+        ends = ((low - mean) / scale, (high - mean) / scale)
+        box = (np.minimum(*ends), np.maximum(*ends))
+    return box
 
 
 def _classifier(model):

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import LinearRegression, LogisticRegression
+from diffprivlib.models import LinearRegression, LogisticRegression, StandardScaler
 from sklearn.metrics import get_scorer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
@@ -76,6 +76,22 @@ def test_multiclass_linear_classifier_constant_exactly_when_every_pairwise_margi
     X = ball_points(2, 1.0, [[-0.5 / 1.118, 1 / 1.118]])
     assert set(constant.predict(X)) == {2} and constant_class(constant) == 2
     assert len(set(crossing.predict(X))) > 1 and constant_class(crossing) is None
+
+
+def test_constant_class_uses_the_box_a_bounded_dp_scaler_maps_the_inputs_to():
+    scaler = StandardScaler(bounds=(0.0, 1.0))
+    scaler.mean_, scaler.scale_ = np.full(2, 0.5), np.full(2, 0.5)  # [0, 1] -> [-1, 1]
+    inputs = np.vstack([np.random.RandomState(0).rand(2000, 2), [[0.0, 0.0], [0.0, 1.0]]])
+    # data_norm=10 is loose: on its ball the decision x0 + 1.5 changes sign, on the box not.
+    constant = Pipeline([("scale", scaler), ("lr", released_lr([1.0, 0.0], 1.5, [0, 1], 10))])
+    assert set(constant.predict(inputs)) == {1} and constant_class(constant) == 1
+    crossing = Pipeline([("scale", scaler), ("lr", released_lr([1.0, 0.0], 0.9, [0, 1], 10))])
+    assert set(crossing.predict(inputs)) == {0, 1} and constant_class(crossing) is None
+    # Three classes: class 2 wins on the box [-1, 1]^2 though not at every row of the ball.
+    three = released_lr([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]], [0.0, 0.0, 1.01], [0, 1, 2], 10)
+    assert set(Pipeline([("scale", scaler), ("lr", three)]).predict(inputs)) == {2}
+    assert constant_class(Pipeline([("scale", scaler), ("lr", three)])) == 2
+    assert constant_class(three) is None
 
 
 def test_constant_class_reads_the_classifier_at_the_end_of_a_pipeline():
