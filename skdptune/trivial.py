@@ -91,9 +91,7 @@ def constant_class(model):
         the declared bounds to. None when some such row gets another class (or it cannot be
         decided).
     """
-    steps = [model]
-    while isinstance(steps[-1], Pipeline):
-        steps = steps[:-1] + [step for _, step in steps[-1].steps]
+    steps = _steps(model)
     final = steps[-1]
     if not isinstance(final, DPLogisticRegression) or final.data_norm is None:
         return None
@@ -161,6 +159,23 @@ def _image_box(steps, n_features):
         ends = ((low - mean) / scale, (high - mean) / scale)
         box = (np.minimum(*ends), np.maximum(*ends))
     return box
+
+
+def _steps(model):
+    """The model's steps, nested pipelines flattened (a lone estimator is one step)."""
+    steps = [model]
+    while isinstance(steps[-1], Pipeline):
+        steps = steps[:-1] + [step for _, step in steps[-1].steps]
+    return steps
+
+
+def _box_note(model):
+    """How the earlier steps' box enters :func:`constant_class`, for the message."""
+    steps = _steps(model)
+    coef = getattr(steps[-1], "coef_", None)
+    if coef is None or _image_box(steps[:-1], np.atleast_2d(coef).shape[1]) is None:
+        return ""
+    return " (or in the box its StandardScaler steps map their declared bounds to)"
 
 
 def _classifier(model):
@@ -235,10 +250,13 @@ def trivial_findings(best_score, best_score_std, scorer, model):
         label = constant_class(model)
         if label is not None:
             final = _classifier(model)
+            label = label.item() if isinstance(label, np.generic) else label
             findings.append(
                 f"The released {type(final).__name__} predicts class {label!r} for every row "
-                f"of L2 norm <= data_norm={final.data_norm:g} reaching it (from its released "
-                f"coef_ and intercept_): it is a constant predictor."
+                f"of L2 norm <= data_norm={final.data_norm:g} reaching it{_box_note(model)} "
+                "(from its released coef_ and intercept_): on the rows it was declared to "
+                "see, it is a constant predictor (rows of larger norm, which diffprivlib "
+                "clips only when fitting, may get another class)."
             )
     if best_score is None or best_score_std is None:
         return findings

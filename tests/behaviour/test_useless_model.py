@@ -85,6 +85,8 @@ def test_constant_class_uses_the_box_a_bounded_dp_scaler_maps_the_inputs_to():
     # data_norm=10 is loose: on its ball the decision x0 + 1.5 changes sign, on the box not.
     constant = Pipeline([("scale", scaler), ("lr", released_lr([1.0, 0.0], 1.5, [0, 1], 10))])
     assert set(constant.predict(inputs)) == {1} and constant_class(constant) == 1
+    [finding] = trivial_findings(None, None, ACCURACY, constant)
+    assert "data_norm=10 reaching it (or in the box its StandardScaler steps" in finding
     crossing = Pipeline([("scale", scaler), ("lr", released_lr([1.0, 0.0], 0.9, [0, 1], 10))])
     assert set(crossing.predict(inputs)) == {0, 1} and constant_class(crossing) is None
     # Three classes: class 2 wins on the box [-1, 1]^2 though not at every row of the ball.
@@ -160,7 +162,7 @@ def test_grid_search_reports_a_released_constant_classifier(X):
     assert constant_class(search.best_estimator_) == 1
     assert len(caught) == 1
     message = str(caught[0].message)
-    assert "predicts class" in message and "data_norm=1" in message
+    assert "predicts class 1 for every row of L2 norm <= data_norm=1 " in message
     assert "constant predictor" in message and "larger epsilon" in message
     # Its best_score_std_ is too large for the score rule: only the released model spoke.
     assert search.best_score_std_ > 0.125 and "best_score_=" not in message
