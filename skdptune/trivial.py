@@ -48,6 +48,8 @@ At the end of ``fit`` both searches call :func:`warn_if_useless`, which issues a
 Nothing here reads the data or a partition utility: only ``best_score_``,
 ``best_score_std_``, ``scorer_``, ``best_estimator_`` (released) and declared parameters. It is
 post-processing of the released outputs, so it costs no privacy and needs no budget.
+``len(classes_)`` is read from the released model, which holds it anyway (diffprivlib takes
+``classes_`` from the labels without privacy: a known limit of the faults page).
 """
 
 import math
