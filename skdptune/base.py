@@ -36,6 +36,7 @@ from ._sklearn_compat import (
 from .accounting import PicklableBudget
 from .dp_fit import withheld_notice
 from .exceptions import AccountantCopyError
+from .trivial import warn_if_useless
 
 _PARALLEL_ADVICE = (
     "Run the outer loop with n_jobs=None (the search's own n_jobs parallelises its fits, also "
@@ -255,6 +256,9 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         3. Run the search's strategy (:meth:`_run_search`): it touches the data, sets the
            released attributes and charges the accountant as its protocol says.
         4. Release the privacy attributes from the strategy's report.
+        5. Warn when the released outputs show a model no better than a trivial one
+           (:func:`skdptune.trivial.warn_if_useless`: post-processing of DP outputs and public
+           parameters, never the data).
         """
         X, y = indexable(X, y)  # as scikit-learn's searches: row-indexable (COO -> CSR)
         plan = self._plan(X, y, fit_params)
@@ -264,6 +268,8 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         withheld_notice(stacklevel=4)  # data-independent: every fit, filters permitting
         report = self._run_search(X, y, plan, accountant)
         self._release(plan, report)
+        # Stack level 4 as above: the user's call of fit.
+        warn_if_useless(self, stacklevel=4)
         return self
 
     def _plan(self, X, y, fit_params):

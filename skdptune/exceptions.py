@@ -57,3 +57,13 @@ class NoisySelectionWarning(UserWarning):
     Issued before the data are touched, from public quantities (see
     :meth:`skdptune.PrivateGridSearchCV.forecast`).
     """
+
+
+class UselessModelWarning(UserWarning):
+    """The released outputs show the model is no better than a trivial one.
+
+    Issued at the end of ``fit`` by both searches, decided from DP outputs and public
+    parameters only (``best_score_``, ``best_score_std_``, the released
+    :attr:`best_estimator_` and its ``classes_``, declared bounds): post-processing, it costs
+    no privacy. See :func:`skdptune.trivial.trivial_findings` for the rules.
+    """

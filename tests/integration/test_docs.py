@@ -51,6 +51,7 @@ PUBLIC_MODULES = [
     "skdptune.selection.report_noisy_max",
     "skdptune.selection.score",
     "skdptune.trials",
+    "skdptune.trivial",
     "skdptune.utility",
 ]
 
