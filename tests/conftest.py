@@ -120,3 +120,26 @@ def partition_fits(monkeypatch):
     monkeypatch.setattr(evaluate, "_evaluate_batch", spy)
     monkeypatch.setattr(search, "partition_utilities", stage)
     return records
+
+
+def count_paths(monkeypatch, family=None):
+    """Count the (candidate, partition) fits that reach each path of the evaluate stage:
+    ``{"per_fit": ..., "batched": ...}``, updated as fits run; with ``family``, every batched
+    block must be of that family."""
+    from skdptune import batched, evaluate
+
+    seen = {"per_fit": 0, "batched": 0}
+    per_fit, blocks = evaluate._evaluate_batch, batched.block_accuracies
+
+    def spy_per_fit(estimator, batch, *args):
+        seen["per_fit"] += len(batch)
+        return per_fit(estimator, batch, *args)
+
+    def spy_batched(block_family, plans, ids, X, task, *args):
+        assert family is None or block_family is family
+        seen["batched"] += len(plans) * len(task.partitions)
+        return blocks(block_family, plans, ids, X, task, *args)
+
+    monkeypatch.setattr(evaluate, "_evaluate_batch", spy_per_fit)
+    monkeypatch.setattr(batched, "block_accuracies", spy_batched)
+    return seen

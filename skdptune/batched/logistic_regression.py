@@ -65,7 +65,7 @@ sizes, which a record's value does not change). Every problem is stopped by its 
 """
 
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy.special import expit

@@ -19,6 +19,7 @@ from diffprivlib.mechanisms import GeometricTruncated, LaplaceBoundedDomain
 from diffprivlib.models import GaussianNB, LogisticRegression
 from scipy import stats
 
+from conftest import count_paths
 from skdptune import PrivateGridSearchCV, batched, evaluate
 from skdptune.batched import common, gaussian_nb
 from skdptune.utility import EMPTY_PART_UTILITY, make_utility
@@ -63,20 +64,7 @@ def _splits(n, k, validation_fraction=0.3, seed=1):
 @pytest.fixture
 def paths(monkeypatch):
     """Counts the (candidate, partition) fits that reach each path."""
-    seen = {"per_fit": 0, "batched": 0}
-    per_fit, blocks = evaluate._evaluate_batch, batched.block_accuracies
-
-    def spy_per_fit(estimator, batch, *args):
-        seen["per_fit"] += len(batch)
-        return per_fit(estimator, batch, *args)
-
-    def spy_batched(family, plans, ids, X, task, *args):
-        seen["batched"] += len(plans) * len(task.partitions)
-        return blocks(family, plans, ids, X, task, *args)
-
-    monkeypatch.setattr(evaluate, "_evaluate_batch", spy_per_fit)
-    monkeypatch.setattr(batched, "block_accuracies", spy_batched)
-    return seen
+    return count_paths(monkeypatch)
 
 
 def _search(estimator, grid, **params):

@@ -24,6 +24,7 @@ from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
 from diffprivlib.models.forest import _FittingTree
 from scipy import stats
 
+from conftest import count_paths
 from skdptune import PrivateGridSearchCV, batched, evaluate
 from skdptune.batched import forest
 from skdptune.utility import make_utility
@@ -81,21 +82,7 @@ def _is_batched(estimator, X, y, candidates=({},)):
 @pytest.fixture
 def paths(monkeypatch):
     """Counts the (candidate, partition) fits that reach each path."""
-    seen = {"per_fit": 0, "batched": 0}
-    per_fit, blocks = evaluate._evaluate_batch, batched.block_accuracies
-
-    def spy_per_fit(estimator, batch, *args):
-        seen["per_fit"] += len(batch)
-        return per_fit(estimator, batch, *args)
-
-    def spy_batched(family, plans, ids, X, task, *args):
-        assert family is forest
-        seen["batched"] += len(plans) * len(task.partitions)
-        return blocks(family, plans, ids, X, task, *args)
-
-    monkeypatch.setattr(evaluate, "_evaluate_batch", spy_per_fit)
-    monkeypatch.setattr(batched, "block_accuracies", spy_batched)
-    return seen
+    return count_paths(monkeypatch, forest)
 
 
 @pytest.mark.parametrize("make", [_forest, _tree], ids=["forest", "tree"])

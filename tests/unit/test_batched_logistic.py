@@ -27,6 +27,7 @@ from scipy import stats
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Normalizer
 
+from conftest import count_paths
 from skdptune import PrivateGridSearchCV, batched, evaluate
 from skdptune.batched import logistic_regression
 from skdptune.utility import make_utility
@@ -72,21 +73,7 @@ def _fit(estimator, X, y):
 @pytest.fixture
 def paths(monkeypatch):
     """Counts the (candidate, partition) fits that reach each path."""
-    seen = {"per_fit": 0, "batched": 0}
-    per_fit, blocks = evaluate._evaluate_batch, batched.block_accuracies
-
-    def spy_per_fit(estimator, batch, *args):
-        seen["per_fit"] += len(batch)
-        return per_fit(estimator, batch, *args)
-
-    def spy_batched(family, plans, ids, X, task, *args):
-        assert family is logistic_regression
-        seen["batched"] += len(plans) * len(task.partitions)
-        return blocks(family, plans, ids, X, task, *args)
-
-    monkeypatch.setattr(evaluate, "_evaluate_batch", spy_per_fit)
-    monkeypatch.setattr(batched, "block_accuracies", spy_batched)
-    return seen
+    return count_paths(monkeypatch, logistic_regression)
 
 
 def _search(estimator, grid):
