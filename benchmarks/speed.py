@@ -23,7 +23,7 @@ Prints, as Markdown:
    candidates. Each row: the private search with the batched engine (whatever families are
    registered when it runs), the same search on the per-fit path (the registry emptied; not
    run, and reported as skipped, when predicted to take more than ``--per-fit-cap`` seconds,
-   600 by default, from three timed partition fits per candidate), and ``GridSearchCV(cv=5)``
+   600 by default, from three timed partition fits per candidate; ``--rows`` picks rows), and ``GridSearchCV(cv=5)``
    on the same pipeline and grid; interleaved repetitions (``--repetitions``, 3), medians,
    BLAS pinned to one thread (threadpoolctl), ratio columns. ``--defaults --smoke`` runs it
    at tiny sizes (200 rows, the first candidate of each grid, one repetition) to check the
@@ -458,7 +458,7 @@ def _smoke_grid(grid):
     return {key: [value] for key, value in ParameterGrid(grid)[0].items()}
 
 
-def defaults_table(repetitions=3, smoke=False, per_fit_cap=PER_FIT_CAP):
+def defaults_table(repetitions=3, smoke=False, per_fit_cap=PER_FIT_CAP, rows=None):
     """The issue's default-settings table: the private search with the batched engine (whatever
     families are registered when it runs), the same search on the per-fit path, and
     ``GridSearchCV(cv=5)`` on the same pipeline and grid; interleaved repetitions, medians,
@@ -481,7 +481,9 @@ def defaults_table(repetitions=3, smoke=False, per_fit_cap=PER_FIT_CAP):
           "cv=5 s | ratio batched / cv=5 | ratio per-fit / cv=5 |")
     print("|---|---|---|---|---|---|---|---|---|")
     with threadpool_limits(limits=1):
-        for name, source, final, grid in DEFAULT_ROWS:
+        for index, (name, source, final, grid) in enumerate(DEFAULT_ROWS):
+            if rows is not None and index not in rows:
+                continue
             X, y = data[source]
             estimator = adult_pipeline(final()) if source == "adult" else final()
             grid = _smoke_grid(grid) if smoke else grid
@@ -526,6 +528,8 @@ def main(argv=None):
     parser.add_argument("--per-fit-cap", type=float, default=PER_FIT_CAP, metavar="SECONDS",
                         help="--defaults skips a per-fit search predicted to take longer "
                              "(default 600)")
+    parser.add_argument("--rows", type=int, nargs="+", default=None, metavar="INDEX",
+                        help="--defaults runs only these rows (0-based, in table order)")
     parser.add_argument("--smoke", action="store_true",
                         help="with --defaults: tiny sizes, one repetition (checks the script)")
     args = parser.parse_args(argv)
@@ -533,7 +537,7 @@ def main(argv=None):
           f"{platform.platform()}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
     if args.defaults:
         defaults_table(1 if args.smoke else args.repetitions, smoke=args.smoke,
-                       per_fit_cap=args.per_fit_cap)
+                       per_fit_cap=args.per_fit_cap, rows=args.rows)
         return
     if args.batched:
         batched_table(100_000, 2)
