@@ -56,6 +56,7 @@ import numpy as np
 from diffprivlib.models import (
     DecisionTreeClassifier,
     GaussianNB,
+    LinearRegression,
     LogisticRegression,
     RandomForestClassifier,
 )
@@ -68,7 +69,8 @@ from sklearn.preprocessing import FunctionTransformer
 
 from .. import gate
 from ..dp_fit import private_fit_context
-from . import forest, gaussian_nb, logistic_regression, standard_scaler
+from . import forest, gaussian_nb, linear_regression, logistic_regression, standard_scaler
+from .common import ACCURACY, BOUNDED_SQUARED_ERROR, family_score  # noqa: F401 - re-exported
 
 #: Estimator class (matched exactly: a subclass may change ``fit``) -> batched family module.
 FAMILIES = {
@@ -76,6 +78,7 @@ FAMILIES = {
     LogisticRegression: logistic_regression,
     RandomForestClassifier: forest,
     DecisionTreeClassifier: forest,
+    LinearRegression: linear_regression,
 }
 
 #: Cells (rows x features) of ``X`` a batched task holds at once, about 16 MB in float64.
@@ -412,10 +415,12 @@ def batched_family(estimator):
     return FAMILIES.get(type(estimator))
 
 
-def prepare_data(X, y, max_classes):
+def prepare_data(X, y, max_classes, regression=False):
     """``X`` as a dense finite float64 array and ``y`` as class codes, or None to fall back.
 
-    The codes follow ``np.unique`` order, so each partition's classes (the labels present in
+    With ``regression`` (a family whose ``SCORE`` is :data:`BOUNDED_SQUARED_ERROR`), ``y`` is
+    kept as finite float64 values instead of codes (``n_classes`` 0, ``labels`` None), as
+    diffprivlib's ``validate_data(y_numeric=True)`` converts it. The codes follow ``np.unique`` order, so each partition's classes (the labels present in
     its training rows, as ``np.unique`` of them) keep their order and ties break as in
     scikit-learn. The encoding is a relabelling only: no partition's fit sees another's rows.
 
@@ -423,8 +428,10 @@ def prepare_data(X, y, max_classes):
     ----------
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-    max_classes : int
-        Above this many distinct labels, fall back.
+    max_classes : int or None
+        Above this many distinct labels, fall back (unused with ``regression``).
+    regression : bool, default=False
+        Keep ``y`` as float values.
 
     Returns
     -------
@@ -436,7 +443,10 @@ def prepare_data(X, y, max_classes):
     try:
         X = np.asarray(X, dtype=np.float64)
         labels = np.asarray(y)
-        classes, codes = np.unique(labels, return_inverse=True)
+        if regression:
+            values = np.asarray(y, dtype=np.float64) if labels.dtype.kind in "biuf" else None
+        classes, codes = ((None, None) if regression
+                          else np.unique(labels, return_inverse=True))
     except (TypeError, ValueError):
         return None
     # What the real fit rejects (non-finite values, NaN labels) is left to the real fit.
@@ -444,6 +454,10 @@ def prepare_data(X, y, max_classes):
         return None
     if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
         return None
+    if regression:
+        # Strings or complex targets: left to the real fit.
+        return None if values is None else SimpleNamespace(X=X, codes=values, n_classes=0,
+                                                           labels=None)
     if labels.dtype.kind == "O" and not all(isinstance(label, str) for label in labels):
         return None  # mixed objects: left to the real fit
     if labels.dtype.kind not in "biufUSO" or len(classes) > max_classes:
