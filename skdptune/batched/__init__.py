@@ -27,6 +27,14 @@ depends on the label values (declared ``classes`` compared with ``y``) also has
 codes); it returns the plan or None, and must map each label on its own (a record's
 contribution may depend on its own label, never on which other labels occur).
 
+A family declares the per-partition score it computes as ``SCORE``
+(:func:`~skdptune.batched.common.family_score`; absent: plain accuracy of class codes). The
+engine batches a candidate only when the search's utility is that score
+(:func:`skdptune.evaluate.batched_route`); a family scored by
+:data:`~skdptune.batched.common.BOUNDED_SQUARED_ERROR` (diffprivlib's ``LinearRegression``)
+receives ``y`` as float values, not codes (:func:`prepare_data` with ``regression``), and
+returns that score where the others return accuracy.
+
 Pipelines: a :class:`~sklearn.pipeline.Pipeline` before a family's estimator is batched too
 (:func:`split_pipeline`), in two stages:
 
