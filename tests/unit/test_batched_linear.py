@@ -149,6 +149,7 @@ def test_noisy_statistics_have_diffprivlibs_law(epsilon, fit_intercept):
 def test_without_noise_the_statistics_are_the_clipped_centred_sums():
     # A wrong clip, centring or pairing of monomials fails this at any noise level.
     X, y = _data(40, n_features=3, seed=4)
+    y[:2] = 10.0, -10.0  # outside bounds_y: clipped, as X's values outside bounds_X are
     plan = linear_regression.plan(_estimator(epsilon=1e12), 3)
     X_offset, y_offset, _, b, Q = linear_regression.noisy_statistics(
         plan, X, y, np.random.default_rng(0))
@@ -179,6 +180,32 @@ def test_the_direct_solve_lands_where_diffprivlibs_bfgs_does():
         np.testing.assert_allclose(linear_regression.solve(c, b, Q), bfgs,
                                    atol=1e-5 * np.sqrt(3) / eigenvalues[0] + 1e-9)
     assert direct >= 50
+
+
+def test_on_diffprivlibs_own_noisy_objective_the_solution_is_diffprivlibs():
+    # diffprivlib's noisy coefficients and objective, seeded: where its quadratic is not
+    # positive definite (small epsilon makes that common) the solution is its BFGS result to
+    # the bit; elsewhere the direct solve agrees with it to BFGS's tolerance.
+    X, y = _data(40, n_features=3, seed=6)
+    Xc, yc = np.clip(X, *BOUNDS_X), np.clip(y, *BOUNDS_Y)
+    bounds_X = (np.full(3, BOUNDS_X[0]), np.full(3, BOUNDS_X[1]))
+    bounds_y = (np.array([BOUNDS_Y[0]]), np.array([BOUNDS_Y[1]]))
+    indefinite = 0
+    for seed in range(60):
+        objectives, (c, b, Q) = _construct_regression_obj(
+            Xc, yc, bounds_X, bounds_y, epsilon=0.5, alpha=0, random_state=seed)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            theirs = minimize(objectives[0], np.zeros(3), jac=True).x
+            ours = linear_regression.solve(c[0], b[:, 0], Q)
+        eigenvalues = np.linalg.eigvalsh(Q)
+        if eigenvalues[0] <= 0:
+            indefinite += 1
+            np.testing.assert_array_equal(ours, theirs)
+        else:
+            np.testing.assert_allclose(ours, theirs, rtol=1e-3,
+                                       atol=1e-5 * np.sqrt(3) / eigenvalues[0])
+    assert indefinite >= 5
 
 
 # --- Privacy: a partition's values are its own -----------------------------------------------
