@@ -428,7 +428,8 @@ def prepare_data(X, y, max_classes, regression=False):
 
     With ``regression`` (a family whose ``SCORE`` is :data:`BOUNDED_SQUARED_ERROR`), ``y`` is
     kept as finite float64 values instead of codes (``n_classes`` 0, ``labels`` None), as
-    diffprivlib's ``validate_data(y_numeric=True)`` converts it. The codes follow ``np.unique`` order, so each partition's classes (the labels present in
+    diffprivlib's ``validate_data(y_numeric=True)`` converts it. The codes follow
+    ``np.unique`` order, so each partition's classes (the labels present in
     its training rows, as ``np.unique`` of them) keep their order and ties break as in
     scikit-learn. The encoding is a relabelling only: no partition's fit sees another's rows.
 
