@@ -24,7 +24,8 @@ Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a ba
 bounded squared error, alone or after public steps and DP partition steps such as
 diffprivlib's ``StandardScaler``, also inside a ``ColumnTransformer``), without fit or scorer
 parameters and with 1-d ``y``, is fitted on all partitions at once by an array program whose
-output has the law of the per-fit path's; joblib tasks are then blocks of partitions. Everything else takes the per-fit path, unchanged.
+output has the law of the per-fit path's; joblib tasks are then blocks of partitions.
+Everything else takes the per-fit path, unchanged.
 """
 
 import math
@@ -204,9 +205,9 @@ def batched_route(configured, utility):
     :class:`~sklearn.pipeline.Pipeline` cut by :func:`skdptune.batched.split_pipeline`, a
     final estimator with a batched family, and a utility that is the family's per-partition
     score (plain accuracy, or for a regression family the default bounded squared error).
-    What follows depends on the data in the evaluate stage only: the steps applied to all rows, the conversion of
-    ``X`` and ``y`` (:func:`skdptune.batched.prepare_data`) and the family's ``plan`` at the
-    width they give; a failure there sends the candidate to the per-fit path, which has the
+    What follows depends on the data in the evaluate stage only: the steps applied to all
+    rows, the conversion of ``X`` and ``y`` (:func:`skdptune.batched.prepare_data`) and the
+    family's ``plan`` at the width they give; a failure there sends the candidate to the per-fit path, which has the
     same law.
 
     Parameters
