@@ -207,8 +207,8 @@ def batched_route(configured, utility):
     score (plain accuracy, or for a regression family the default bounded squared error).
     What follows depends on the data in the evaluate stage only: the steps applied to all
     rows, the conversion of ``X`` and ``y`` (:func:`skdptune.batched.prepare_data`) and the
-    family's ``plan`` at the width they give; a failure there sends the candidate to the per-fit path, which has the
-    same law.
+    family's ``plan`` at the width they give; a failure there sends the candidate to the
+    per-fit path, which has the same law.
 
     Parameters
     ----------
