@@ -74,6 +74,16 @@ def test_a_linear_regression_grid_scored_by_default_takes_the_batched_path(paths
     assert paths == {"per_fit": 0, "batched": 4 * 4}
 
 
+def test_after_a_dp_scaler_in_a_pipeline_it_is_batched_too(paths):
+    from diffprivlib.models import StandardScaler
+    from sklearn.pipeline import Pipeline
+    X, y = _data(400)
+    estimator = Pipeline([("scale", StandardScaler(bounds=BOUNDS_X)),
+                          ("lr", LinearRegression(bounds_X=(-5.0, 5.0), bounds_y=BOUNDS_Y))])
+    _search(estimator, {"lr__epsilon": [0.5, 5.0]}).fit(X, y)
+    assert paths == {"per_fit": 0, "batched": 2 * 4}
+
+
 @pytest.mark.parametrize("scoring", ["r2", "neg_mean_squared_error"])
 def test_other_scorings_fall_back(paths, scoring):
     X, y = _data(400)
