@@ -20,12 +20,12 @@ replace its reusable workers, about a second each time a search follows another 
 
 Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
 (diffprivlib's ``GaussianNB``, ``LogisticRegression``, ``RandomForestClassifier`` or
-``DecisionTreeClassifier``,
-alone or after public steps and DP partition steps such as diffprivlib's ``StandardScaler``,
-also inside a ``ColumnTransformer``), scored by plain
-accuracy, without fit or scorer parameters and with 1-d ``y``, is fitted on all partitions at
-once by an array program whose output has the law of the per-fit path's; joblib tasks are then
-blocks of partitions. Everything else takes the per-fit path, unchanged.
+``DecisionTreeClassifier`` scored by plain accuracy, ``LinearRegression`` scored by the default
+bounded squared error, alone or after public steps and DP partition steps such as
+diffprivlib's ``StandardScaler``, also inside a ``ColumnTransformer``), without fit or scorer
+parameters and with 1-d ``y``, is fitted on all partitions at once by an array program whose
+output has the law of the per-fit path's; joblib tasks are then blocks of partitions.
+Everything else takes the per-fit path, unchanged.
 """
 
 import math
@@ -41,7 +41,7 @@ from . import batched
 from ._sklearn_compat import _check_method_params, _PassthroughScorer, _safe_indexing
 from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
 from .exceptions import ScorerOutputError
-from .utility import EMPTY_PART_UTILITY, scores_accuracy
+from .utility import EMPTY_PART_UTILITY, BoundedSquaredErrorScorer, scores_accuracy
 
 # Tasks per worker that joblib gets to balance the load; fewer, larger tasks pay fewer fixed
 #: costs.
@@ -161,8 +161,9 @@ def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utili
             # partition, in the tasks.
             Xt = batched.transform_all_rows(steps, X) if steps else X
             layout = None if Xt is None else batched.lay_out(stage, Xt)
-            data = None if layout is None else batched.prepare_data(layout.X, y,
-                                                                    family.MAX_CLASSES)
+            data = None if layout is None else batched.prepare_data(
+                layout.X, y, family.MAX_CLASSES,
+                regression=batched.family_score(family) == batched.BOUNDED_SQUARED_ERROR)
             transformed[key, family] = None if data is None else (data, layout.slots)
         if transformed[key, family] is None:
             continue
@@ -202,11 +203,12 @@ def batched_route(configured, utility):
     The one decision that the evaluate stage (:func:`_batched_groups`), the forecast
     (:meth:`skdptune.PrivateGridSearchCV.forecast`) and ``fit``'s verbose line share: a
     :class:`~sklearn.pipeline.Pipeline` cut by :func:`skdptune.batched.split_pipeline`, a
-    final estimator with a batched family, and a plain accuracy utility. What follows depends
-    on the data in the evaluate stage only: the steps applied to all rows, the conversion of
-    ``X`` and ``y`` (:func:`skdptune.batched.prepare_data`) and the family's ``plan`` at the
-    width they give; a failure there sends the candidate to the per-fit path, which has the
-    same law.
+    final estimator with a batched family, and a utility that is the family's per-partition
+    score (plain accuracy, or for a regression family the default bounded squared error).
+    What follows depends on the data in the evaluate stage only: the steps applied to all
+    rows, the conversion of ``X`` and ``y`` (:func:`skdptune.batched.prepare_data`) and the
+    family's ``plan`` at the width they give; a failure there sends the candidate to the
+    per-fit path, which has the same law.
 
     Parameters
     ----------
@@ -226,9 +228,23 @@ def batched_route(configured, utility):
         return None
     steps, stage, final = split
     family = batched.batched_family(final)
-    if family is None or not _is_plain_accuracy(utility, configured):
+    if family is None or not _scores_as(family, utility, configured):
         return None
     return steps, stage, final, family
+
+
+def _scores_as(family, utility, configured):
+    """Whether the search's utility is the score the family computes per partition
+    (:func:`skdptune.batched.family_score`): plain accuracy, or the default bounded squared
+    error (:class:`~skdptune.utility.BoundedSquaredErrorScorer` with range ``(0, 1)``, which
+    reads the candidate's own ``bounds_y``, as the family's plan does)."""
+    score = batched.family_score(family)
+    if score == batched.ACCURACY:
+        return _is_plain_accuracy(utility, configured)
+    if score == batched.BOUNDED_SQUARED_ERROR:
+        return (type(getattr(utility, "scorer", None)) is BoundedSquaredErrorScorer
+                and getattr(utility, "low", None) == 0.0 and getattr(utility, "high", None) == 1.0)
+    return False
 
 
 def candidate_paths(estimator, candidates, utility, n_features=None, *, fit_params=None,

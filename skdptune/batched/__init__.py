@@ -27,6 +27,14 @@ depends on the label values (declared ``classes`` compared with ``y``) also has
 codes); it returns the plan or None, and must map each label on its own (a record's
 contribution may depend on its own label, never on which other labels occur).
 
+A family declares the per-partition score it computes as ``SCORE``
+(:func:`~skdptune.batched.common.family_score`; absent: plain accuracy of class codes). The
+engine batches a candidate only when the search's utility is that score
+(:func:`skdptune.evaluate.batched_route`); a family scored by
+:data:`~skdptune.batched.common.BOUNDED_SQUARED_ERROR` (diffprivlib's ``LinearRegression``)
+receives ``y`` as float values, not codes (:func:`prepare_data` with ``regression``), and
+returns that score where the others return accuracy.
+
 Pipelines: a :class:`~sklearn.pipeline.Pipeline` before a family's estimator is batched too
 (:func:`split_pipeline`), in two stages:
 
@@ -56,6 +64,7 @@ import numpy as np
 from diffprivlib.models import (
     DecisionTreeClassifier,
     GaussianNB,
+    LinearRegression,
     LogisticRegression,
     RandomForestClassifier,
 )
@@ -68,7 +77,8 @@ from sklearn.preprocessing import FunctionTransformer
 
 from .. import gate
 from ..dp_fit import private_fit_context
-from . import forest, gaussian_nb, logistic_regression, standard_scaler
+from . import forest, gaussian_nb, linear_regression, logistic_regression, standard_scaler
+from .common import ACCURACY, BOUNDED_SQUARED_ERROR, family_score  # noqa: F401 - re-exported
 
 #: Estimator class (matched exactly: a subclass may change ``fit``) -> batched family module.
 FAMILIES = {
@@ -76,6 +86,7 @@ FAMILIES = {
     LogisticRegression: logistic_regression,
     RandomForestClassifier: forest,
     DecisionTreeClassifier: forest,
+    LinearRegression: linear_regression,
 }
 
 #: Cells (rows x features) of ``X`` a batched task holds at once, about 16 MB in float64.
@@ -412,10 +423,13 @@ def batched_family(estimator):
     return FAMILIES.get(type(estimator))
 
 
-def prepare_data(X, y, max_classes):
+def prepare_data(X, y, max_classes, regression=False):
     """``X`` as a dense finite float64 array and ``y`` as class codes, or None to fall back.
 
-    The codes follow ``np.unique`` order, so each partition's classes (the labels present in
+    With ``regression`` (a family whose ``SCORE`` is :data:`BOUNDED_SQUARED_ERROR`), ``y`` is
+    kept as finite float64 values instead of codes (``n_classes`` 0, ``labels`` None), as
+    diffprivlib's ``validate_data(y_numeric=True)`` converts it. The codes follow
+    ``np.unique`` order, so each partition's classes (the labels present in
     its training rows, as ``np.unique`` of them) keep their order and ties break as in
     scikit-learn. The encoding is a relabelling only: no partition's fit sees another's rows.
 
@@ -423,8 +437,10 @@ def prepare_data(X, y, max_classes):
     ----------
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-    max_classes : int
-        Above this many distinct labels, fall back.
+    max_classes : int or None
+        Above this many distinct labels, fall back (unused with ``regression``).
+    regression : bool, default=False
+        Keep ``y`` as float values.
 
     Returns
     -------
@@ -436,7 +452,10 @@ def prepare_data(X, y, max_classes):
     try:
         X = np.asarray(X, dtype=np.float64)
         labels = np.asarray(y)
-        classes, codes = np.unique(labels, return_inverse=True)
+        if regression:
+            values = np.asarray(y, dtype=np.float64) if labels.dtype.kind in "biuf" else None
+        classes, codes = ((None, None) if regression
+                          else np.unique(labels, return_inverse=True))
     except (TypeError, ValueError):
         return None
     # What the real fit rejects (non-finite values, NaN labels) is left to the real fit.
@@ -444,6 +463,10 @@ def prepare_data(X, y, max_classes):
         return None
     if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
         return None
+    if regression:
+        # Strings or complex targets: left to the real fit.
+        return None if values is None else SimpleNamespace(X=X, codes=values, n_classes=0,
+                                                           labels=None)
     if labels.dtype.kind == "O" and not all(isinstance(label, str) for label in labels):
         return None  # mixed objects: left to the real fit
     if labels.dtype.kind not in "biufUSO" or len(classes) > max_classes:

@@ -18,6 +18,20 @@ from diffprivlib.validation import check_bounds
 #: precedence.
 FIT_FAILED = -np.inf
 
+#: What a family's ``partition_accuracies`` computes per partition, its module attribute
+#: ``SCORE`` (absent: :data:`ACCURACY`). The engine batches a candidate only when the search's
+#: utility is that score (:func:`skdptune.evaluate.batched_route`).
+#: Plain accuracy of predicted class codes (``y`` encoded as codes by ``prepare_data``).
+ACCURACY = "accuracy"
+#: :class:`~skdptune.utility.BoundedSquaredErrorScorer` with the candidate's ``bounds_y`` (the
+#: default of ``scoring=None`` on diffprivlib's ``LinearRegression``); ``y`` stays float.
+BOUNDED_SQUARED_ERROR = "bounded_squared_error"
+
+
+def family_score(family):
+    """The per-partition score a family computes (:data:`ACCURACY` unless it declares one)."""
+    return getattr(family, "SCORE", ACCURACY)
+
 
 def declared_bounds(bounds, n_features):
     """Per-feature ``(lower, upper)`` of declared ``bounds``, as diffprivlib's ``check_bounds``

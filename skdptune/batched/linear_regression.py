@@ -1,0 +1,245 @@
+"""diffprivlib's ``LinearRegression``, every partition of a candidate without diffprivlib.
+
+Emulates ``diffprivlib.models.LinearRegression.fit`` (diffprivlib 0.6.6) followed by
+``predict`` and :class:`~skdptune.utility.BoundedSquaredErrorScorer` (the score of
+``scoring=None`` with the candidate's ``bounds_y``), partition by partition. The output has the
+law of a diffprivlib fit on that partition with the candidate's (already rescaled) parameters;
+the noise comes from the partition's own stream (not a secure sampler: partition fits are never
+released). What diffprivlib's ``fit`` does (``d`` features, one target), and what is done here
+in its place:
+
+- ``validate_data`` (float ``X`` and ``y``), ``check_bounds`` of ``bounds_X`` (``d``) and
+  ``bounds_y`` (1): the engine gives float64 ``X`` and ``y`` (``prepare_data`` with
+  ``SCORE = BOUNDED_SQUARED_ERROR``); the bounds are expanded in :func:`plan`.
+- ``_preprocess_data`` with ``epsilon * s``, ``s = 1 / (d + 1)`` with ``fit_intercept`` (else
+  ``s = 0``): with ``fit_intercept``, ``X`` and ``y`` are clipped to the bounds, and centred on
+  noisy means, ``diffprivlib.tools.mean``: per column (the ``epsilon * s`` split over the ``d``
+  columns by ``_wrap_axis``) and for ``y`` (all of ``epsilon * s``), ``LaplaceTruncated(
+  sensitivity=(upper - lower) / n, lower, upper)`` on the mean (``n``: the partition's training
+  rows), that is Laplace noise then a clip to the bounds. Without ``fit_intercept``, nothing is
+  clipped nor centred (diffprivlib does neither). Here: the same, Laplace by inverse CDF.
+- The bounds are shifted by the noisy offsets; ``_construct_regression_obj`` with ``epsilon *
+  (1 - s)`` split evenly over ``1 + d + d (d + 1) / 2`` monomials: ``sum(y**2)`` with
+  ``LaplaceFolded(sensitivity=max(|y_lower|, |y_upper|)**2, lower=0, upper=inf)``; each
+  ``sum(x_j y)`` with ``Laplace(sensitivity=max - min of the four corner products)``; each
+  diagonal ``sum(x_j**2)`` with ``LaplaceFolded(sensitivity=x_lower_j**2, lower=0,
+  upper=inf)`` (diffprivlib's own expression, ``max(|lower_j|, |lower_j|)**2``, reproduced
+  as it is); each ``sum(x_i x_j)``, ``i < j``, with ``Laplace`` (corner products) and copied to
+  ``(j, i)``. Folding at 0 with no upper bound is the absolute value. Here: the same draws.
+- The solver: ``scipy.optimize.minimize(obj, zeros(d), jac=True)`` (BFGS, the default without
+  bounds or constraints) of ``c - 2 b.w + w'Qw``. When the noisy ``Q`` is positive definite
+  with condition number at most :data:`MAX_CONDITION`, its minimiser ``Q^-1 b`` is what BFGS
+  converges to (it stops at a gradient below ``1e-5``): solved here directly, batched. When
+  it is not (the noise can make ``Q`` indefinite, and the objective is then unbounded below),
+  what BFGS returns depends on its path: that partition's noisy objective is handed to the
+  same ``scipy.optimize.minimize`` call, partition by partition.
+- ``intercept_ = y_offset - X_offset . coef_`` (0 without ``fit_intercept``); ``predict`` is
+  ``X coef_ + intercept_``; the score is ``1 - mean(clip(((clip(pred) - clip(y)) / (high -
+  low))**2, 0, 1))``, predictions and targets clipped to ``bounds_y``. A score that is not
+  finite (a diverged solve) is :data:`~skdptune.batched.common.FIT_FAILED`, as the per-fit
+  path scores a NaN ``error_score``.
+
+Every quantity of a partition is a function of its own rows, the public parameters and its own
+stream: nothing is computed across partitions from data.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+
+from .common import BOUNDED_SQUARED_ERROR, FIT_FAILED, declared_bounds, laplace, positive_finite
+
+#: The per-partition score this family computes: the engine batches a candidate only under the
+#: search's default bounded squared error.
+SCORE = BOUNDED_SQUARED_ERROR
+
+#: Unused by a regression family (``y`` is not encoded), kept for the engine's interface.
+MAX_CLASSES = None
+
+#: Above this many features the ``d (d + 1) / 2`` noisy monomials per partition stop being
+#: cheap: the per-fit path takes over.
+MAX_FEATURES = 64
+
+#: Largest condition number of the noisy ``Q`` solved directly; above it (or not positive
+#: definite) the partition goes to scipy's BFGS, as diffprivlib does.
+MAX_CONDITION = 1e8
+
+
+@dataclass(frozen=True)
+class LinearRegressionPlan:
+    """What a partition fit of one candidate needs: public parameters only.
+
+    Attributes
+    ----------
+    epsilon : float
+        The candidate's (partition-scaled) ``epsilon``.
+    lower, upper : ndarray of shape (n_features,)
+        ``bounds_X``, per feature.
+    y_lower, y_upper : float
+        ``bounds_y``.
+    fit_intercept : bool
+    """
+
+    epsilon: float
+    lower: np.ndarray
+    upper: np.ndarray
+    y_lower: float
+    y_upper: float
+    fit_intercept: bool
+
+
+def plan(estimator, n_features):
+    """The plan of a diffprivlib ``LinearRegression``, or None (per-fit path).
+
+    Parameters
+    ----------
+    estimator : diffprivlib.models.LinearRegression
+    n_features : int or None
+
+    Returns
+    -------
+    plan : LinearRegressionPlan or None
+        None without declared finite ``bounds_X`` and ``bounds_y`` (``y_lower < y_upper``), for
+        an ``epsilon`` that is not positive and finite, a ``fit_intercept`` that is not a bool,
+        or more than :data:`MAX_FEATURES` features.
+    """
+    bounds = declared_bounds(estimator.bounds_X, n_features)
+    bounds_y = declared_bounds(estimator.bounds_y, 1)
+    if (bounds is None or bounds_y is None or not positive_finite(estimator.epsilon)
+            or not isinstance(estimator.fit_intercept, (bool, np.bool_))
+            or len(bounds[0]) > MAX_FEATURES or not bounds_y[0][0] < bounds_y[1][0]):
+        return None
+    return LinearRegressionPlan(float(estimator.epsilon), bounds[0], bounds[1],
+                                float(bounds_y[0][0]), float(bounds_y[1][0]),
+                                bool(estimator.fit_intercept))
+
+
+def _corner_range(a_low, a_high, b_low, b_high):
+    """``max - min`` of the corner products, diffprivlib's ``get_max_sensitivity``."""
+    corners = np.stack([a_low * b_low, a_low * b_high, a_high * b_low, a_high * b_high])
+    return corners.max(axis=0) - corners.min(axis=0)
+
+
+def noisy_statistics(candidate, X, y, rng):
+    """One partition's noisy offsets and monomial coefficients, as diffprivlib draws them.
+
+    Parameters
+    ----------
+    candidate : LinearRegressionPlan
+    X : ndarray of shape (n, d)
+        The partition's training rows (``n >= 1``).
+    y : ndarray of shape (n,)
+    rng : numpy.random.Generator
+        The partition's own stream.
+
+    Returns
+    -------
+    stats : tuple
+        ``(X_offset, y_offset, c, b, Q)``: noisy means (zeros without ``fit_intercept``), the
+        noisy ``sum(y**2)``, ``X'y`` (shape ``(d,)``) and ``X'X`` (shape ``(d, d)``).
+    """
+    n, d = X.shape
+    lower, upper = candidate.lower, candidate.upper
+    y_lower, y_upper = candidate.y_lower, candidate.y_upper
+    eps = candidate.epsilon
+    n_pairs = d * (d - 1) // 2
+    uniforms = rng.random(d + 1 + 1 + d + d + n_pairs)
+    draws = laplace(uniforms)
+    if candidate.fit_intercept:
+        share = 1.0 / (d + 1)
+        X = np.clip(X, lower, upper)
+        y = np.clip(y, y_lower, y_upper)
+        # diffprivlib.tools.mean: LaplaceTruncated, sensitivity (upper - lower) / n, epsilon
+        # split over the columns; then clipped to the bounds.
+        X_offset = np.clip(X.mean(axis=0) - (upper - lower) / n / (eps * share / d) * draws[:d],
+                           lower, upper)
+        y_offset = float(np.clip(y.mean() - (y_upper - y_lower) / n / (eps * share) * draws[d],
+                                 y_lower, y_upper))
+        X, y = X - X_offset, y - y_offset
+    else:
+        share, X_offset, y_offset = 0.0, np.zeros(d), 0.0
+    lower, upper = lower - X_offset, upper - X_offset
+    y_lower, y_upper = y_lower - y_offset, y_upper - y_offset
+    local = eps * (1 - share) / (1 + d + d * (d + 1) / 2)
+    draws = draws[d + 1:]
+    # Folded at 0 with no upper bound: the absolute value.
+    c = abs(y @ y - max(abs(y_lower), abs(y_upper)) ** 2 / local * draws[0])
+    b = X.T @ y - _corner_range(y_lower, y_upper, lower, upper) / local * draws[1:1 + d]
+    gram = X.T @ X
+    Q = np.empty((d, d))
+    # diffprivlib's diagonal sensitivity is max(|lower_j|, |lower_j|) ** 2.
+    Q[np.diag_indices(d)] = np.abs(np.diag(gram) - lower ** 2 / local * draws[1 + d:1 + 2 * d])
+    i, j = np.triu_indices(d, 1)
+    off = gram[i, j] - _corner_range(lower[i], upper[i], lower[j], upper[j]) / local \
+        * draws[1 + 2 * d:]
+    Q[i, j] = off
+    Q[j, i] = off
+    return X_offset, y_offset, c, b, Q
+
+
+def solve(c, b, Q):
+    """diffprivlib's solution of ``min c - 2 b.w + w'Qw``: ``Q^-1 b`` when ``Q`` is positive
+    definite and well conditioned (:data:`MAX_CONDITION`), else scipy's BFGS from zeros on the
+    same objective, as diffprivlib calls it."""
+    eigenvalues = np.linalg.eigvalsh(Q)
+    if eigenvalues[0] > 0 and eigenvalues[-1] <= MAX_CONDITION * eigenvalues[0]:
+        return np.linalg.solve(Q, b)
+
+    def objective(omega):
+        # diffprivlib's inner_obj, term by term.
+        func = c
+        func -= 2 * np.dot(b, omega)
+        func += np.multiply(Q, np.tensordot(omega, omega, axes=0)).sum()
+        return func, -2 * b + 2 * np.matmul(Q, omega)
+
+    with np.errstate(all="ignore"):
+        return minimize(objective, np.zeros(len(b)), jac=True).x
+
+
+def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
+                         n_parts, n_classes, rngs):
+    """The bounded squared error score of every plan's fit on every partition of a block.
+
+    Parameters
+    ----------
+    plans : list of LinearRegressionPlan
+    X_train : ndarray of shape (n_train, n_features), float64
+    y_train : ndarray of shape (n_train,), float64
+    part_train : ndarray of shape (n_train,), int
+        Partition of each training row within the block.
+    X_val, y_val, part_val
+        The same for the held-out rows.
+    n_parts : int
+    n_classes : int
+        Unused.
+    rngs : list of list of numpy.random.Generator
+        ``rngs[j][p]``: the stream of plan ``j`` on partition ``p``.
+
+    Returns
+    -------
+    scores : ndarray of shape (len(plans), n_parts)
+        ``1 - mean(clipped squared error) / (bounds_y range)**2`` in ``[0, 1]``; NaN where a
+        partition has no training or no held-out rows; ``FIT_FAILED`` where it is not finite.
+    """
+    train_rows = [np.flatnonzero(part_train == p) for p in range(n_parts)]
+    val_rows = [np.flatnonzero(part_val == p) for p in range(n_parts)]
+    result = np.full((len(plans), n_parts), np.nan)
+    for j, candidate in enumerate(plans):
+        span = candidate.y_upper - candidate.y_lower
+        for p in range(n_parts):
+            train, val = train_rows[p], val_rows[p]
+            if not len(train) or not len(val):
+                continue
+            X_offset, y_offset, c, b, Q = noisy_statistics(candidate, X_train[train],
+                                                           y_train[train], rngs[j][p])
+            coef = solve(c, b, Q)
+            intercept = y_offset - X_offset @ coef if candidate.fit_intercept else 0.0
+            with np.errstate(all="ignore"):
+                prediction = X_val[val] @ coef + intercept
+                error = ((np.clip(prediction, candidate.y_lower, candidate.y_upper)
+                          - np.clip(y_val[val], candidate.y_lower, candidate.y_upper))
+                         / span) ** 2
+                score = 1.0 - np.clip(error, 0.0, 1.0).mean()
+            result[j, p] = score if np.isfinite(score) else FIT_FAILED
+    return result
