@@ -143,3 +143,28 @@ def count_paths(monkeypatch, family=None):
     monkeypatch.setattr(evaluate, "_evaluate_batch", spy_per_fit)
     monkeypatch.setattr(batched, "block_accuracies", spy_batched)
     return seen
+
+
+def class_blobs(n, n_classes=2, n_features=3, shift=1.0, seed=0):
+    """``n`` rows in ``[-1, 1]``: Gaussian classes whose means are ``shift`` apart (scaled by
+    1/3 and clipped), labels ``0 .. n_classes - 1`` drawn uniformly."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = np.clip(rng.normal(y[:, None] * shift, 1.0, (n, n_features)) / 3, -1, 1)
+    return X, y
+
+
+def column_ks(pairs):
+    """Two-sample KS tests of every column of every ``(got, expected)`` pair of ``(draws,
+    columns)`` arrays: ``(smallest p-value, number of tests)``. A column constant in both is
+    not tested, but must be the same constant."""
+    from scipy import stats
+
+    p_values = []
+    for got, expected in pairs:
+        for column in range(got.shape[1]):
+            if np.ptp(expected[:, column]) == 0 and np.ptp(got[:, column]) == 0:
+                assert got[0, column] == pytest.approx(expected[0, column])
+                continue
+            p_values.append(stats.ks_2samp(got[:, column], expected[:, column]).pvalue)
+    return min(p_values), len(p_values)

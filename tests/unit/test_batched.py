@@ -19,19 +19,12 @@ from diffprivlib.mechanisms import GeometricTruncated, LaplaceBoundedDomain
 from diffprivlib.models import GaussianNB, LogisticRegression
 from scipy import stats
 
-from conftest import count_paths
+from conftest import class_blobs, column_ks, count_paths
 from skdptune import PrivateGridSearchCV, batched, evaluate
 from skdptune.batched import common, gaussian_nb
 from skdptune.utility import EMPTY_PART_UTILITY, make_utility
 
 ALPHA = 1e-3
-
-
-def _data(n, n_classes=2, n_features=3, shift=1.0, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, n_classes, n)
-    X = np.clip(rng.normal(y[:, None] * shift, 1.0, (n, n_features)) / 3, -1, 1)
-    return X, y
 
 
 def _values(candidates, X, y, splits, scoring="accuracy", utility_range=None, entropy=0,
@@ -116,7 +109,7 @@ def test_a_pipeline_of_stateless_steps_is_batched_on_the_transformed_rows():
     # same streams: the steps are applied once to all rows, as each partition would.
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import Binarizer, PolynomialFeatures
-    X, y = _data(600, n_classes=2, n_features=3, shift=2.0)
+    X, y = class_blobs(600, n_classes=2, n_features=3, shift=2.0)
     splits = _splits(len(y), 6)
     pipeline = make_pipeline(Binarizer(threshold=0.1), "passthrough",
                              PolynomialFeatures(degree=2), GaussianNB(bounds=(-1, 1)))
@@ -247,7 +240,7 @@ def _parameters(candidate, X, y, splits, entropy=0):
 
 
 def test_replacing_one_record_moves_only_its_partition():
-    X, y = _data(1200, n_classes=3, n_features=4, shift=1.5)
+    X, y = class_blobs(1200, n_classes=3, n_features=4, shift=1.5)
     splits = _splits(len(y), 12)
     candidates = [{"epsilon": 2.0}, {"epsilon": 50.0, "var_smoothing": 1e-3}]
     before = _values(candidates, X, y, splits)
@@ -278,7 +271,7 @@ def test_replacing_one_record_moves_only_its_partition():
 
 
 def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
-    X, y = _data(900, n_classes=2, n_features=3)
+    X, y = class_blobs(900, n_classes=2, n_features=3)
     splits = _splits(len(y), 9)
     candidates = [{"epsilon": 1.0}, {"epsilon": 10.0}]
     whole = _values(candidates, X, y, splits)
@@ -308,7 +301,7 @@ def test_a_seeded_search_is_reproducible_and_the_seed_matters(binary_data, monke
 
 
 def test_empty_parts_score_the_fixed_constant_and_the_range_is_applied():
-    X, y = _data(200)
+    X, y = class_blobs(200)
     splits = _splits(len(y), 4)
     splits[1] = (splits[1][0], splits[1][0][:0])  # no held-out rows
     splits[2] = (splits[2][0][:0], splits[2][1])  # no training rows
@@ -322,7 +315,7 @@ def test_empty_parts_score_the_fixed_constant_and_the_range_is_applied():
 def test_partition_labels_and_classes_are_the_partitions_own():
     # String labels; a partition that has seen one class only predicts that class: its
     # held-out rows of the other class all count as errors.
-    X, y = _data(400, n_classes=2, shift=3.0)
+    X, y = class_blobs(400, n_classes=2, shift=3.0)
     labels = np.array(["no", "yes"])[y]
     splits = _splits(len(y), 2)
     train, validation = splits[0]
@@ -361,21 +354,14 @@ def _compare_parameters(X, y, epsilon, repetitions, seed):
     returns the smallest p-value and the number of comparisons."""
     ours = _batched_parameters(X, y, epsilon, repetitions, seed)
     theirs = _diffprivlib_parameters(X, y, epsilon, repetitions, seed)
-    p_values = []
-    for got, expected in zip(ours, theirs):
-        got, expected = got.reshape(repetitions, -1), expected.reshape(repetitions, -1)
-        for column in range(got.shape[1]):
-            if np.ptp(expected[:, column]) == 0 and np.ptp(got[:, column]) == 0:
-                assert got[0, column] == pytest.approx(expected[0, column])
-                continue
-            p_values.append(stats.ks_2samp(got[:, column], expected[:, column]).pvalue)
-    return min(p_values), len(p_values)
+    return column_ks((got.reshape(repetitions, -1), expected.reshape(repetitions, -1))
+                     for got, expected in zip(ours, theirs))
 
 
 def test_fitted_parameters_have_diffprivlibs_law():
     # 2 classes x (1 count + 2 features x 2): 10 KS comparisons at ALPHA / 10 each (the
     # counts' two columns are mirror images, kept for simplicity: conservative).
-    X, y = _data(80, n_classes=2, n_features=2, shift=2.0, seed=3)
+    X, y = class_blobs(80, n_classes=2, n_features=2, shift=2.0, seed=3)
     p_value, n = _compare_parameters(X, y, epsilon=3.0, repetitions=400, seed=4)
     assert p_value > ALPHA / n
 
@@ -385,13 +371,13 @@ def test_fitted_parameters_have_diffprivlibs_law():
     (2, 50, 0.5), (2, 300, 5.0), (3, 120, 1.0), (3, 500, 30.0),
 ])
 def test_fitted_parameters_have_diffprivlibs_law_audit(n_classes, n_train, epsilon):
-    X, y = _data(n_train, n_classes=n_classes, n_features=3, shift=1.5, seed=n_train)
+    X, y = class_blobs(n_train, n_classes=n_classes, n_features=3, shift=1.5, seed=n_train)
     p_value, n = _compare_parameters(X, y, epsilon, repetitions=1500, seed=n_train)
     assert p_value > ALPHA / n  # Bonferroni over the n comparisons of this configuration
 
 
 def _compare_utilities(n_classes, n_train, epsilon, repetitions, seed):
-    X, y = _data(n_train + 300, n_classes=n_classes, n_features=3, shift=1.5, seed=seed)
+    X, y = class_blobs(n_train + 300, n_classes=n_classes, n_features=3, shift=1.5, seed=seed)
     split = (np.arange(n_train), np.arange(n_train, n_train + 300))
     splits = [split] * repetitions  # the same partition, repeated: independent fits
     ours = _values([{"epsilon": epsilon}], X, y, splits, entropy=seed, estimator=GaussianNB(

@@ -24,19 +24,12 @@ from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
 from diffprivlib.models.forest import _FittingTree
 from scipy import stats
 
-from conftest import count_paths
+from conftest import class_blobs, count_paths
 from skdptune import PrivateGridSearchCV, batched, evaluate
 from skdptune.batched import forest
 from skdptune.utility import make_utility
 
 ALPHA = 1e-3
-
-
-def _data(n, n_classes=2, n_features=3, shift=1.0, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, n_classes, n)
-    X = np.clip(rng.normal(y[:, None] * shift, 1.0, (n, n_features)) / 3, -1, 1)
-    return X, y
 
 
 def _splits(n, k, validation_fraction=0.3, seed=1):
@@ -116,19 +109,19 @@ def test_forests_and_trees_with_accuracy_take_the_batched_path(binary_data, path
 ], ids=["no_classes", "no_bounds", "depth_none", "too_deep", "far_too_deep", "eps_inf", "no_trees",
         "string_classes", "fractional_classes", "bad_bounds", "subclass"])
 def test_what_the_emulation_does_not_reproduce_takes_the_per_fit_path(estimator):
-    X, y = _data(200)
+    X, y = class_blobs(200)
     assert _is_batched(estimator, X, y) == []
 
 
 def test_a_grid_is_split_between_the_paths():
-    X, y = _data(200)
+    X, y = class_blobs(200)
     assert _is_batched(_forest(), X, y, [{"max_depth": 2}, {"max_depth": None},
                                          {"bounds": None}, {"shuffle": True}]) == [0, 3]
 
 
 def test_fractional_labels_take_the_per_fit_path():
     # accuracy_score refuses continuous targets: the per-fit path's error_score, not ours.
-    X, y = _data(200)
+    X, y = class_blobs(200)
     assert _is_batched(_forest(classes=[0.0, 1.0]), X, y * 1.0) == [0]
     assert _is_batched(_forest(classes=[0.0, 1.0]), X, y * 0.5) == []
 
@@ -243,7 +236,7 @@ def _as_diffprivlib(candidate, trees, p, n_features):
 def test_predictions_from_given_trees_are_diffprivlibs_exactly(estimator):
     # Three classes, values outside the bounds, and roots that split at 0.1 exactly, where
     # rows of value 0.1 go left in float64 and right in float32 (0.1 rounds up).
-    X, y = _data(600, n_classes=3, n_features=3, shift=1.0, seed=4)
+    X, y = class_blobs(600, n_classes=3, n_features=3, shift=1.0, seed=4)
     X[:60] = 0.1
     X[60:70] *= 3
     candidate = forest.bind_labels(forest.plan(estimator, 3), np.array([0, 1, 2]))
@@ -266,7 +259,7 @@ def test_fitted_values_are_what_diffprivlibs_fit_compares(make, bounds):
     # A forest fits on X rounded to float32 (validate_data(dtype=float32)), a tree alone on
     # float64; both clip with clip_to_bounds, whose two branches keep different dtypes.
     from diffprivlib.validation import check_bounds, clip_to_bounds
-    X, _ = _data(300, n_features=3, seed=6)
+    X, _ = class_blobs(300, n_features=3, seed=6)
     X[:20] = 0.1
     candidate = forest.plan(make(bounds=bounds), 3)
     declared = check_bounds(bounds, shape=3)
@@ -292,7 +285,7 @@ def test_label_maps_count_as_diffprivlib_counts():
 
 
 def test_replacing_one_record_moves_only_its_partition():
-    X, y = _data(1200, n_classes=3, n_features=4, shift=1.5)
+    X, y = class_blobs(1200, n_classes=3, n_features=4, shift=1.5)
     splits = _splits(len(y), 12)
     estimator = _forest(n_estimators=10, max_depth=3, classes=[0, 1, 2], epsilon=20.0)
     candidates = [{}, {"shuffle": True}]
@@ -333,7 +326,7 @@ def test_replacing_one_record_moves_only_its_partition():
 
 
 def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
-    X, y = _data(900, n_classes=2, n_features=3)
+    X, y = class_blobs(900, n_classes=2, n_features=3)
     splits = _splits(len(y), 9)
     estimator, candidates = _forest(), [{"epsilon": 1.0}, {"max_depth": 2, "shuffle": True}]
     whole = _values(estimator, candidates, X, y, splits)
@@ -350,7 +343,7 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
 def _compare_utilities(estimator, n_classes, n_train, repetitions, seed):
     """KS p-value of the batched against diffprivlib's per-fit utilities on one partition
     repeated (independent fits), and both means."""
-    X, y = _data(n_train + 300, n_classes=n_classes, n_features=3, shift=1.5, seed=seed)
+    X, y = class_blobs(n_train + 300, n_classes=n_classes, n_features=3, shift=1.5, seed=seed)
     # Training rows sorted by label: which rows a tree trains on (diffprivlib deals them in
     # order) then changes what each tree sees.
     train = np.argsort(y[:n_train], kind="stable")

@@ -26,6 +26,7 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Binarizer, OneHotEncoder, OrdinalEncoder
 
+from conftest import column_ks
 from skdptune import PrivateGridSearchCV, batched, evaluate, gate
 from skdptune.batched import standard_scaler
 from skdptune.partition import partition_labels, split_indices
@@ -266,17 +267,6 @@ def _scaler_fits(X, epsilon, bounds, repetitions, seed, **options):
     return ours, theirs
 
 
-def _ks_min(ours, theirs):
-    p_values = []
-    for got, expected in zip(ours, theirs):
-        for column in range(got.shape[1]):
-            if np.ptp(expected[:, column]) == 0 and np.ptp(got[:, column]) == 0:
-                assert got[0, column] == pytest.approx(expected[0, column])
-                continue
-            p_values.append(stats.ks_2samp(got[:, column], expected[:, column]).pvalue)
-    return min(p_values), len(p_values)
-
-
 @pytest.mark.parametrize("n, epsilon, options", [
     (40, 2.0, {}),                   # 4 comparisons (2 features x mean, scale)
     (6, 0.5, {"with_mean": False}),  # the variance near its domain's ends
@@ -284,7 +274,7 @@ def _ks_min(ours, theirs):
 def test_scaler_mean_and_scale_have_diffprivlibs_law(n, epsilon, options):
     X = np.random.default_rng(n).normal([1.0, 4.0], [1.0, 3.0], (n, 2))  # some out of bounds
     ours, theirs = _scaler_fits(X, epsilon, ([-1.0, 0.0], [3.0, 8.0]), 400, n, **options)
-    p_value, count = _ks_min(ours, theirs)
+    p_value, count = column_ks(zip(ours, theirs))
     assert p_value > ALPHA / count
 
 
@@ -296,7 +286,7 @@ def test_scaler_mean_and_scale_have_diffprivlibs_law_audit(n, epsilon, options):
     X = np.random.default_rng(n).normal([1.0, 4.0, 0.0], [1.0, 3.0, 0.1], (n, 3))
     ours, theirs = _scaler_fits(X, epsilon, ([-1.0, 0.0, -1.0], [3.0, 8.0, 1.0]), 1500, n,
                                 **options)
-    p_value, count = _ks_min(ours, theirs)
+    p_value, count = column_ks(zip(ours, theirs))
     assert p_value > ALPHA / count
 
 
