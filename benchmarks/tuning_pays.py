@@ -26,9 +26,12 @@ extended to four tables from the package registry, a second model family and reg
     make R² arbitrarily negative).
 
 - **Totals** T in {0.5, 1, 4}; **R = 3 repetitions** of every search.
-- **Methods**: ``PrivateGridSearchCV(estimator, grid, epsilon=T,
+- **Methods**: ``grid``: ``PrivateGridSearchCV(estimator, grid, epsilon=T,
   accountant=BudgetAccountant())``, every other parameter at its default (secure noise, fresh
   partitions in every repetition); its ``privacy_spent_`` is asserted to be (T, <= 1e-6).
+  ``default`` (added on 23 November 2026, its rule fixed before any of its results): the same
+  with ``default=<the panel's default candidate>`` and ``default_margin="auto"``.
+  ``runs.csv`` records whether the search raised ``UselessModelWarning``.
   Baselines, all refit with the whole T: the default candidate, a uniformly random candidate
   and the oracle (best candidate).
 - **Expected scores** (refit noise removed): every candidate refit ``REFITS = 10`` times with
@@ -44,6 +47,7 @@ Commands (from the repository root)::
     export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONPATH=.
     python benchmarks/tuning_pays.py              # everything (resumable), then the table
     python benchmarks/tuning_pays.py --panels flights-lr --totals 1 --reps 1
+    python benchmarks/tuning_pays.py --method default   # the searches with default=
     python benchmarks/tuning_pays.py --report     # the table from the CSVs only
     python benchmarks/tuning_pays.py --smoke --out /tmp/smoke   # 1,000 rows a table, seconds
 
@@ -174,10 +178,14 @@ PANELS = {panel.name: panel for panel in [
     Panel("cps1988-linreg", "cps1988", "linreg"),
 ]}
 
-RUN_FIELDS = ["panel", "table", "model", "train_rows", "total_epsilon", "rep", "released",
-              "best_score", "selected", "selected_expected", "default_expected",
+RUN_FIELDS = ["panel", "table", "model", "method", "train_rows", "total_epsilon", "rep",
+              "released", "best_score", "selected", "selected_expected", "default_expected",
               "random_expected", "oracle_expected", "selection_regret", "argmax_expected",
-              "argmax_regret", "n_partitions", "epsilon_spent", "delta_spent", "seconds"]
+              "argmax_regret", "n_partitions", "epsilon_spent", "delta_spent", "seconds",
+              "useless_warning"]
+
+#: The searches compared (see the docstring): search parameters beyond the defaults.
+METHODS = ("grid", "default")
 
 
 def candidates(panel, declarations):
@@ -229,12 +237,13 @@ def expected_scores(panel, total, split, refits, cache):
     return pooled([path])
 
 
-def run_search(panel, total, rep, split, expected):
-    """One ``PrivateGridSearchCV`` at its defaults with total epsilon ``total``: the row of
-    ``runs.csv``."""
+def run_search(panel, total, rep, split, expected, method="grid"):
+    """One ``PrivateGridSearchCV`` at its defaults (with ``default=`` for ``method="default"``)
+    with total epsilon ``total``: the row of ``runs.csv``."""
     from diffprivlib.accountant import BudgetAccountant
 
     from skdptune import PrivateGridSearchCV
+    from skdptune.trivial import UselessModelWarning
 
     X_train, X_test, y_train, y_test, declarations = split
     cands = candidates(panel, declarations)
@@ -246,14 +255,16 @@ def run_search(panel, total, rep, split, expected):
         utilities.append(np.array(result, copy=True))
         return result
 
+    extra = {"default": panel.default(declarations)} if method == "default" else {}
     search = PrivateGridSearchCV(panel.estimator(declarations, 1.0),
                                  panel.grid(declarations), epsilon=total,
-                                 accountant=BudgetAccountant())
+                                 accountant=BudgetAccountant(), **extra)
     start = time.perf_counter()
-    with wrapped_partition_utilities(keep), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with wrapped_partition_utilities(keep), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         search.fit(X_train, y_train)
     seconds = time.perf_counter() - start
+    useless = any(issubclass(w.category, UselessModelWarning) for w in caught)
     spent_epsilon, spent_delta = (float(v) for v in search.privacy_spent_)
     assert np.isclose(spent_epsilon, total, rtol=1e-9) and spent_delta <= 1e-6, \
         (panel.name, total, search.privacy_spent_)
@@ -263,7 +274,7 @@ def run_search(panel, total, rep, split, expected):
     oracle = float(mean.max())
     best_score = getattr(search, "best_score_", None)
     return {
-        "panel": panel.name, "table": panel.table, "model": panel.model,
+        "panel": panel.name, "table": panel.table, "model": panel.model, "method": method,
         "train_rows": len(y_train), "total_epsilon": total, "rep": rep,
         "released": test_score(search.best_estimator_, X_test, y_test, declarations),
         "best_score": "" if best_score is None else float(best_score),
@@ -277,18 +288,31 @@ def run_search(panel, total, rep, split, expected):
         "argmax_regret": oracle - float(mean[argmax]),
         "n_partitions": int(search.n_partitions_),
         "epsilon_spent": spent_epsilon, "delta_spent": spent_delta,
-        "seconds": seconds,
+        "seconds": seconds, "useless_warning": useless,
     }
 
 
 def _read_runs(path):
+    """The rows of a CSV; ``runs.csv`` rows written before the method column are ``grid``
+    searches whose warnings were not recorded."""
     if not path.exists():
         return []
     with path.open() as handle:
-        return list(csv.DictReader(handle))
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        if "seconds" in row:  # runs.csv
+            row["method"] = row.get("method") or "grid"
+            row.setdefault("useless_warning", "")
+    return rows
 
 
 def _append_run(path, row):
+    rows = _read_runs(path)
+    if rows and list(rows[0]) != RUN_FIELDS:  # an older header: rewrite with the new one
+        with path.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=RUN_FIELDS)
+            writer.writeheader()
+            writer.writerows({key: old.get(key, "") for key in RUN_FIELDS} for old in rows)
     new = not path.exists()
     with path.open("a", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=RUN_FIELDS)
@@ -311,12 +335,12 @@ def _write_expected(path, records):
         writer.writerows(records)
 
 
-def run(panels, totals, reps, refits, out, n_rows=None):
+def run(panels, totals, reps, refits, out, n_rows=None, method="grid"):
     """Fill ``out`` with the experiment's CSVs (resuming from what is there)."""
     out.mkdir(parents=True, exist_ok=True)
     runs_path = out / "runs.csv"
     done = {(row["panel"], float(row["total_epsilon"]), int(row["rep"]))
-            for row in _read_runs(runs_path)}
+            for row in _read_runs(runs_path) if row["method"] == method}
     expected_rows = []
     for name in panels:
         panel = PANELS[name]
@@ -335,9 +359,9 @@ def run(panels, totals, reps, refits, out, n_rows=None):
                 if (name, total, rep) in done:
                     continue
                 # Secure noise (random_state=None): the repetitions differ by the search's noise.
-                row = run_search(panel, total, rep, split, expected)
+                row = run_search(panel, total, rep, split, expected, method)
                 _append_run(runs_path, row)
-                print(f"  rep {rep}: released {row['released']:.4f}, regret "
+                print(f"  {method} rep {rep}: released {row['released']:.4f}, regret "
                       f"{row['selection_regret']:.4f}, k={row['n_partitions']}, "
                       f"{row['seconds']:.1f} s", flush=True)
     _write_expected(out / "expected.csv", expected_rows)
@@ -349,14 +373,17 @@ def _percent(value):
 
 
 def report(out):
-    """``table.md`` from ``runs.csv``: one row per panel and T, in percentage points."""
+    """``table.md`` from ``runs.csv``: one row per method, panel and T, in percentage points,
+    then the issue's targets per method, over every cell and over the classification cells."""
     rows = _read_runs(out / "runs.csv")
     if not rows:
         raise SystemExit(f"no runs in {out / 'runs.csv'}")
     cells = {}
     for row in rows:
-        cells.setdefault((row["panel"], float(row["total_epsilon"])), []).append(row)
+        cells.setdefault((row["method"], row["panel"], float(row["total_epsilon"])),
+                         []).append(row)
     order = {name: i for i, name in enumerate(PANELS)}
+    methods = {name: i for i, name in enumerate(METHODS)}
     lines = [
         "# Does tuning pay? (issue 18)", "",
         f"Generated by `python benchmarks/tuning_pays.py --report` from `runs.csv`; machine: "
@@ -364,42 +391,54 @@ def report(out):
         "Accuracy (classification) or R² (regression, predictions clipped to the declared "
         "`bounds_y`) on the fixed test part, in per cent. "
         "Baselines and regrets use *expected* scores (mean of DP refits at epsilon T): "
-        "refit noise removed.", "",
-        "| panel (training rows) | T | search's released model | default candidate refit "
-        "with T | gain | uniformly random candidate refit with T | oracle | selection regret "
-        "(refit noise removed) | noise-free argmax regret of the partition utilities (k) | "
-        "reps | seconds per search |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "refit noise removed. Method `grid`: every search parameter at its default; "
+        "`default`: the same with `default=<the panel's default candidate>`. Useless: "
+        "repetitions whose search warned `UselessModelWarning` (blank: not recorded).", "",
+        "| method | panel (training rows) | T | search's released model | default candidate "
+        "refit with T | gain | uniformly random candidate refit with T | oracle | selection "
+        "regret (refit noise removed) | noise-free argmax regret of the partition utilities "
+        "(k) | useless | reps | seconds per search |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    gains, worst, big_regrets = [], None, []
-    for (name, total), group in sorted(cells.items(), key=lambda c: (order.get(c[0][0], 99),
-                                                                    c[0][1])):
+    summary = {}
+    for (method, name, total), group in sorted(
+            cells.items(), key=lambda c: (methods.get(c[0][0], 99), order.get(c[0][1], 99),
+                                          c[0][2])):
         value = lambda key: np.array([float(row[key]) for row in group])  # noqa: E731
         released = value("released")
         spread = f" ± {_percent(released.std(ddof=1))}" if len(group) > 1 else ""
         default = value("default_expected")[0]
         gain = released.mean() - default
-        gains.append(gain)
-        worst = gain if worst is None else min(worst, gain)
+        regret = value("selection_regret").mean()
         train_rows = int(group[0]["train_rows"])
-        if train_rows >= 40_000:
-            big_regrets.append(value("selection_regret").mean())
+        summary.setdefault(method, []).append(
+            (group[0]["model"] != "linreg", gain, regret if train_rows >= 40_000 else None))
+        warned = [row["useless_warning"] for row in group if row["useless_warning"] != ""]
+        useless = f"{sum(w == 'True' for w in warned)}/{len(warned)}" if warned else ""
         lines.append(
-            f"| {name} ({train_rows:,}) | {total:g} | {_percent(released.mean())}{spread} | "
-            f"{_percent(default)} | {100 * gain:+.1f} | {_percent(value('random_expected')[0])} "
-            f"| {_percent(value('oracle_expected')[0])} | "
-            f"{_percent(value('selection_regret').mean())} | "
-            f"{_percent(value('argmax_regret').mean())} "
-            f"(k = {int(np.round(value('n_partitions').mean()))}) | {len(group)} | "
+            f"| {method} | {name} ({train_rows:,}) | {total:g} | "
+            f"{_percent(released.mean())}{spread} | {_percent(default)} | {100 * gain:+.1f} | "
+            f"{_percent(value('random_expected')[0])} | {_percent(value('oracle_expected')[0])} "
+            f"| {_percent(regret)} | {_percent(value('argmax_regret').mean())} "
+            f"(k = {int(np.round(value('n_partitions').mean()))}) | {useless} | {len(group)} | "
             f"{value('seconds').mean():.1f} |")
-    lines += [
-        "",
-        f"Targets (issue 18): mean gain over the cells {100 * np.mean(gains):+.1f} pp (target "
-        f">= 0), worst cell {100 * worst:+.1f} pp (target >= -1); selection regret in the "
-        f"cells with >= 40,000 training rows: at most "
-        + (f"{_percent(max(big_regrets))} pp" if big_regrets else "(no such cell)")
-        + " (target <= 1).",
-    ]
+    lines += ["", "Targets (issue 18): mean gain >= 0 pp, worst cell >= -1 pp, selection "
+                  "regret <= 1 pp in every cell with >= 40,000 training rows.", ""]
+    for method, entries in sorted(summary.items(), key=lambda m: methods.get(m[0], 99)):
+        for label, keep in (("every cell", lambda e: True),
+                            ("classification cells", lambda e: e[0])):
+            chosen = [e for e in entries if keep(e)]
+            if not chosen:
+                continue
+            gains = [e[1] for e in chosen]
+            regrets = [e[2] for e in chosen if e[2] is not None]
+            lines.append(
+                f"- `{method}`, {label} ({len(chosen)}): mean gain "
+                f"{100 * np.mean(gains):+.1f} pp, worst {100 * min(gains):+.1f} pp; selection "
+                "regret at >= 40,000 rows at most "
+                + (f"{_percent(max(regrets))} pp" if regrets else "(no such cell)")
+                + (f" ({sum(r > 0.01 for r in regrets)} of {len(regrets)} cells above 1 pp)"
+                   if regrets else "") + ".")
     text = "\n".join(lines) + "\n"
     (out / "table.md").write_text(text)
     return text
@@ -417,6 +456,8 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=None,
                         help=f"output folder (default {RESULTS})")
     parser.add_argument("--report", action="store_true", help="only write table.md")
+    parser.add_argument("--method", choices=METHODS, default="grid",
+                        help="the search to run (default: grid)")
     parser.add_argument("--smoke", action="store_true",
                         help=f"{SMOKE_ROWS} rows a table, T in {SMOKE_TOTALS}, 1 repetition, "
                              f"{SMOKE_REFITS} refits: checks the harness in seconds (its "
@@ -430,7 +471,7 @@ def main(argv=None):
             args.totals or (SMOKE_TOTALS if smoke else TOTALS),
             args.reps if args.reps is not None else (1 if smoke else REPS),
             args.refits or (SMOKE_REFITS if smoke else REFITS),
-            out, n_rows=SMOKE_ROWS if smoke else None)
+            out, n_rows=SMOKE_ROWS if smoke else None, method=args.method)
         print(f"done in {time.perf_counter() - start:.1f} s", flush=True)
     print(report(out))
 

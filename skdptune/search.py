@@ -53,7 +53,7 @@ from .gate import (
     split_budget,
 )
 from .partition import auto_n_partitions, partition_labels, split_indices
-from .selection import SELECTORS, _as_selector
+from .selection import SELECTORS, OneShotSelector, _as_selector, default_offsets
 from .selection.score import estimate_std, estimate_utility
 from .utility import (
     BoundedSquaredErrorScorer,
@@ -111,6 +111,11 @@ class GridPlan(Plan):
         A verbose line on a default scoring.
     score_params : dict
         ``fit``'s metadata routed to the partition scorer.
+    default_index : int or None
+        The untuned default candidate's index (``default``), None without one.
+    offsets : ndarray or None
+        The public offsets handed to the selector (the default's margin), None without a
+        default.
     """
 
     selector: object
@@ -124,6 +129,8 @@ class GridPlan(Plan):
     selector_cost: tuple
     scoring_note: object
     score_params: dict
+    default_index: object
+    offsets: object
 
 
 class PrivateGridSearchCV(BasePrivateSearch):
@@ -176,6 +183,25 @@ class PrivateGridSearchCV(BasePrivateSearch):
         pure ``epsilon``-DP and report a selection delta of 0 (the a-priori check still
         reserves ``delta``). ``"doubling"`` is Ding & Wu's Algorithm 1. Why the default, and
         how the selectors compared in the benchmark: :ref:`the guide <choosing-selector>`.
+    default : dict, "estimator" or None, default=None
+        The untuned candidate you would release without tuning: one candidate's parameters
+        (a dict equal to one of ``ParameterGrid(param_grid)``), or ``"estimator"`` for the
+        candidate whose values are those ``estimator`` has as given. The selector then
+        favours it by ``default_margin``: another candidate is released only when its
+        partition utility leads the default's by about that much, so a selection that cannot
+        tell the candidates apart keeps the default rather than a noisy pick. The margin is a
+        public constant added to the default's utility, so the guarantee and the charge are
+        unchanged (:func:`skdptune.selection.default_offsets`). Needs a one-shot selector
+        (not ``"doubling"``). The selection's budget is spent either way: keeping the default
+        releases it refit with the refit's share of ``epsilon``, not all of it. None: every
+        candidate is treated alike.
+    default_margin : float in [0, 1] or "auto", default="auto"
+        The default's bonus, in utility units (``[0, 1]``: accuracy for the default scorer).
+        ``"auto"``: the lead at which the selector picks a candidate that does not beat the
+        default with probability at most ``1 / m`` (``m`` candidates), from public
+        quantities (:meth:`~skdptune.selection.OneShotSelector.tail_lead`); for
+        permute-and-flip ``(2 / (k * epsilon_s)) * ln(m)``, ``epsilon_s`` the selector's
+        epsilon. Only with ``default``.
     selection_epsilon : float or None, default=None
         The explicit split: epsilon of the selection alone (the tuning overhead), positive
         and finite. The refit then spends what the selected candidate's estimator declares
@@ -325,6 +351,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
         candidate passed) and ``selected``. No per-candidate score or rank: they are not DP.
     selection_ : SelectionResult
         The selector's output (index, DP score, trace, guarantee).
+    default_index_ : int or None
+        Index of the ``default`` candidate, None without one.
+    default_margin_ : float
+        The default's bonus in utility units (``"auto"`` resolved); 0.0 without a default.
     privacy_spent_ : diffprivlib.utils.Budget
         ``(epsilon, delta)`` of the whole fit: selection plus refit.
     privacy_report_ : dict
@@ -384,6 +414,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         "score_share": [Interval(Real, 0, 1, closed="left")],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "selector": [StrOptions(set(SELECTORS)), HasMethods(["select", "validate_parameters"])],
+        "default": [dict, StrOptions({"estimator"}), None],
+        "default_margin": [Interval(Real, 0, 1, closed="both"), StrOptions({"auto"})],
         "n_partitions": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "scoring": [str, callable, list, tuple, set, dict, None],
         "refit": ["boolean", str, callable],
@@ -401,6 +433,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         selection_share=0.5,
         score_share=0.1,
         selector="permute_and_flip",
+        default=None,
+        default_margin="auto",
         n_partitions="auto",
         validation_fraction=0.2,
         partition_scaling="auto",
@@ -424,6 +458,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.selection_share = selection_share
         self.score_share = score_share
         self.selector = selector
+        self.default = default
+        self.default_margin = default_margin
         self.n_partitions = n_partitions
         self.validation_fraction = validation_fraction
         self.partition_scaling = partition_scaling
@@ -544,12 +580,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # Everything below is post-processing of them, plus the refit's own DP spend.
         sensitivity = 1.0 / plan.n_partitions
         selector_epsilon, score_epsilon = plan.budget.selector_epsilon, plan.budget.score_epsilon
+        # The default's margin: public offsets (skdptune.selection.default_offsets).
+        offsets = {} if plan.offsets is None else {"offsets": plan.offsets}
         selection = plan.selector.select(
             utilities,
             sensitivity=sensitivity,
             epsilon=selector_epsilon,
             delta=self.delta,
             random_state=noise_state,
+            **offsets,
         )
         index = self._selected_index(selection)
         score = score_std = None
@@ -615,6 +654,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         )
         self._check_data(X, y, estimator, n_samples, n_partitions)
 
+        default_index, offsets = self._default(selector, estimator, candidates, n_partitions,
+                                               budget.selector_epsilon)
+
         # Reserved before the data (skdptune.accounting): the selector's a-priori cost, the
         # best_score_ estimate, and the refit whichever candidate the selection picks.
         selector_cost = selector_reservation(selector, budget.selector_epsilon, self.delta)
@@ -638,7 +680,48 @@ class PrivateGridSearchCV(BasePrivateSearch):
             selector_cost=selector_cost,
             scoring_note=scoring_note,
             score_params=score_params,
+            default_index=default_index,
+            offsets=offsets,
         )
+
+    def _default(self, selector, estimator, candidates, n_partitions, selector_epsilon):
+        """The ``default`` candidate's index and the selector's public offsets, from the
+        parameters only: ``(None, None)`` without a default."""
+        if self.default is None:
+            if self.default_margin != "auto":
+                raise ValueError(
+                    f"default_margin={self.default_margin!r} has no effect without default; "
+                    "name the untuned candidate with default=<its parameters> or "
+                    "default='estimator', or leave default_margin='auto'."
+                )
+            return None, None
+        if not isinstance(selector, OneShotSelector):
+            raise ValueError(
+                f"default={self.default!r} needs a one-shot selector (one of "
+                f"{sorted(name for name, cls in SELECTORS.items() if issubclass(cls, OneShotSelector))}"
+                f"), got selector={self.selector!r}: the margin is a bonus on one utility "
+                "before a single noisy choice."
+            )
+        if self.default == "estimator":
+            values = estimator.get_params(deep=True)
+            matches = [i for i, params in enumerate(candidates)
+                       if all(key in values and _same(values[key], value)
+                              for key, value in params.items())]
+            wanted = "the estimator's own values"
+        else:
+            matches = [i for i, params in enumerate(candidates)
+                       if params.keys() == self.default.keys()
+                       and all(_same(self.default[key], value) for key, value in params.items())]
+            wanted = "those parameters"
+        if not matches:
+            raise ValueError(
+                f"default={self.default!r}: no candidate of param_grid has {wanted}; give one "
+                f"of the {len(candidates)} candidates' parameter dicts (the first is "
+                f"{candidates[0]!r}), or add the default to param_grid."
+            )
+        index = matches[0]
+        return index, default_offsets(selector, len(candidates), index, self.default_margin,
+                                      sensitivity=1.0 / n_partitions, epsilon=selector_epsilon)
 
     def _candidate_parameters(self, estimator, candidates, budget, ratio, *, sparse_input,
                               n_features):
@@ -920,6 +1003,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         """
         candidates = plan.candidates
         self.selection_ = selection
+        self.default_index_ = plan.default_index
+        self.default_margin_ = 0.0 if plan.offsets is None else float(plan.offsets.max())
         if score is None and selection.index is not None and selection.score is not None:
             score = min(selection.score, 1.0)  # the doubling's own estimate (post-processing)
         n_passes = np.zeros(len(candidates), dtype=int)
@@ -998,6 +1083,10 @@ def _selection_line(selection, index, plan, cost, score=None, score_std=None):
     params = plan.candidates[index]
     how = (f"with {type(plan.selector).__name__}" if selection.index is not None
            else "as the fallback (no candidate passed)")
+    if plan.default_index is not None:
+        kept = "kept" if index == plan.default_index else "moved off"
+        how += (f" ({kept} the default, candidate {plan.default_index + 1}, favoured by "
+                f"{plan.offsets.max():.3g})")
     line = (f"Selected candidate {index + 1}/{len(plan.candidates)} {how}, charged "
             f"epsilon={cost[0]:g}, delta={cost[1]:g}: {params}")
     if score is None:  # a callable refit: no best_score_
@@ -1058,3 +1147,13 @@ def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_pa
         "refit_rule": refit_rule,
         "budget_rule": budget_rule,
     })
+
+
+def _same(a, b):
+    """Whether two parameter values are equal, as a default candidate is matched."""
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # arrays and other values without a single truth value
+        return False

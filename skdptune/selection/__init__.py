@@ -6,7 +6,7 @@ never sees data or estimators. Every selector has the same method,
 :class:`SelectionResult`.
 """
 
-from ._base import BaseSelector, Iteration, SelectionResult
+from ._base import BaseSelector, Iteration, OneShotSelector, SelectionResult, default_offsets
 from .doubling import ProposeTestDoubling
 from .exponential import ExponentialMechanism
 from .permute_and_flip import PermuteAndFlip
@@ -32,8 +32,10 @@ __all__ = [
     "BaseSelector",
     "ExponentialMechanism",
     "Iteration",
+    "OneShotSelector",
     "PermuteAndFlip",
     "ProposeTestDoubling",
     "ReportNoisyMax",
     "SelectionResult",
+    "default_offsets",
 ]

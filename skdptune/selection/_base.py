@@ -171,11 +171,18 @@ class OneShotSelector(BaseSelector):
         """``(epsilon, 0.0)``: one pure ``epsilon``-DP step, whatever ``delta``."""
         return float(epsilon), 0.0
 
-    def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None):
+    def select(self, utilities, *, sensitivity, epsilon, delta, random_state=None,
+               offsets=None):
         """Select one candidate in one ``epsilon``-DP step; see :meth:`BaseSelector.select`.
 
         ``delta`` is validated but not used: the guarantee is pure ``epsilon``-DP and the
         result reports ``delta=0.0``.
+
+        ``offsets`` (array-like of shape ``(n_candidates,)``, default None: zeros) are
+        *public* constants added to the utilities before the selection, such as the bonus
+        :func:`default_offsets` gives an untuned default candidate. Fixed before the data,
+        they leave every utility's sensitivity as it was, so the guarantee is unchanged;
+        offsets computed from the data would void it.
 
         Returns
         -------
@@ -185,6 +192,14 @@ class OneShotSelector(BaseSelector):
             ``epsilon_per_iteration == epsilon``.
         """
         utilities = check_selection_inputs(utilities, sensitivity, epsilon, delta)
+        if offsets is not None:
+            offsets = np.asarray(offsets, dtype=float)
+            if offsets.shape != utilities.shape or not np.all(np.isfinite(offsets)):
+                raise ValueError(
+                    f"offsets must be finite, one per candidate (shape {utilities.shape}); "
+                    f"got {offsets!r}."
+                )
+            utilities = utilities + offsets
         self.validate_parameters()
         rng = check_random_state(random_state, secure=True)
         index = self._choose(utilities, float(sensitivity), float(epsilon), rng)
@@ -203,3 +218,62 @@ class OneShotSelector(BaseSelector):
     def _choose(self, utilities, sensitivity, epsilon, rng):
         """Index of the selected candidate; the whole call must be ``epsilon``-DP."""
         raise NotImplementedError
+
+    def tail_lead(self, probability, *, sensitivity, epsilon):
+        """The lead that makes a candidate this unlikely to be selected.
+
+        A candidate whose utility trails another candidate's by at least the returned lead
+        is selected with probability at most ``probability``, whatever the other utilities
+        (each selector derives it in its Notes).
+
+        Parameters
+        ----------
+        probability : float
+            In ``(0, 1]``.
+        sensitivity, epsilon : float
+            As passed to :meth:`select`.
+
+        Returns
+        -------
+        lead : float
+            In utility units, at least 0.
+        """
+        raise NotImplementedError
+
+
+def default_offsets(selector, n_candidates, default_index, margin, *, sensitivity, epsilon):
+    """Public offsets that favour an untuned default candidate: ``margin`` on it, 0 elsewhere.
+
+    With ``margin="auto"`` the margin is ``selector.tail_lead(1 / m)``: a candidate that does
+    not beat the default's utility is selected with probability at most ``1 / m`` (``m`` the
+    number of candidates). For the exponential mechanism this weighs the default as ``m``
+    candidates of its utility together; with permute-and-flip it is the default's bonus over
+    such a candidate's coin, ``(2 * Delta / epsilon) * ln(m)``. Either way a candidate
+    replaces the default only when its lead is of the order of the selection's own error.
+
+    Privacy: the offsets are a function of ``m``, the sensitivity ``Delta = 1 / k``, the
+    selector's epsilon and the user's choice of default, all fixed before the data; adding
+    them to the utilities leaves each utility's sensitivity ``Delta``, so the selector's
+    guarantee holds unchanged (see :meth:`OneShotSelector.select`).
+
+    Parameters
+    ----------
+    selector : OneShotSelector
+    n_candidates : int
+    default_index : int
+        The default candidate's index.
+    margin : float or "auto"
+        The bonus in utility units (``[0, 1]``).
+    sensitivity, epsilon : float
+        As the selector will be called with.
+
+    Returns
+    -------
+    offsets : ndarray of shape (n_candidates,)
+    """
+    if margin == "auto":
+        margin = selector.tail_lead(1.0 / n_candidates, sensitivity=sensitivity,
+                                    epsilon=epsilon)
+    offsets = np.zeros(n_candidates)
+    offsets[default_index] = margin
+    return offsets

@@ -1,5 +1,7 @@
 """The exponential mechanism (McSherry & Talwar 2007) as a one-shot selector."""
 
+import math
+
 from diffprivlib.mechanisms import Exponential
 
 from ._base import OneShotSelector
@@ -53,3 +55,11 @@ class ExponentialMechanism(OneShotSelector):
             monotonic=False, random_state=rng,
         )
         return mechanism.randomise()
+
+    def tail_lead(self, probability, *, sensitivity, epsilon):
+        """``(2 * Delta / epsilon) * ln(1 / probability)``; see
+        :meth:`OneShotSelector.tail_lead`.
+
+        A candidate trailing another by ``lead`` is selected only if its weight relative to the leader's is at most ``exp(-epsilon * lead / (2 * Delta))``.
+        """
+        return 2 * sensitivity / epsilon * math.log(1.0 / probability)

@@ -1,5 +1,7 @@
 """Permute-and-flip (McKenna & Sheldon 2020) as a one-shot selector."""
 
+import math
+
 from diffprivlib.mechanisms import PermuteAndFlip as _PermuteAndFlipMechanism
 
 from ._base import OneShotSelector
@@ -53,3 +55,11 @@ class PermuteAndFlip(OneShotSelector):
             monotonic=False, random_state=rng,
         )
         return mechanism.randomise()
+
+    def tail_lead(self, probability, *, sensitivity, epsilon):
+        """``(2 * Delta / epsilon) * ln(1 / probability)``; see
+        :meth:`OneShotSelector.tail_lead`.
+
+        A candidate trailing another by ``lead`` is selected only if its coin comes up with probability at most ``exp(-epsilon * lead / (2 * Delta))``.
+        """
+        return 2 * sensitivity / epsilon * math.log(1.0 / probability)

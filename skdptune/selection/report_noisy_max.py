@@ -1,7 +1,10 @@
 """Report-noisy-max with Laplace noise (Dwork & Roth 2014) as a one-shot selector."""
 
+import math
+
 import numpy as np
 from diffprivlib.mechanisms import Laplace
+from scipy.special import lambertw
 
 from ._base import OneShotSelector
 
@@ -52,3 +55,19 @@ class ReportNoisyMax(OneShotSelector):
         noisy = [noise.randomise(float(utility)) for utility in utilities]
         # np.argmax returns the lowest index among ties.
         return np.argmax(noisy)
+
+    def tail_lead(self, probability, *, sensitivity, epsilon):
+        """The lead ``c`` at which a trailing candidate is selected with ``probability``;
+        see :meth:`OneShotSelector.tail_lead`.
+
+        A candidate trailing the leader by ``c`` is selected only if its noise beats the
+        leader's by ``c``. The difference of two ``Lap(b)`` variates (``b = 2 * Delta /
+        epsilon``) exceeds ``c`` with probability ``(1 + x / 2) * exp(-x) / 2``, ``x = c /
+        b``; this solves it for ``x`` (Lambert's ``W``, branch -1), and is 0 from
+        ``probability = 1 / 2`` up (the chance of two equal utilities).
+        """
+        if probability >= 0.5:
+            return 0.0
+        # (1 + x/2) exp(-x) / 2 = p  <=>  y exp(-2y) = 2p / e^2 with y = 1 + x/2 >= 1.
+        y = -lambertw(-4.0 * probability * math.exp(-2.0), -1).real / 2.0
+        return 2.0 * (y - 1.0) * 2.0 * sensitivity / epsilon

@@ -251,13 +251,23 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     defaults = {row["panel"]: float(row["mean"]) for row in expected if row["default"] == "True"}
     assert defaults == {row["panel"]: pytest.approx(float(row["default_expected"]))
                         for row in rows}
+    assert {row["method"] for row in rows} == {"grid"}
+    assert {row["useless_warning"] for row in rows} <= {"True", "False"}
     table = (tmp_path / "table.md").read_text()
-    assert all(f"| {name} (" in table for name in tuning_pays.PANELS)
+    assert all(f"| grid | {name} (" in table for name in tuning_pays.PANELS)
     assert "Targets (issue 18)" in capsys.readouterr().out
     # Resumable: a second run (of one panel) finds its search done and runs none, and keeps
     # the other panels' expected scores.
     tuning_pays.main(["--smoke", "--panels", "cps1988-linreg", "--out", str(tmp_path)])
     assert len((tmp_path / "runs.csv").read_text().splitlines()) == 1 + len(rows)
+    # The other method is a new search, with the panel's default candidate named.
+    tuning_pays.main(["--smoke", "--panels", "flights-nb", "--method", "default", "--out",
+                      str(tmp_path)])
+    with (tmp_path / "runs.csv").open() as handle:
+        latest = list(csv.DictReader(handle))[-1]
+    assert (latest["panel"], latest["method"]) == ("flights-nb", "default")
+    assert "| default | flights-nb (" in (tmp_path / "table.md").read_text()
+    assert "`default`, every cell (1)" in capsys.readouterr().out
     with (tmp_path / "expected.csv").open() as handle:
         assert len(list(csv.DictReader(handle))) == len(expected)
     sys.modules.pop("tuning_pays", None)

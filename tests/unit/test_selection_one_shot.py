@@ -21,6 +21,7 @@ from skdptune.selection import (
     PermuteAndFlip,
     ReportNoisyMax,
     SelectionResult,
+    default_offsets,
 )
 
 ONE_SHOT = ["exponential", "permute_and_flip", "report_noisy_max"]
@@ -288,3 +289,64 @@ def test_usable_inside_private_grid_search(selector):
     # Selection (1.0, 0) plus the refit, charged at the grid's largest epsilon.
     assert search.privacy_spent_[0] == pytest.approx(2.0)
     assert search.predict(X).shape == y.shape
+
+
+# --- Public offsets and the default's margin ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", ONE_SHOT)
+def test_offsets_select_by_the_shifted_law(name):
+    # The selection with public offsets has the exact law of the mechanism on utilities +
+    # offsets (chi-square, false-failure rate ALPHA). Ignoring the offsets gives the law on
+    # [0.5, 0.5, 0.5, 0.8], which puts 0.03-0.1 on candidate 0 instead of 0.3-0.6: a
+    # statistic in the hundreds at 3000 draws.
+    utilities, offsets = [0.5, 0.5, 0.5, 0.8], [0.6, 0.0, 0.0, 0.0]
+    sensitivity, epsilon, n_draws = 0.25, 1.0, 3000
+    expected = exact_probabilities(name, np.add(utilities, offsets), sensitivity, epsilon)
+    selector = SELECTORS[name]()
+    indices = [selector.select(utilities, sensitivity=sensitivity, epsilon=epsilon, delta=0.0,
+                               offsets=offsets).index for _ in range(n_draws)]
+    counts = np.bincount(indices, minlength=4)
+    assert stats.chisquare(counts, expected * n_draws).pvalue > ALPHA, (counts, expected)
+
+
+@pytest.mark.parametrize("name", ONE_SHOT)
+def test_tail_lead_bounds_the_selection_probability_exactly_where_stated(name):
+    # tail_lead(p): a candidate trailing another by that lead is selected with probability at
+    # most p, by the exact law; the bound is tight to within a factor of 4 (a lead twice
+    # too large for the mechanism would make it p ** 2-tight, far below p / 4).
+    sensitivity, epsilon, p = 0.01, 0.5, 0.05
+    selector = SELECTORS[name]()
+    lead = selector.tail_lead(p, sensitivity=sensitivity, epsilon=epsilon)
+    for others in ([], [0.5 - lead], [0.5 - lead] * 3, [0.5, 0.4]):
+        probabilities = exact_probabilities(name, [0.5, 0.5 - lead] + others, sensitivity,
+                                            epsilon)
+        assert probabilities[1] <= p * (1 + 1e-6)
+    two = exact_probabilities(name, [0.5, 0.5 - lead], sensitivity, epsilon)
+    if name == "report_noisy_max":
+        assert two[1] == pytest.approx(p, rel=1e-6)  # solved exactly for two candidates
+    else:
+        assert lead == pytest.approx(2 * sensitivity / epsilon * math.log(1 / p))
+        assert two[1] >= p / 4
+    assert selector.tail_lead(1.0, sensitivity=sensitivity, epsilon=epsilon) == 0.0
+
+
+@pytest.mark.parametrize("name", ONE_SHOT)
+def test_default_offsets_put_the_auto_margin_on_the_default_only(name):
+    selector = SELECTORS[name]()
+    offsets = default_offsets(selector, 20, 3, "auto", sensitivity=1 / 400, epsilon=0.45)
+    margin = selector.tail_lead(1 / 20, sensitivity=1 / 400, epsilon=0.45)
+    assert margin > 0
+    np.testing.assert_allclose(offsets, np.eye(20)[3] * margin)
+    np.testing.assert_array_equal(
+        default_offsets(selector, 5, 0, 0.02, sensitivity=0.1, epsilon=1.0), [0.02, 0, 0, 0, 0])
+    # One candidate: nothing to favour it over.
+    assert default_offsets(selector, 1, 0, "auto", sensitivity=0.1, epsilon=1.0)[0] == 0.0
+
+
+@pytest.mark.parametrize("offsets", [[0.1, 0.0], [0.1, 0.0, np.nan, 0.0]])
+def test_bad_offsets_are_named(offsets):
+    with pytest.raises(ValueError, match="offsets must be finite, one per candidate"):
+        PermuteAndFlip().select([0.2, 0.3, 0.4, 0.5][:len(offsets) + (2 if len(offsets) == 2
+                                                                      else 0)],
+                                sensitivity=0.1, epsilon=1.0, delta=0.0, offsets=offsets)
