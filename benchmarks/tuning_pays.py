@@ -94,8 +94,9 @@ class Panel:
     table: str
     model: str  # "lr", "nb" or "linreg"
 
-    def declarations(self, n_rows=None):
-        return datasets.table_split(self.table, n_rows)[4]
+    def split(self, n_rows=None):
+        """``(X_train, X_test, y_train, y_test, declarations)``: the table's fixed split."""
+        return datasets.table_split(self.table, n_rows)
 
     def grid(self, declarations):
         """The grid, built from the table's declarations (public constants only)."""
@@ -177,6 +178,41 @@ PANELS = {panel.name: panel for panel in [
     Panel("diamonds-linreg", "diamonds", "linreg"),
     Panel("cps1988-linreg", "cps1988", "linreg"),
 ]}
+
+class AdultPanel(Panel):
+    """``adult-lr`` of ``lib/panels.py`` (the fidelity study's panel: its grid, its default
+    candidate, its repetition-0 split of UCI Adult), for the issue's target on Adult. Its data
+    come from ``../shared/data``, not from the package registry: run it by name only."""
+
+    def split(self, n_rows=None):
+        from types import SimpleNamespace
+
+        from lib import panels
+
+        if n_rows is not None:
+            raise ValueError("adult-lr has no smoke version")
+        return (*panels.split(self.name, 0), SimpleNamespace(y_bounds=None))
+
+    def _panel(self):
+        from lib import panels
+
+        return panels.PANELS[self.name]
+
+    def grid(self, declarations):
+        return self._panel().grid
+
+    def default(self, declarations):
+        return self._panel().default
+
+    def estimator(self, declarations, epsilon):
+        from diffprivlib.accountant import BudgetAccountant
+
+        return self._panel().estimator(epsilon).set_params(accountant=BudgetAccountant(),
+                                                           **self.default(declarations))
+
+
+#: Panels run by name only (``--panels adult-lr --totals 1 2``): data outside the registry.
+EXTRA_PANELS = {"adult-lr": AdultPanel("adult-lr", "adult", "lr")}
 
 RUN_FIELDS = ["panel", "table", "model", "method", "train_rows", "total_epsilon", "rep",
               "released", "best_score", "selected", "selected_expected", "default_expected",
@@ -343,8 +379,8 @@ def run(panels, totals, reps, refits, out, n_rows=None, method="grid"):
             for row in _read_runs(runs_path) if row["method"] == method}
     expected_rows = []
     for name in panels:
-        panel = PANELS[name]
-        split = datasets.table_split(panel.table, n_rows)
+        panel = {**PANELS, **EXTRA_PANELS}[name]
+        split = panel.split(n_rows)
         declarations = split[4]
         cands = candidates(panel, declarations)
         default = default_index(panel, declarations, cands)
@@ -382,7 +418,7 @@ def report(out):
     for row in rows:
         cells.setdefault((row["method"], row["panel"], float(row["total_epsilon"])),
                          []).append(row)
-    order = {name: i for i, name in enumerate(PANELS)}
+    order = {name: i for i, name in enumerate([*PANELS, *EXTRA_PANELS])}
     methods = {name: i for i, name in enumerate(METHODS)}
     lines = [
         "# Does tuning pay? (issue 18)", "",
@@ -400,7 +436,7 @@ def report(out):
         "(k) | useless | reps | seconds per search |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    summary = {}
+    summary, adult = {}, []
     for (method, name, total), group in sorted(
             cells.items(), key=lambda c: (methods.get(c[0][0], 99), order.get(c[0][1], 99),
                                           c[0][2])):
@@ -411,8 +447,12 @@ def report(out):
         gain = released.mean() - default
         regret = value("selection_regret").mean()
         train_rows = int(group[0]["train_rows"])
-        summary.setdefault(method, []).append(
-            (group[0]["model"] != "linreg", gain, regret if train_rows >= 40_000 else None))
+        if name in PANELS:
+            summary.setdefault(method, []).append(
+                (group[0]["model"] != "linreg", gain, regret if train_rows >= 40_000 else None))
+        else:
+            adult.append(f"- `{method}`, {name}, T = {total:g}: gain {100 * gain:+.1f} pp "
+                         "(target >= +2 pp at T = 1 and 2).")
         warned = [row["useless_warning"] for row in group if row["useless_warning"] != ""]
         useless = f"{sum(w == 'True' for w in warned)}/{len(warned)}" if warned else ""
         lines.append(
@@ -439,6 +479,7 @@ def report(out):
                 + (f"{_percent(max(regrets))} pp" if regrets else "(no such cell)")
                 + (f" ({sum(r > 0.01 for r in regrets)} of {len(regrets)} cells above 1 pp)"
                    if regrets else "") + ".")
+    lines += adult
     text = "\n".join(lines) + "\n"
     (out / "table.md").write_text(text)
     return text
@@ -446,7 +487,8 @@ def report(out):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--panels", nargs="+", choices=list(PANELS), default=list(PANELS))
+    parser.add_argument("--panels", nargs="+", choices=[*PANELS, *EXTRA_PANELS],
+                        default=list(PANELS))
     parser.add_argument("--totals", nargs="+", type=float, default=None,
                         help=f"total epsilons (default {TOTALS})")
     parser.add_argument("--reps", type=int, default=None, help=f"repetitions (default {REPS})")
