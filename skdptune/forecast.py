@@ -17,8 +17,8 @@ with the best candidate's utility at 0.8 and its position in the grid drawn at r
 """
 
 import math
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 import numpy as np
 from scipy import integrate, optimize
@@ -37,6 +37,12 @@ from .accounting import calibrate_epsilon_per_step
 #: A pairwise gap above this (a quarter of the utility range) means the noise swamps any
 #: plausible difference between candidates: the search warns at fit.
 SWAMPED_GAP = 0.25
+
+#: The lead ``n_partitions_needed`` refers to: five points of accuracy, a clear winner.
+CLEAR_LEAD = 0.05
+
+#: The largest ``n_partitions`` the forecast looks at for ``n_partitions_needed``.
+MAX_PARTITIONS = 10 ** 7
 
 # Where the doubling simulation puts the best candidate's utility, and how many runs.
 _DOUBLING_BEST = 0.8
@@ -61,6 +67,14 @@ class Forecast:
         (``inf`` when no lead in ``[0, 1]`` suffices).
     uniform_gap : float
         Lead over every other candidate (all tied) needed for the same.
+    max_confidence : float
+        Probability of selecting the best when it leads one rival by the whole utility range
+        (1): the most this selection can achieve. Below ``confidence``, the gaps are ``inf``.
+    n_partitions_needed : int or None
+        The ``n_partitions`` this selector needs at this epsilon to resolve a lead of
+        :data:`CLEAR_LEAD` (computed on first access; see the property).
+    selector_object : selector or None
+        The selector forecast (None when unknown: no ``n_partitions_needed``).
     n_fits : int or None
         The search's cost: partition fits, ``n_partitions`` times the number of candidates
         (None from :func:`forecast_selection`, which knows no search).
@@ -79,8 +93,24 @@ class Forecast:
     confidence: float
     pairwise_gap: float
     uniform_gap: float
+    max_confidence: float = math.nan
     n_fits: object = None
     paths: object = None
+    # The selector object, for n_partitions_needed (computed on demand: a bisection).
+    selector_object: object = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def n_partitions_needed(self):
+        """The smallest ``n_partitions`` at which, with the same selector and epsilon, the
+        best is selected with probability ``confidence`` when it leads one rival by
+        :data:`CLEAR_LEAD`; found by bisection (the probability grows with
+        ``n_partitions``). None above :data:`MAX_PARTITIONS`, or without the selector. It
+        says which regime the selector needs, not that the data afford that many
+        partitions."""
+        if self.selector_object is None:
+            return None
+        return _partitions_needed(self.selector_object, self.epsilon, self.delta,
+                                  self.confidence)
 
     @property
     def swamped(self):
@@ -108,12 +138,21 @@ class Forecast:
         return len(self.per_fit_candidates) * self.n_partitions
 
     def __str__(self):
-        text = (
-            f"{self.selector} over {self.n_candidates} candidates, k={self.n_partitions}, "
-            f"epsilon={self.epsilon:g}: selects the best with probability "
-            f"{self.confidence:.0%} when it leads one close rival by {self.pairwise_gap:.3g}, "
-            f"or every other candidate by {self.uniform_gap:.3g} (utility units, [0, 1])."
-        )
+        head = (f"{self.selector} over {self.n_candidates} candidates, k={self.n_partitions}, "
+                f"epsilon={self.epsilon:g}: ")
+        if math.isinf(self.pairwise_gap):
+            text = (f"{head}cannot select the best with probability {self.confidence:.0%} "
+                    f"at any lead: at most {self.max_confidence:.0%}, when it leads by the "
+                    "whole utility range [0, 1].")
+        else:
+            text = (f"{head}selects the best with probability {self.confidence:.0%} when it "
+                    f"leads one close rival by {self.pairwise_gap:.3g}, or every other "
+                    f"candidate by {self.uniform_gap:.3g} (utility units, [0, 1]).")
+        if self.n_partitions_needed is None:
+            text += f" No k up to {MAX_PARTITIONS:,} resolves a lead of {CLEAR_LEAD:g}."
+        elif self.n_partitions_needed > self.n_partitions:
+            text += (f" A lead of {CLEAR_LEAD:g} needs k >= {self.n_partitions_needed:,} at "
+                     "this epsilon.")
         if self.n_fits is None or self.paths is None:
             return text
         return (f"{text} Cost: {self.n_fits} partition fits: "
@@ -190,7 +229,26 @@ def forecast_selection(n_candidates, *, n_partitions, epsilon, delta=0.0,
         selector=type(selector).__name__, n_candidates=int(n_candidates),
         n_partitions=int(n_partitions), epsilon=float(epsilon), delta=float(delta),
         confidence=float(confidence), pairwise_gap=gaps[0], uniform_gap=gaps[1],
+        max_confidence=probability(1.0, 2), selector_object=selector,
     )
+
+
+def _partitions_needed(selector, epsilon, delta, confidence):
+    """Smallest ``n_partitions`` whose pairwise probability at :data:`CLEAR_LEAD` reaches
+    ``confidence`` (bisection), or None up to :data:`MAX_PARTITIONS`."""
+    def resolves(k):
+        return _probability_of_best(selector, epsilon, delta, k)(CLEAR_LEAD, 2) >= confidence
+
+    if not resolves(MAX_PARTITIONS):
+        return None
+    low, high = 1, MAX_PARTITIONS  # resolves(high); low is below the least k (2)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if middle >= 2 and resolves(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def _gap(probability, n_candidates, confidence):

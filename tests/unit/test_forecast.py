@@ -77,7 +77,7 @@ def test_gaps_shrink_with_the_budget_and_grow_with_the_grid():
     hopeless = forecast_selection(20, n_partitions=10, epsilon=0.9, delta=1e-6,
                                   selector=ProposeTestDoubling())
     assert hopeless.pairwise_gap == math.inf and hopeless.swamped
-    assert "leads one close rival by inf" in str(hopeless)
+    assert "cannot select the best with probability 90% at any lead" in str(hopeless)
 
 
 def test_search_forecast_uses_its_own_budget():
@@ -115,3 +115,36 @@ def test_custom_selectors_get_no_forecast_and_no_warning(binary_data, recording_
         warnings.simplefilter("error", NoisySelectionWarning)
         search.fit(X, y)
     assert isinstance(search.selector, BaseSelector)
+
+
+# --- The selector's regime: finite figures where the gaps are infinite ----------------------
+
+
+def test_doubling_at_the_defaults_gets_finite_figures():
+    # 3 candidates, k = 200, the selector's epsilon of a total of 1: the doubling selector
+    # cannot reach 90% at any lead; the forecast says how close it gets and what k it needs.
+    forecast = forecast_selection(3, n_partitions=200, epsilon=0.45, delta=1e-6,
+                                  selector="doubling")
+    assert math.isinf(forecast.pairwise_gap)
+    assert 0.3 < forecast.max_confidence < 0.9
+    needed = forecast.n_partitions_needed
+    assert needed > 200
+    probability = _probability_of_best(ProposeTestDoubling(), 0.45, 1e-6, needed)
+    assert probability(0.05, 2) >= 0.9
+    assert _probability_of_best(ProposeTestDoubling(), 0.45, 1e-6, needed - 1)(0.05, 2) < 0.9
+    text = str(forecast)
+    assert "cannot select the best with probability 90% at any lead: at most" in text
+    assert f"needs k >= {needed:,}" in text
+
+
+def test_partitions_needed_matches_the_closed_form():
+    # Permute-and-flip, two candidates: P(best) = 1 - p / 2 with p = exp(-k eps g / 2), so
+    # P >= 0.9 at g = 0.05 needs k >= 2 ln 5 / (0.05 eps): 143.05 at eps = 0.45.
+    forecast = forecast_selection(20, n_partitions=50, epsilon=0.45,
+                                  selector="permute_and_flip")
+    assert forecast.n_partitions_needed == math.ceil(2 * math.log(5) / (0.05 * 0.45))
+    assert forecast.max_confidence == pytest.approx(1 - math.exp(-50 * 0.45 / 2) / 2)
+    assert "needs k >= 144" in str(forecast)
+    # Already resolved: nothing to add.
+    assert "needs k" not in str(forecast_selection(20, n_partitions=500, epsilon=0.45,
+                                                   selector="permute_and_flip"))
