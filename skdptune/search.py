@@ -1150,10 +1150,15 @@ def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_pa
 
 
 def _same(a, b):
-    """Whether two parameter values are equal, as a default candidate is matched."""
+    """Whether two parameter values are equal, as a default candidate is matched: element by
+    element for tuples and lists (``bounds=(lower, upper)``), by value for arrays."""
     if a is b:
         return True
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.shape(a) == np.shape(b) and bool(np.all(np.equal(a, b)))
     try:
         return bool(a == b)
-    except (TypeError, ValueError):  # arrays and other values without a single truth value
+    except (TypeError, ValueError):  # values without a single truth value
         return False

@@ -140,3 +140,15 @@ def test_report_noisy_max_takes_its_own_lead(binary_data):
                     default={"var_smoothing": 1e-9}, selector=ReportNoisyMax()).fit(X, y)
     assert fitted.default_margin_ == pytest.approx(
         ReportNoisyMax().tail_lead(1 / 3, sensitivity=1 / 10, epsilon=0.45))
+
+
+def test_bounds_of_arrays_match_by_value(binary_data, recording):
+    # Grids over bounds hold tuples of arrays, which == cannot compare: matched by value.
+    X, y = binary_data
+    boxes = [(np.zeros(4), np.full(4, upper)) for upper in (0.5, 1.0)]
+    fitted = search(GaussianNB(bounds=(np.zeros(4), np.ones(4))), {"bounds": boxes},
+                    default={"bounds": (np.zeros(4), np.ones(4))}, selector=recording()).fit(X, y)
+    assert fitted.default_index_ == 1
+    fitted = search(GaussianNB(bounds=(np.zeros(4), np.full(4, 0.5))), {"bounds": boxes},
+                    default="estimator", selector=recording()).fit(X, y)
+    assert fitted.default_index_ == 0

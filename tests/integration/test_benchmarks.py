@@ -245,10 +245,13 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
         assert int(row["n_partitions"]) >= 2
     with (tmp_path / "expected.csv").open() as handle:
         expected = list(csv.DictReader(handle))
-    # One row per candidate: 20 (LR), 6 (NB), 9 (LinearRegression) per table, and one default
-    # per panel, whose mean is the runs' default baseline.
-    assert len(expected) == 2 * (20 + 6 + 9)
-    defaults = {row["panel"]: float(row["mean"]) for row in expected if row["default"] == "True"}
+    # One row per candidate and epsilon (T, and the refit's T / 2): 20 (LR), 6 (NB), 9
+    # (LinearRegression) per table, and one default per panel and epsilon, whose mean at T
+    # is the runs' default baseline.
+    assert len(expected) == 2 * 2 * (20 + 6 + 9)
+    assert {float(row["total_epsilon"]) for row in expected} == {1.0, 0.5}
+    defaults = {row["panel"]: float(row["mean"]) for row in expected
+                if row["default"] == "True" and float(row["total_epsilon"]) == 1.0}
     assert defaults == {row["panel"]: pytest.approx(float(row["default_expected"]))
                         for row in rows}
     assert {row["method"] for row in rows} == {"grid"}
