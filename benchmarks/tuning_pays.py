@@ -31,12 +31,15 @@ extended to four tables from the package registry, a second model family and reg
   partitions in every repetition); its ``privacy_spent_`` is asserted to be (T, <= 1e-6).
   ``default`` (added on 23 November 2026, its rule fixed before any of its results): the same
   with ``default=<the panel's default candidate>`` and ``default_margin="auto"``.
+  ``default-share0.25`` (added on 23 November 2026 after ``default``'s results showed that a
+  kept default loses what the selection's half of T takes from its refit; fixed before any of
+  its own results): ``default=`` with ``selection_share=0.25``.
   ``runs.csv`` records whether the search raised ``UselessModelWarning``.
   Baselines, all refit with the whole T: the default candidate, a uniformly random candidate
   and the oracle (best candidate).
 - **Expected scores** (refit noise removed): every candidate refit ``REFITS = 10`` times with
   epsilon T on the training part and scored on the test part; the mean is the candidate's
-  expected accuracy or R² at T. The same at the searches' refit epsilon T/2 gives the released
+  expected accuracy or R² at T. The same at the searches' refit epsilon ((1 - selection_share) T) gives the released
   model's score with refit noise removed (its candidate's mean there; added on 23 November). Hence: default and random baselines (the default's mean; the
   mean over candidates), the oracle (the best mean), the *selection regret* (oracle minus the
   selected candidate's mean), and the *noise-free argmax regret of the partition utilities*
@@ -221,12 +224,19 @@ RUN_FIELDS = ["panel", "table", "model", "method", "train_rows", "total_epsilon"
               "argmax_regret", "n_partitions", "epsilon_spent", "delta_spent", "seconds",
               "useless_warning"]
 
-#: The refit's share of T in every search here (``selection_share`` at its default, 0.5):
-#: the released model is refit with epsilon ``REFIT_SHARE * T``.
-REFIT_SHARE = 0.5
+#: The searches compared (see the docstring): the search's ``selection_share``, and whether
+#: it names the panel's default candidate. The released model is refit with epsilon
+#: ``(1 - selection_share) * T``.
+METHODS = {
+    "grid": {"selection_share": 0.5, "default": False},
+    "default": {"selection_share": 0.5, "default": True},
+    "default-share0.25": {"selection_share": 0.25, "default": True},
+}
 
-#: The searches compared (see the docstring): search parameters beyond the defaults.
-METHODS = ("grid", "default")
+
+def refit_share(method):
+    """The share of T the method's refit spends."""
+    return 1.0 - METHODS[method]["selection_share"]
 
 
 def candidates(panel, declarations):
@@ -296,7 +306,9 @@ def run_search(panel, total, rep, split, expected, method="grid"):
         utilities.append(np.array(result, copy=True))
         return result
 
-    extra = {"default": panel.default(declarations)} if method == "default" else {}
+    extra = {"selection_share": METHODS[method]["selection_share"]}
+    if METHODS[method]["default"]:
+        extra["default"] = panel.default(declarations)
     search = PrivateGridSearchCV(panel.estimator(declarations, 1.0),
                                  panel.grid(declarations), epsilon=total,
                                  accountant=BudgetAccountant(), **extra)
@@ -309,7 +321,8 @@ def run_search(panel, total, rep, split, expected, method="grid"):
     spent_epsilon, spent_delta = (float(v) for v in search.privacy_spent_)
     assert np.isclose(spent_epsilon, total, rtol=1e-9) and spent_delta <= 1e-6, \
         (panel.name, total, search.privacy_spent_)
-    assert np.isclose(search.privacy_report_["refit_epsilon"], REFIT_SHARE * total), panel.name
+    assert np.isclose(search.privacy_report_["refit_epsilon"], refit_share(method) * total), \
+        panel.name
     assert len(utilities) == 1 and utilities[0].shape == (len(cands),), panel.name
     selected = search.best_index_
     argmax = int(np.argmax(utilities[0]))
@@ -365,7 +378,7 @@ def _append_run(path, row):
 
 def _write_expected(path, records):
     """Write ``records``, keeping the rows of the (panel, T) pairs this run did not touch."""
-    unique = {(row[0], float(row[1]), row[2]): row for row in records}  # T/2 may be a T
+    unique = {(row[0], float(row[1]), row[2]): row for row in records}  # a refit epsilon may be a T
     records = list(unique.values())
     fresh = {(row[0], float(row[1])) for row in records}
     kept = [[row["panel"], float(row["total_epsilon"]), row["candidate"], row["default"],
@@ -398,8 +411,9 @@ def run(panels, totals, reps, refits, out, n_rows=None, method="grid"):
             print(f"{name} T={total:g}: expected scores of {len(cands)} candidates "
                   f"({expected[2]} refits) {time.perf_counter() - start:.1f} s", flush=True)
             # And at the refit's epsilon: the released model's score with refit noise removed.
-            at_refit = expected_scores(panel, REFIT_SHARE * total, split, refits, out / "cache")
-            for epsilon, scores in ((total, expected), (REFIT_SHARE * total, at_refit)):
+            at_epsilon = refit_share(method) * total
+            at_refit = expected_scores(panel, at_epsilon, split, refits, out / "cache")
+            for epsilon, scores in ((total, expected), (at_epsilon, at_refit)):
                 expected_rows += [[name, epsilon, describe(params), i == default, mean, se,
                                    scores[2]]
                                   for i, (params, mean, se) in enumerate(zip(cands, *scores[:2]))]
@@ -433,7 +447,7 @@ def report(out):
     order = {name: i for i, name in enumerate([*PANELS, *EXTRA_PANELS])}
     methods = {name: i for i, name in enumerate(METHODS)}
     # Expected scores per (panel, epsilon, candidate): the released model's, refit noise
-    # removed, is its candidate's at the refit's epsilon REFIT_SHARE * T.
+    # removed, is its candidate's at the refit's epsilon.
     expected = {(row["panel"], float(row["total_epsilon"]), row["candidate"]): float(row["mean"])
                 for row in _read_runs(out / "expected.csv")}
     lines = [
@@ -462,7 +476,8 @@ def report(out):
         spread = f" ± {_percent(released.std(ddof=1))}" if len(group) > 1 else ""
         default = value("default_expected")[0]
         gain = released.mean() - default
-        smooth = np.mean([expected.get((name, REFIT_SHARE * total, row["selected"]), np.nan)
+        smooth = np.mean([expected.get((name, refit_share(method) * total, row["selected"]),
+                                       np.nan)
                           for row in group])
         smooth_gain = smooth - default
         regret = value("selection_regret").mean()
@@ -522,7 +537,7 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=None,
                         help=f"output folder (default {RESULTS})")
     parser.add_argument("--report", action="store_true", help="only write table.md")
-    parser.add_argument("--method", choices=METHODS, default="grid",
+    parser.add_argument("--method", choices=list(METHODS), default="grid",
                         help="the search to run (default: grid)")
     parser.add_argument("--smoke", action="store_true",
                         help=f"{SMOKE_ROWS} rows a table, T in {SMOKE_TOTALS}, 1 repetition, "
