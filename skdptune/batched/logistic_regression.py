@@ -521,6 +521,20 @@ class _Objective:
         return ((loss + np.sum(self.noise[slots, parts] * w, axis=-1)) / self.n[parts]
                 + 0.5 * np.sum(self.l2[slots, parts] * w * w, axis=-1))
 
+    def value_gradient(self, which, w):
+        """Values and gradients of the problems ``which`` at ``w``, each from its own rows."""
+        slots, parts = which
+        X, mask, n = self.X[parts], self.mask[parts], self.n[parts]
+        z = np.matmul(X, w[..., None])[..., 0]
+        targets, noise = self.targets[slots, parts], self.noise[slots, parts]
+        l2 = self.l2[slots, parts]
+        loss = np.sum(mask * (np.logaddexp(0.0, z) - targets * z), axis=-1)
+        value = (loss + np.sum(noise * w, axis=-1)) / n + 0.5 * np.sum(l2 * w * w, axis=-1)
+        residual = mask * (expit(z) - targets)
+        gradient = (np.matmul(np.swapaxes(X, -1, -2), residual[..., None])[..., 0]
+                    + noise) / n[:, None] + l2 * w
+        return value, gradient
+
     def gradient_hessian(self, which, w):
         slots, parts = which
         X, mask, n = self.X[parts], self.mask[parts], self.n[parts][:, None]
