@@ -357,14 +357,17 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
     assert not np.array_equal(_values(candidates, X, y, splits, entropy=1), whole)
 
 
-def test_a_problem_is_solved_alike_whatever_is_solved_beside_it(monkeypatch):
-    # The problems Newton steps together shrink as others converge (a function of the other
-    # partitions' rows): a problem's result must not depend on that company, to the bit.
+@pytest.mark.parametrize("candidate", [{"epsilon": 20.0, "C": 5.0},
+                                       {"epsilon": 20.0, "C": 5.0, "max_iter": 20}])
+def test_a_problem_is_solved_alike_whatever_is_solved_beside_it(monkeypatch, candidate):
+    # The problems Newton (or the batched L-BFGS-B, every problem with max_iter=20) steps
+    # together shrink as others converge (a function of the other partitions' rows): a
+    # problem's result must not depend on that company, to the bit.
     X, y = _data(1500, n_classes=3, n_features=6)
     splits = _splits(len(y), 15)
-    candidate = {"epsilon": 20.0, "C": 5.0}
     together = _coefficients(candidate, X, y, splits)
     monkeypatch.setattr(logistic_regression, "NEWTON_BYTES", 1)  # one problem at a time
+    monkeypatch.setattr(logistic_regression, "LBFGSB_BYTES", 1)
     np.testing.assert_array_equal(_coefficients(candidate, X, y, splits), together)
 
 
