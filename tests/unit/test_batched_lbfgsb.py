@@ -135,6 +135,38 @@ def test_the_reproduction_fails_with_other_constants(monkeypatch, change):
     assert differ >= 4
 
 
+def test_restarts_and_failed_searches_are_scipys(monkeypatch):
+    # Gradients that are not quite the objective's (a quadratic's gradient turned by a random
+    # near-identity matrix): directions that do not descend and line searches that fail,
+    # which restart scipy's iteration with its memory dropped (its driver keeping the last
+    # value evaluated, not the restored one). The same iterates and counts as scipy's.
+    real, restarted = lbfgsb._fail, []
+
+    def spy(state, which):
+        restart = real(state, which)
+        restarted.append(len(restart))
+        return restart
+
+    monkeypatch.setattr(lbfgsb, "_fail", spy)
+    rng = np.random.default_rng(1)
+    problems = []
+    for _ in range(200):
+        dimension = int(rng.integers(2, 10))
+        c = rng.normal(0, 3, dimension)
+        A = rng.normal(size=(dimension, dimension))
+        H = A @ A.T + 0.1 * np.eye(dimension)
+        R = np.eye(dimension) + rng.normal(0, 0.1, (dimension, dimension))
+
+        def value_gradient(w, c=c, H=H, R=R):
+            return 0.5 * (w - c) @ H @ (w - c), R @ (H @ (w - c))
+
+        problems.append((value_gradient, dimension))
+    xs, nits = _batched(problems, 100)
+    assert sum(restarted) >= 20
+    for problem, x, nit in zip(problems, xs, nits):
+        assert _same((x, nit), _scipy(problem, 100))
+
+
 def _logistic_objective(seed, n_parts=12, n_rows=40, dimension=7):
     """A block's padded objective (logistic_regression._Objective) with its problems."""
     rng = np.random.default_rng(seed)
