@@ -229,23 +229,28 @@ def _direction(state, which):
     ``z = x - H g`` (the two-loop recursion over each problem's own pairs)."""
     x, g = state.x[which], state.g[which]
     col, theta = state.col[which], state.theta[which]
+    S, Y, sy = state.S[which], state.Y[which], state.sy[which]
     q = g.copy()
     alpha = np.zeros((len(which), state.m))
+    # A pair beyond a problem's count adds exactly nothing to it (where every problem has
+    # the pair, the same arithmetic without the mask).
     for j in range(state.m - 1, -1, -1):
         valid = j < col
         if not valid.any():
             continue
-        s, y, sy = state.S[which, j], state.Y[which, j], state.sy[which, j]
-        alpha[:, j] = np.where(valid, np.sum(s * q, axis=-1) / sy, 0.0)
-        q -= np.where(valid[:, None], alpha[:, j, None] * y, 0.0)
+        alpha[:, j] = np.sum(S[:, j] * q, axis=-1) / sy[:, j]
+        if valid.all():
+            q -= alpha[:, j, None] * Y[:, j]
+        else:
+            alpha[:, j] = np.where(valid, alpha[:, j], 0.0)
+            q -= np.where(valid[:, None], alpha[:, j, None] * Y[:, j], 0.0)
     q /= theta[:, None]
     for j in range(state.m):
         valid = j < col
         if not valid.any():
             continue
-        s, y, sy = state.S[which, j], state.Y[which, j], state.sy[which, j]
-        beta = np.sum(y * q, axis=-1) / sy
-        q += np.where(valid[:, None], s * (alpha[:, j] - beta)[:, None], 0.0)
+        step = S[:, j] * (alpha[:, j] - np.sum(Y[:, j] * q, axis=-1) / sy[:, j])[:, None]
+        q += step if valid.all() else np.where(valid[:, None], step, 0.0)
     z = x - q  # with no pairs, q = g / 1
     state.z[which] = z
     state.d[which] = z - x
