@@ -27,12 +27,13 @@ and what is done here in its place:
   delta * ||w||^2 / 2``. Here: :func:`noise_parameters` computes ``epsilon'``, ``delta`` and
   the scale exactly as ``Vector.randomise``; the direction is a normalised standard normal
   vector and the norm one ``Gamma(D)`` variate times the scale: the same law.
-- The minimiser: scipy's L-BFGS-B from ``w = 0`` (``pgtol=tol``, ``factr=64``,
-  ``maxiter=max_iter``). Here: Newton's method on every (partition, class) problem at once,
-  each with its own backtracking (Armijo) line search, its own stopping rule (gradient
-  max-norm below :data:`NEWTON_GTOL`, Newton decrement below :data:`NEWTON_DECREMENT`, or no
-  strict decrease) and its own iteration count (at most :data:`NEWTON_MAX_ITER`): the exact
-  optimum of the perturbed objective, to rounding.
+- The minimiser: scipy's L-BFGS-B from ``w = 0`` (``fmin_l_bfgs_b(f, 0, factr=64,
+  pgtol=tol, maxiter=max_iter)``). Here, where that solver runs to convergence (``tol`` at
+  most :data:`MAX_TOL`, ``max_iter`` at least :data:`MIN_MAX_ITER`): Newton's method on every
+  (partition, class) problem at once, each with its own backtracking (Armijo) line search,
+  its own stopping rule (gradient max-norm below :data:`NEWTON_GTOL`, Newton decrement below
+  :data:`NEWTON_DECREMENT`, or no strict decrease) and its own iteration count (at most
+  :data:`NEWTON_MAX_ITER`): the exact optimum of the perturbed objective, to rounding.
 
   diffprivlib's solver stops once the gradient's max-norm is below ``tol`` (or its relative
   decrease is below ``factr`` times the machine epsilon), so it lands within about
@@ -40,19 +41,28 @@ and what is done here in its place:
   the optimum's predictions are diffprivlib's but for rows within about that (times the row
   norm) of the decision boundary. Where that bound exceeds :data:`MAX_REACH` (a flat
   optimum: huge noise, weak regularisation, an intercept on which the loss has saturated),
-  and where the objective has no minimum at all (noise on the intercept beyond a class's
-  count, without diffprivlib's extra ridge: its L-BFGS then runs off along the intercept to
-  about ``1e18``, a constant sign of its score), the problem is solved by diffprivlib's own
-  solver instead: its objective (scikit-learn's loss, the same formula in numpy, plus the
-  perturbation), ``fmin_l_bfgs_b`` with diffprivlib's arguments, one problem at a time.
-  Where the objective has no minimum and only the sign of the run-off matters (a binary
-  partition; or at most one class running up, not all running down), the intercept is set
-  to that infinity instead of running the solver. These decisions are functions of the
-  partition's own counts, noise and optima. ``tol`` above :data:`MAX_TOL` and ``max_iter``
-  below :data:`MIN_MAX_ITER` fall back to the per-fit path (:func:`plan`).
-  ``tests/test_batched_logistic.py`` checks, with diffprivlib's own noise vector, that the
-  emulation's predictions are diffprivlib's (all of them where its solver runs, all but rare
-  rows near the boundary elsewhere).
+  the problem is solved by diffprivlib's own solver instead: its objective (scikit-learn's
+  loss, the same formula in numpy, plus the perturbation) minimised by
+  :func:`skdptune.batched.lbfgsb.minimize`, scipy's L-BFGS-B without bounds reproduced on all
+  those problems at once (each its own memory, line search and stopping tests; the same
+  iterates and iteration count as scipy's, to rounding), with diffprivlib's arguments.
+  Where the objective has no minimum at all (noise on the intercept beyond a class's count,
+  without diffprivlib's extra ridge), diffprivlib's L-BFGS runs off along the intercept to
+  about ``1e18``, a constant sign of its score. Where only that sign matters (a binary
+  partition; or at most one class running up, not all running down) the intercept is set to
+  that infinity instead of running the solver; otherwise scipy's ``fmin_l_bfgs_b`` itself
+  runs on those problems, one at a time (on such a run-off scipy restarts when its compact
+  matrices become numerically singular, which the batched emulation does not reproduce).
+
+  With a larger ``tol`` or a smaller ``max_iter``, diffprivlib's solver may stop anywhere
+  short of the optimum: then every problem is solved as diffprivlib solves it, by the
+  batched L-BFGS-B (scipy's, one at a time, on objectives without a minimum, whose run-off a
+  truncated run does not finish). These decisions are functions of the public parameters and
+  of the partition's own counts, noise and optima. ``tests/unit/test_batched_logistic.py``
+  checks, with diffprivlib's own noise vector, that the emulation's predictions are
+  diffprivlib's (all of them where its solver runs, all but rare rows near the boundary
+  elsewhere) and, for truncated runs, its coefficients; ``tests/unit/test_batched_lbfgsb.py``
+  that the batched L-BFGS-B is scipy's, problem by problem.
 - ``predict``: the decision function on the (unclipped) held-out rows; two classes: the
   positive one where it is above 0; more: the argmax over the present classes (the first on
   ties, classes in sorted order). Accuracy over the partition's held-out rows.
@@ -70,19 +80,21 @@ from numbers import Integral
 import numpy as np
 from scipy.special import expit
 
+from . import lbfgsb
 from .common import FIT_FAILED, positive_finite
 
 #: Above this many classes the one-vs-rest problems (candidates x classes x partitions, each
 #: a ``D x D`` Hessian) stop being cheap: the per-fit path takes over.
 MAX_CLASSES = 16
 
-#: Candidates whose ``tol`` is above this fall back: diffprivlib's solver may stop far from
-#: the optimum that the emulation reaches.
+#: Candidates whose ``tol`` is above this have every problem solved by the batched emulation
+#: of diffprivlib's solver, not by Newton: that solver may stop far from the optimum.
 MAX_TOL = 1e-3
 
-#: Candidates whose ``max_iter`` is below this fall back: diffprivlib's solver may stop
-#: before it converges (it took at most 56 iterations in 100 fits of each regime of the
-#: tests, with the rescaled ``epsilon`` and ``C`` of partition fits; the default is 100).
+#: Candidates whose ``max_iter`` is below this have every problem solved by the batched
+#: emulation of diffprivlib's solver, not by Newton: that solver may stop before it
+#: converges (it took at most 56 iterations in 100 fits of each regime of the tests, with
+#: the rescaled ``epsilon`` and ``C`` of partition fits; the default is 100).
 MIN_MAX_ITER = 100
 
 #: Above this many coefficients (features + intercept) a Hessian per problem stops being
@@ -91,7 +103,7 @@ MAX_DIMENSION = 256
 
 #: A problem whose optimum is so flat that diffprivlib's stopping point may lie further than
 #: this from it, in a held-out row's score (the worst-case bound ``sqrt(D) * tol / mu *
-#: norm``, see :func:`fit_partitions`), is solved by diffprivlib's own solver instead. The
+#: norm``, see :func:`fit_partitions`), is solved by diffprivlib's solver (emulated) instead. The
 #: bound is loose: in the regimes measured (those of the tests, and a block of 200 partitions
 #: x 100 rows x 20 features), the problems where the stopping point changed predictions had
 #: a bound above 1e13 (an intercept on which the loss has saturated), the others below 5.
@@ -110,6 +122,12 @@ NEWTON_MAX_ITER = 100
 #: Bytes of Newton's arrays at once (Hessians and gathered rows): problems are solved in
 #: groups of about this size.
 NEWTON_BYTES = 2 ** 26
+
+#: Bytes of the gathered rows (and their masks) of the problems that the batched L-BFGS-B
+#: solves together: small enough to stay in a core's cache through their iterations
+#: (evaluating them reads all those rows twice per round), large enough that each round's
+#: fixed costs are shared.
+LBFGSB_BYTES = 2 ** 24
 
 #: Halvings of a problem's step before its line search gives up (no further decrease: the
 #: problem has reached its optimum to rounding).
@@ -151,9 +169,9 @@ def plan(estimator, n_features):
     Decided from the parameters and the number of features only. What this emulation does not
     reproduce falls back to the per-fit path, which gives it the behaviour of a real fit
     (``error_score`` included): ``data_norm`` None (computed from the data), ``warm_start``,
-    a non-finite or non-positive ``epsilon``, ``data_norm`` or ``C``, ``tol`` above
-    :data:`MAX_TOL`, ``max_iter`` below :data:`MIN_MAX_ITER`, more than
-    :data:`MAX_DIMENSION` coefficients, and parameters scikit-learn rejects.
+    a non-finite or non-positive ``epsilon``, ``data_norm``, ``C`` or ``tol``, ``max_iter``
+    below 1, more than :data:`MAX_DIMENSION` coefficients, and parameters scikit-learn
+    rejects.
 
     Parameters
     ----------
@@ -174,10 +192,9 @@ def plan(estimator, n_features):
         return None
     if params.get("warm_start") is not False or not isinstance(fit_intercept, (bool, np.bool_)):
         return None
-    if not positive_finite(tol) or tol > MAX_TOL:
+    if not positive_finite(tol):
         return None
-    if (isinstance(max_iter, bool) or not isinstance(max_iter, Integral)
-            or max_iter < MIN_MAX_ITER):
+    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
         return None
     if n_features is not None and not 1 <= n_features <= MAX_DIMENSION - int(fit_intercept):
         return None
@@ -388,9 +405,14 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     up, down = up & problems.active, down & problems.active
     norm = np.sqrt(candidate.data_norm ** 2 + candidate.fit_intercept)
     bounded = problems.active & ~(up | down)
-    # Newton only where the rule below may keep its optimum: a problem certainly too flat
-    # goes to diffprivlib's solver without it (the same outcome, sooner).
-    w, curvature = _newton_in_chunks(objective, bounded & ~certainly_flat(objective, candidate))
+    # Newton's optimum stands in for diffprivlib's stopping point only when that solver runs
+    # to convergence (tol and max_iter within MAX_TOL and MIN_MAX_ITER); otherwise every
+    # problem goes to diffprivlib's solver. Newton only where the rule below may keep its
+    # optimum: a problem certainly too flat goes to diffprivlib's solver without it (the same
+    # outcome, sooner).
+    converges = candidate.tol <= MAX_TOL and candidate.max_iter >= MIN_MAX_ITER
+    newton = bounded & ~certainly_flat(objective, candidate) if converges else bounded & False
+    w, curvature = _newton_in_chunks(objective, newton)
     # Where diffprivlib's L-BFGS may stop far short of the optimum (it stops once the
     # gradient's max-norm is below tol, which leaves w within sqrt(D) * tol / curvature of
     # it, and a score within that times the row norm): the same solver, on the same
@@ -405,16 +427,70 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     # its problems running down): then diffprivlib's solver on those.
     n_up = up.sum(axis=0)
     n_down = down.sum(axis=0)
-    race = ~problems.binary & ((n_up >= 2) | (n_down == problems.n_present))
+    # A run cut short by max_iter (or a loose tol) does not reach that infinity: the solver.
+    race = ~problems.binary & ((n_up >= 2) | (n_down == problems.n_present)) | (not converges)
     solve |= (up | down) & race[None, :]
     ran_off = (up | down) & ~race[None, :]
     w[ran_off] = 0.0
     w[..., -1] = np.where(ran_off, np.where(up, np.inf, -np.inf), w[..., -1])
-    for slot, p in zip(*np.nonzero(solve)):
+    # diffprivlib's solver: scipy's L-BFGS-B on all problems with a minimum at once (the
+    # batched emulation, each problem its own state and stopping tests); one scipy call per
+    # problem without one, on whose run-off to about 1e18 the emulation's iterates part from
+    # scipy's (scipy restarts when its compact matrices become singular, which is not
+    # reproduced).
+    w[solve & ~(up | down)] = _lbfgsb_in_chunks(objective, candidate, solve & ~(up | down))
+    for slot, p in zip(*np.nonzero(solve & (up | down))):
         rows = mask[p] > 0
         w[slot, p] = _diffprivlib_lbfgs(candidate, X[p, rows], targets[slot, p, rows],
                                         noise[slot, p], delta[slot, p])
     return w
+
+
+def _lbfgsb_in_chunks(objective, candidate, solve):
+    """diffprivlib's ``fmin_l_bfgs_b(f, 0, factr=64, pgtol=tol, maxiter=max_iter)`` on the
+    problems ``solve`` (``(slots, parts)``), by :func:`~skdptune.batched.lbfgsb.minimize`, in
+    groups whose gathered rows take about :data:`LBFGSB_BYTES` (the problems are independent:
+    the grouping changes nothing). Returns their coefficients, in ``np.nonzero`` order."""
+    n_rows, dimension = objective.X.shape[1:]
+    size = max(1, LBFGSB_BYTES // (8 * 2 * n_rows * dimension))
+    slots, parts = np.nonzero(solve)
+    w = np.zeros((len(slots), dimension))
+    for start in range(0, len(slots), size):
+        group = _Gathered(objective, slots[start:start + size], parts[start:start + size])
+        w[start:start + size] = lbfgsb.minimize(
+            group, np.zeros((len(group.ids), dimension)), factr=64, pgtol=candidate.tol,
+            maxiter=candidate.max_iter).x
+    return w
+
+
+class _Gathered:
+    """:meth:`_Objective.value_gradient` of a group of problems, their arrays gathered once
+    (gathering a problem's rows costs about as much as evaluating it), and gathered again,
+    down to the problems still running, once fewer than half of those held are asked for.
+    The value and gradient of a problem are computed from its own arrays whichever others
+    are held beside them."""
+
+    def __init__(self, objective, slots, parts):
+        self.ids = np.arange(len(slots))
+        self.X, self.mask, self.n = objective.X[parts], objective.mask[parts], objective.n[parts]
+        self.targets = objective.targets[slots, parts]
+        self.noise, self.l2 = objective.noise[slots, parts], objective.l2[slots, parts]
+
+    def _keep(self, position):
+        self.ids = self.ids[position]
+        for name in ("X", "mask", "n", "targets", "noise", "l2"):
+            setattr(self, name, getattr(self, name)[position])
+
+    def __call__(self, which, w):
+        if len(which) < len(self.ids):
+            position = np.searchsorted(self.ids, which)  # both ascending
+            if 2 * len(which) <= len(self.ids):
+                self._keep(position)
+            else:
+                return _value_gradient(self.X[position], self.mask[position],
+                                       self.n[position], self.targets[position],
+                                       self.noise[position], self.l2[position], w)
+        return _value_gradient(self.X, self.mask, self.n, self.targets, self.noise, self.l2, w)
 
 
 def certainly_flat(objective, candidate):
@@ -521,6 +597,13 @@ class _Objective:
         return ((loss + np.sum(self.noise[slots, parts] * w, axis=-1)) / self.n[parts]
                 + 0.5 * np.sum(self.l2[slots, parts] * w * w, axis=-1))
 
+    def value_gradient(self, which, w):
+        """Values and gradients of the problems ``which`` at ``w``, each from its own rows."""
+        slots, parts = which
+        return _value_gradient(self.X[parts], self.mask[parts], self.n[parts],
+                               self.targets[slots, parts], self.noise[slots, parts],
+                               self.l2[slots, parts], w)
+
     def gradient_hessian(self, which, w):
         slots, parts = which
         X, mask, n = self.X[parts], self.mask[parts], self.n[parts][:, None]
@@ -535,6 +618,17 @@ class _Objective:
         index = np.arange(w.shape[-1])
         hessian[:, index, index] += l2
         return gradient, hessian
+
+
+def _value_gradient(X, mask, n, targets, noise, l2, w):
+    """The perturbed objective and its gradient, one problem per row of every argument."""
+    z = np.matmul(X, w[..., None])[..., 0]
+    loss = np.sum(mask * (np.logaddexp(0.0, z) - targets * z), axis=-1)
+    value = (loss + np.sum(noise * w, axis=-1)) / n + 0.5 * np.sum(l2 * w * w, axis=-1)
+    residual = mask * (expit(z) - targets)
+    gradient = (np.matmul(np.swapaxes(X, -1, -2), residual[..., None])[..., 0]
+                + noise) / n[:, None] + l2 * w
+    return value, gradient
 
 
 def _newton_in_chunks(objective, active):

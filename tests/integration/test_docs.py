@@ -34,6 +34,7 @@ PUBLIC_MODULES = [
     "skdptune.batched.standard_scaler",
     "skdptune.batched.forest",
     "skdptune.batched.logistic_regression",
+    "skdptune.batched.lbfgsb",
     "skdptune.batched.linear_regression",
     "skdptune.evaluate",
     "skdptune.exceptions",

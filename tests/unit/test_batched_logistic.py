@@ -24,6 +24,7 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Vector
 from diffprivlib.models import LogisticRegression
 from scipy import stats
+from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Normalizer
 
@@ -93,11 +94,7 @@ def test_a_logistic_regression_grid_takes_the_batched_path(binary_data, paths, i
     assert paths == {"per_fit": 0, "batched": 8 * 4}  # 8 candidates, 4 partitions
 
 
-@pytest.mark.parametrize("params", [
-    {"warm_start": True},
-    {"max_iter": 20},  # diffprivlib may stop short of the optimum
-    {"tol": 1e-2},
-], ids=["warm_start", "max_iter", "tol"])
+@pytest.mark.parametrize("params", [{"warm_start": True}], ids=["warm_start"])
 def test_what_the_emulation_does_not_reproduce_falls_back(binary_data, paths, params):
     X, y = binary_data
     grid = {name: [value] for name, value in params.items()}
@@ -105,9 +102,19 @@ def test_what_the_emulation_does_not_reproduce_falls_back(binary_data, paths, pa
     assert paths == {"per_fit": 2 * 4, "batched": 0}
 
 
+@pytest.mark.parametrize("params", [{"max_iter": 20}, {"tol": 1e-2}], ids=["max_iter", "tol"])
+def test_a_solver_stopped_short_takes_the_batched_path(binary_data, paths, params):
+    # diffprivlib's L-BFGS-B may stop far from the optimum: every problem is then solved by
+    # the batched emulation of that solver.
+    X, y = binary_data
+    grid = {name: [value] for name, value in params.items()}
+    _search(LogisticRegression(data_norm=2.0), {**grid, "C": [1.0, 2.0]}).fit(X, y)
+    assert paths == {"per_fit": 0, "batched": 2 * 4}
+
+
 @pytest.mark.parametrize("params", [
-    {"data_norm": None}, {"epsilon": float("inf")}, {"C": -1.0}, {"max_iter": 99},
-    {"tol": 2e-3}, {"fit_intercept": "yes"},
+    {"data_norm": None}, {"epsilon": float("inf")}, {"C": -1.0}, {"max_iter": 0},
+    {"tol": 0.0}, {"fit_intercept": "yes"},
 ])
 def test_plan_refuses_parameters_it_does_not_reproduce(params):
     estimator = LogisticRegression(data_norm=2.0).set_params(**params)
@@ -186,6 +193,49 @@ def test_with_diffprivlibs_noise_the_optimum_is_diffprivlibs(n_classes, fit_inte
         default = diffprivlib_fit(1e-4, 100)
         assert np.all(default.n_iter_ < 100)
         assert np.mean(default.predict(X_val) == ours) >= 0.995
+
+
+@pytest.mark.parametrize("n_classes, fit_intercept, epsilon, C, tol, max_iter", [
+    (2, True, 1.0 * RATIO, 1.0 * RATIO, 1e-4, 5),
+    (3, True, 1.0 * RATIO, 1.0 * RATIO, 1e-4, 8),
+    (3, False, 0.1 * RATIO, 4.0 * RATIO, 1e-4, 3),  # epsilon' <= 0: the extra ridge
+    (2, True, 1.0 * RATIO, 1.0 * RATIO, 1e-2, 100),
+    (3, True, 5.0, 10.0, 1e-4, 10),  # huge noise: some problems without a minimum
+])
+def test_stopped_short_the_coefficients_are_diffprivlibs(n_classes, fit_intercept, epsilon, C,
+                                                         tol, max_iter):
+    # A small max_iter or a loose tol: diffprivlib's L-BFGS-B stops far from the optimum, and
+    # every problem is solved by the emulation of that solver: its coefficients, to rounding.
+    n_features, data_norm = 5, 3.0
+    X, y = _data(90, n_classes, n_features, seed=n_classes)
+    X_val, _ = _data(2000, n_classes, n_features, seed=10 + n_classes)
+    n_problems = 1 if n_classes == 2 else n_classes
+    scale, _ = logistic_regression.noise_parameters(epsilon / n_problems, data_norm, C, len(y),
+                                                    fit_intercept)
+    problems = logistic_regression._Problems(y, np.zeros(len(y), int), 1, n_classes)
+    candidate = logistic_regression.LogisticRegressionPlan(epsilon, data_norm, C, fit_intercept,
+                                                           tol, max_iter)
+    stopped = 0
+    for seed in range(10):
+        stream = _Replay(seed, n_problems, n_features + fit_intercept, float(scale))
+        w = logistic_regression.fit_partitions(candidate, X, y, np.zeros(len(y), int), 1,
+                                               n_classes, [stream])
+        theirs = _fit(LogisticRegression(
+            epsilon=epsilon, C=C, data_norm=data_norm, fit_intercept=fit_intercept, tol=tol,
+            max_iter=max_iter, random_state=seed, accountant=BudgetAccountant()), X, y)
+        coefficients = np.hstack([theirs.coef_, theirs.intercept_[:, None]]) \
+            if fit_intercept else theirs.coef_
+        np.testing.assert_allclose(w[:, 0], coefficients,
+                                   rtol=1e-6, atol=1e-6 * np.abs(coefficients).max())
+        ours = logistic_regression._predict(w, problems, X_val, np.zeros(len(X_val), int),
+                                            fit_intercept)
+        np.testing.assert_array_equal(theirs.predict(X_val), ours)
+        if max_iter < 100:
+            stopped += np.any(theirs.n_iter_ >= max_iter)
+        else:  # the loose tol: it stops before where tol=1e-4 would
+            default = _fit(clone(theirs).set_params(tol=1e-4), X, y)
+            stopped += np.all(theirs.n_iter_ < default.n_iter_)
+    assert stopped >= 8  # most fits were cut short (by max_iter, or by the loose tol)
 
 
 @pytest.mark.parametrize("n_classes, n, epsilon, C", [(2, 62, 5.0, 10.0), (3, 90, 7.0, 2.0)])
@@ -307,14 +357,17 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
     assert not np.array_equal(_values(candidates, X, y, splits, entropy=1), whole)
 
 
-def test_a_problem_is_solved_alike_whatever_is_solved_beside_it(monkeypatch):
-    # The problems Newton steps together shrink as others converge (a function of the other
-    # partitions' rows): a problem's result must not depend on that company, to the bit.
+@pytest.mark.parametrize("candidate", [{"epsilon": 20.0, "C": 5.0},
+                                       {"epsilon": 20.0, "C": 5.0, "max_iter": 20}])
+def test_a_problem_is_solved_alike_whatever_is_solved_beside_it(monkeypatch, candidate):
+    # The problems Newton (or the batched L-BFGS-B, every problem with max_iter=20) steps
+    # together shrink as others converge (a function of the other partitions' rows): a
+    # problem's result must not depend on that company, to the bit.
     X, y = _data(1500, n_classes=3, n_features=6)
     splits = _splits(len(y), 15)
-    candidate = {"epsilon": 20.0, "C": 5.0}
     together = _coefficients(candidate, X, y, splits)
     monkeypatch.setattr(logistic_regression, "NEWTON_BYTES", 1)  # one problem at a time
+    monkeypatch.setattr(logistic_regression, "LBFGSB_BYTES", 1)
     np.testing.assert_array_equal(_coefficients(candidate, X, y, splits), together)
 
 
