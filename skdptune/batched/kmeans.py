@@ -334,24 +334,64 @@ def fit_partitions(candidate, X_train, part_train, n_parts, rngs):
         labels, _ = _nearest(X, centers, part_train)
         groups = group_of + labels
         counts = np.bincount(groups, minlength=n_parts * n_clusters).reshape(n_parts, n_clusters)
-        # A cluster absent from its partition's labels keeps its centre and draws nothing.
-        update = (counts > 0) & (t < iters)[:, None] & ~failed[:, None]
-        noisy_count = _geometric_folded(counts, uniforms[:, t, :, 0], epsilons[:, 0, None])
-        blown = update & np.isnan(noisy_count)
-        failed |= blown.any(axis=1)
-        parts, clusters = np.nonzero(update & ~blown)
-        if not len(parts):
-            continue
         sums = np.stack([np.bincount(groups, weights=X[:, i], minlength=n_parts * n_clusters)
                          for i in range(dims)], axis=-1).reshape(n_parts, n_clusters, dims)
+        active = (t < iters) & ~failed
+        centers, blown = update_centers(candidate, centers, counts, sums, active,
+                                        epsilons[:, 0], epsilons[:, 1], uniforms[:, t])
+        failed |= blown
+    return centers, failed
+
+
+def update_centers(candidate, centers, counts, sums, active, epsilon_count, epsilon_sum,
+                   uniforms):
+    """One pass of diffprivlib's ``_update_centers`` on every active partition.
+
+    Parameters
+    ----------
+    candidate : KMeansPlan
+    centers : ndarray of shape (n_parts, n_clusters, n_features)
+        The centres the labels were computed from.
+    counts : ndarray of shape (n_parts, n_clusters), int
+        Rows per label.
+    sums : ndarray of shape (n_parts, n_clusters, n_features)
+        Sums of the clipped rows per label.
+    active : ndarray of shape (n_parts,), bool
+        The partitions that make this pass (the others keep their centres).
+    epsilon_count, epsilon_sum : ndarray of shape (n_parts,)
+        Each partition's ``epsilon`` of the counts and of each coordinate sum
+        (:func:`split_epsilon`).
+    uniforms : ndarray of shape (n_parts, n_clusters, 1 + n_features)
+        Each partition's uniforms for this pass, from its own stream: per cluster, one for
+        the count and one per coordinate.
+
+    Returns
+    -------
+    centers : ndarray of shape (n_parts, n_clusters, n_features)
+        A new array.
+    blown : ndarray of shape (n_parts,), bool
+        Where a count variate is not finite (diffprivlib's ``int()`` raises).
+    """
+    lower, upper = candidate.lower, candidate.upper
+    centers = centers.copy()
+    # A cluster absent from its partition's labels keeps its centre and draws nothing.
+    update = (counts > 0) & active[:, None]
+    # GeometricFolded(epsilon_count, sensitivity=1, lower=0.5, upper=inf) on each count.
+    noisy_count = _geometric_folded(counts, uniforms[..., 0], epsilon_count[:, None])
+    blown = update & np.isnan(noisy_count)
+    parts, clusters = np.nonzero(update & ~blown.any(axis=1)[:, None])
+    if len(parts):
+        # LaplaceBoundedDomain(epsilon_sum, sensitivity=upper - lower, lower=c * lower,
+        # upper=c * upper) on each coordinate sum: the value clamped into the domain, then
+        # Laplace noise conditioned on it, of scale (upper - lower) * unit scale(c).
         n_c = noisy_count[parts, clusters][:, None]
         low, high = n_c * lower, n_c * upper
-        value = np.clip(sums[parts, clusters], low, high)  # the mechanism's clamp
-        scale = (upper - lower) * unit_scales(epsilons[parts, 1], n_c[:, 0])[:, None]
+        value = np.clip(sums[parts, clusters], low, high)
+        scale = (upper - lower) * unit_scales(epsilon_sum[parts], n_c[:, 0])[:, None]
         noisy_sum = value + scale * laplace_within(
-            uniforms[parts, t, clusters, 1:], (low - value) / scale, (high - value) / scale)
+            uniforms[parts, clusters, 1:], (low - value) / scale, (high - value) / scale)
         centers[parts, clusters] = np.clip(noisy_sum, low, high) / n_c
-    return centers, failed
+    return centers, blown.any(axis=1)
 
 
 def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,

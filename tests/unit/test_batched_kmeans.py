@@ -241,6 +241,60 @@ def test_iterations_and_epsilon_split_are_diffprivlibs(n_features, n_samples, ep
     assert kmeans.split_epsilon(plan, n_features, iters) == (epsilon_0, epsilon_i)
 
 
+def test_one_pass_has_the_law_of_diffprivlibs_update_centers():
+    # Fixed labels: a small cluster (its noisy count often far from 4, so the clamp into
+    # [c * lower, c * upper] matters), a large one, and an absent one (kept, no draw).
+    # 2 present clusters x 2 dimensions: 4 comparisons, false-failure rate 4e-3.
+    rng = np.random.default_rng(11)
+    plan = kmeans.plan(_estimator(n_clusters=3, epsilon=1.0), 2)
+    X = np.clip(_data(34, seed=2), plan.lower, plan.upper)
+    X[:4] = (0.9, 1.95)  # near the upper corner: a noisy count below 4 clamps their sum
+    labels = np.r_[np.zeros(4, dtype=np.intp), np.ones(30, dtype=np.intp)]
+    centers = np.array([[0.1, 0.0], [0.7, 1.0], [0.4, -0.8]])
+    epsilon_count, epsilon_sum = kmeans.split_epsilon(plan, 2, 2)
+    n = 3000
+    counts = np.tile(np.bincount(labels, minlength=3), (n, 1))
+    sums = np.tile(np.stack([X[labels == c].sum(axis=0) if c < 2 else np.zeros(2)
+                             for c in range(3)]), (n, 1, 1))
+    ours, blown = kmeans.update_centers(plan, np.tile(centers, (n, 1, 1)), counts, sums,
+                                        np.ones(n, dtype=bool), np.full(n, epsilon_count),
+                                        np.full(n, epsilon_sum), rng.random((n, 3, 3)))
+    assert not blown.any()
+    model = _estimator(n_clusters=3, epsilon=1.0)
+    model.bounds = (plan.lower, plan.upper)
+    state = np.random.RandomState(11)
+    theirs = np.array([model._update_centers(X, centers.copy(), labels, 2, 2, state)
+                       for _ in range(n)])
+    p_value, n_tests = column_ks([(ours.reshape(n, -1), theirs.reshape(n, -1))])
+    assert n_tests == 4 and p_value > ALPHA
+    np.testing.assert_array_equal(ours[:, 2], np.tile(centers[2], (n, 1)))
+
+
+def test_a_fit_makes_diffprivlibs_passes_with_its_epsilons(monkeypatch):
+    # diffprivlib's _calc_iters passes, each with _split_epsilon's pair as fit binds it (the
+    # counts get the first), per partition from its own number of rows.
+    calls = []
+    update = kmeans.update_centers
+
+    def spy(candidate, centers, counts, sums, active, epsilon_count, epsilon_sum, uniforms):
+        calls.append((active.copy(), epsilon_count.copy(), epsilon_sum.copy()))
+        return update(candidate, centers, counts, sums, active, epsilon_count, epsilon_sum,
+                      uniforms)
+
+    monkeypatch.setattr(kmeans, "update_centers", spy)
+    model = _estimator(n_clusters=2, epsilon=2.0)
+    plan = kmeans.plan(model, 2)
+    sizes = [30, 400, 3000]
+    X = _data(sum(sizes))
+    part = np.repeat(np.arange(3), sizes)
+    kmeans.fit_partitions(plan, X, part, 3, [np.random.default_rng(p) for p in range(3)])
+    for p, size in enumerate(sizes):
+        iters = model._calc_iters(2, size)
+        passes = [(count[p], total[p]) for active, count, total in calls if active[p]]
+        assert passes == [model._split_epsilon(2, iters)] * iters
+    assert len({sum(active) for active, _, _ in calls}) > 1  # the partitions differ
+
+
 def test_fewer_rows_than_clusters_fail_and_empty_parts_are_nan():
     X = _data(60)
     splits = [(np.arange(2), np.arange(50, 60)), (np.arange(0), np.arange(50, 60)),
