@@ -35,6 +35,7 @@ PUBLIC_MODULES = [
     "skdptune.batched.forest",
     "skdptune.batched.logistic_regression",
     "skdptune.batched.linear_regression",
+    "skdptune.batched.kmeans",
     "skdptune.evaluate",
     "skdptune.exceptions",
     "skdptune.partition_scaling",
