@@ -394,6 +394,26 @@ def update_centers(candidate, centers, counts, sums, active, epsilon_count, epsi
     return centers, blown.any(axis=1)
 
 
+def score_partitions(centers, X_val, part_val, n_parts):
+    """scikit-learn's ``KMeans.score`` of each partition's centres on its held-out rows.
+
+    Parameters
+    ----------
+    centers : ndarray of shape (n_parts, n_clusters, n_features)
+    X_val : ndarray of shape (n_val, n_features), float64
+        Held-out rows, not clipped (``score`` does not clip).
+    part_val : ndarray of shape (n_val,), int
+    n_parts : int
+
+    Returns
+    -------
+    scores : ndarray of shape (n_parts,)
+        Minus the sum of each row's squared distance to its nearest centre (0 without rows).
+    """
+    _, distances = _nearest(X_val, centers, part_val)
+    return -np.bincount(part_val, weights=distances, minlength=n_parts)
+
+
 def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
                          n_parts, n_classes, rngs):
     """``KMeans.score`` (minus the held-out inertia) of every plan's fit on every partition.
@@ -425,8 +445,7 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
     result = np.full((len(plans), n_parts), np.nan)
     for j, candidate in enumerate(plans):
         centers, failed = fit_partitions(candidate, X_train, part_train, n_parts, rngs[j])
-        _, distances = _nearest(X_val, centers, part_val)
-        scores = -np.bincount(part_val, weights=distances, minlength=n_parts)
+        scores = score_partitions(centers, X_val, part_val, n_parts)
         result[j] = np.where(failed, FIT_FAILED, scores)
     result[:, (n_train == 0) | (n_val == 0)] = np.nan
     return result

@@ -295,6 +295,25 @@ def test_a_fit_makes_diffprivlibs_passes_with_its_epsilons(monkeypatch):
     assert len({sum(active) for active, _, _ in calls}) > 1  # the partitions differ
 
 
+def test_the_score_is_kmeans_score_on_unclipped_rows():
+    X = _data(300, seed=6)
+    X[::7] *= 3.0  # rows far outside the bounds: score does not clip them
+    part = np.arange(300) % 3
+    models = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for p in range(3):
+            models.append(_estimator(n_clusters=2 + p % 2 * 2, epsilon=2.0, random_state=p,
+                                     accountant=BudgetAccountant()).fit(X[part == p]))
+    # Partitions with different numbers of clusters: pad with far-away copies never nearest.
+    centers = np.full((3, 4, 2), 1e6)
+    for p, model in enumerate(models):
+        centers[p, :len(model.cluster_centers_)] = model.cluster_centers_
+    ours = kmeans.score_partitions(centers, X, part, 3)
+    np.testing.assert_allclose(ours, [model.score(X[part == p]) for p, model in enumerate(models)],
+                               rtol=1e-12)
+
+
 def test_fewer_rows_than_clusters_fail_and_empty_parts_are_nan():
     X = _data(60)
     splits = [(np.arange(2), np.arange(50, 60)), (np.arange(0), np.arange(50, 60)),
