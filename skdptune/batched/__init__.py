@@ -74,6 +74,7 @@ from diffprivlib.models import (
     LogisticRegression,
     RandomForestClassifier,
 )
+from diffprivlib.models import PCA as DPPCA
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from scipy import sparse
 from sklearn.base import clone
@@ -83,7 +84,15 @@ from sklearn.preprocessing import FunctionTransformer
 
 from .. import gate
 from ..dp_fit import private_fit_context
-from . import forest, gaussian_nb, kmeans, linear_regression, logistic_regression, standard_scaler
+from . import (
+    forest,
+    gaussian_nb,
+    kmeans,
+    linear_regression,
+    logistic_regression,
+    pca,
+    standard_scaler,
+)
 from .common import (  # noqa: F401 - re-exported
     ACCURACY,
     BOUNDED_SQUARED_ERROR,
@@ -110,6 +119,7 @@ BLOCK_CELLS = 2 ** 21
 #: inside the task, before the family (see the module docstring for the interface).
 PARTITION_STEPS = {
     DPStandardScaler: standard_scaler,
+    DPPCA: pca,
 }
 
 
