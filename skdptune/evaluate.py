@@ -21,9 +21,10 @@ replace its reusable workers, about a second each time a search follows another 
 Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
 (diffprivlib's ``GaussianNB``, ``LogisticRegression``, ``RandomForestClassifier`` or
 ``DecisionTreeClassifier`` scored by plain accuracy, ``LinearRegression`` scored by the default
-bounded squared error, alone or after public steps and DP partition steps such as
-diffprivlib's ``StandardScaler``, also inside a ``ColumnTransformer``), without fit or scorer
-parameters and with 1-d ``y``, is fitted on all partitions at once by an array program whose
+bounded squared error, ``KMeans`` scored by its own ``score``, alone or after public steps and
+DP partition steps such as diffprivlib's ``StandardScaler``, also inside a
+``ColumnTransformer``), without fit or scorer parameters and with 1-d ``y`` (or none, for
+``KMeans``), is fitted on all partitions at once by an array program whose
 output has the law of the per-fit path's; joblib tasks are then blocks of partitions.
 Everything else takes the per-fit path, unchanged.
 """
@@ -163,7 +164,8 @@ def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utili
             layout = None if Xt is None else batched.lay_out(stage, Xt)
             data = None if layout is None else batched.prepare_data(
                 layout.X, y, family.MAX_CLASSES,
-                regression=batched.family_score(family) == batched.BOUNDED_SQUARED_ERROR)
+                regression=batched.family_score(family) == batched.BOUNDED_SQUARED_ERROR,
+                unsupervised=not batched.uses_labels(family))
             transformed[key, family] = None if data is None else (data, layout.slots)
         if transformed[key, family] is None:
             continue
@@ -192,9 +194,10 @@ class _FailedFit(Exception):
 
 def _batched_inputs(fit_params, score_params, y_ndim):
     """Whether the inputs of ``fit`` admit the batched path at all: no fit or scorer
-    parameters (the families take none) and a 1-d ``y`` (``y_ndim``, None without ``y``).
-    Public facts: the caller's arguments and the shape of ``y``."""
-    return not fit_params and not score_params and y_ndim == 1
+    parameters (the families take none) and a 1-d ``y`` or none (``y_ndim``, None without
+    ``y``: only families that do not read ``y``, :func:`skdptune.batched.uses_labels`, are
+    then batched). Public facts: the caller's arguments and the shape of ``y``."""
+    return not fit_params and not score_params and y_ndim in (1, None)
 
 
 def batched_route(configured, utility):
@@ -204,11 +207,11 @@ def batched_route(configured, utility):
     (:meth:`skdptune.PrivateGridSearchCV.forecast`) and ``fit``'s verbose line share: a
     :class:`~sklearn.pipeline.Pipeline` cut by :func:`skdptune.batched.split_pipeline`, a
     final estimator with a batched family, and a utility that is the family's per-partition
-    score (plain accuracy, or for a regression family the default bounded squared error).
-    What follows depends on the data in the evaluate stage only: the steps applied to all
-    rows, the conversion of ``X`` and ``y`` (:func:`skdptune.batched.prepare_data`) and the
-    family's ``plan`` at the width they give; a failure there sends the candidate to the
-    per-fit path, which has the same law.
+    score (plain accuracy; for a regression family the default bounded squared error; for
+    ``KMeans`` its own ``score``). What follows depends on the data in the evaluate stage
+    only: the steps applied to all rows, the conversion of ``X`` and ``y``
+    (:func:`skdptune.batched.prepare_data`) and the family's ``plan`` at the width they give;
+    a failure there sends the candidate to the per-fit path, which has the same law.
 
     Parameters
     ----------
@@ -237,13 +240,18 @@ def _scores_as(family, utility, configured):
     """Whether the search's utility is the score the family computes per partition
     (:func:`skdptune.batched.family_score`): plain accuracy, or the default bounded squared
     error (:class:`~skdptune.utility.BoundedSquaredErrorScorer` with range ``(0, 1)``, which
-    reads the candidate's own ``bounds_y``, as the family's plan does)."""
+    reads the candidate's own ``bounds_y``, as the family's plan does), or the estimator's own
+    ``score`` (``scoring=None``, any declared or default range)."""
     score = batched.family_score(family)
     if score == batched.ACCURACY:
         return _is_plain_accuracy(utility, configured)
     if score == batched.BOUNDED_SQUARED_ERROR:
         return (type(getattr(utility, "scorer", None)) is BoundedSquaredErrorScorer
                 and getattr(utility, "low", None) == 0.0 and getattr(utility, "high", None) == 1.0)
+    if score == batched.NEGATIVE_INERTIA:
+        # scoring=None: the candidate's own score, scikit-learn's KMeans.score (through
+        # Pipeline.score), whatever range maps it (the engine applies the utility's map).
+        return type(getattr(utility, "scorer", None)) is _PassthroughScorer
     return False
 
 
@@ -282,7 +290,7 @@ def candidate_paths(estimator, candidates, utility, n_features=None, *, fit_para
     for params in candidates:
         route = batched_route(with_params(estimator, params), utility)
         plan = None
-        if route is not None:
+        if route is not None and (y_ndim is not None or not batched.uses_labels(route[3])):
             steps, stage, final, family = route
             plan = family.plan(final, None if steps or stage is not None else n_features)
         paths.append("per-fit" if plan is None else "batched")

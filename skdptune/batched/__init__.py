@@ -33,7 +33,12 @@ engine batches a candidate only when the search's utility is that score
 (:func:`skdptune.evaluate.batched_route`); a family scored by
 :data:`~skdptune.batched.common.BOUNDED_SQUARED_ERROR` (diffprivlib's ``LinearRegression``)
 receives ``y`` as float values, not codes (:func:`prepare_data` with ``regression``), and
-returns that score where the others return accuracy.
+returns that score where the others return accuracy. A family scored by
+:data:`~skdptune.batched.common.NEGATIVE_INERTIA` (diffprivlib's ``KMeans``, whose ``score`` is
+the search's utility under ``scoring=None``) returns the raw ``KMeans.score``, which the engine
+maps by the utility's range; it declares ``USES_LABELS = False``
+(:func:`~skdptune.batched.common.uses_labels`): it is batched with ``y`` None too, and
+:func:`prepare_data` with ``unsupervised`` gives it no codes.
 
 Pipelines: a :class:`~sklearn.pipeline.Pipeline` before a family's estimator is batched too
 (:func:`split_pipeline`), in two stages:
@@ -64,10 +69,12 @@ import numpy as np
 from diffprivlib.models import (
     DecisionTreeClassifier,
     GaussianNB,
+    KMeans,
     LinearRegression,
     LogisticRegression,
     RandomForestClassifier,
 )
+from diffprivlib.models import PCA as DPPCA
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from scipy import sparse
 from sklearn.base import clone
@@ -77,8 +84,22 @@ from sklearn.preprocessing import FunctionTransformer
 
 from .. import gate
 from ..dp_fit import private_fit_context
-from . import forest, gaussian_nb, linear_regression, logistic_regression, standard_scaler
-from .common import ACCURACY, BOUNDED_SQUARED_ERROR, family_score  # noqa: F401 - re-exported
+from . import (
+    forest,
+    gaussian_nb,
+    kmeans,
+    linear_regression,
+    logistic_regression,
+    pca,
+    standard_scaler,
+)
+from .common import (  # noqa: F401 - re-exported
+    ACCURACY,
+    BOUNDED_SQUARED_ERROR,
+    NEGATIVE_INERTIA,
+    family_score,
+    uses_labels,
+)
 
 #: Estimator class (matched exactly: a subclass may change ``fit``) -> batched family module.
 FAMILIES = {
@@ -87,6 +108,7 @@ FAMILIES = {
     RandomForestClassifier: forest,
     DecisionTreeClassifier: forest,
     LinearRegression: linear_regression,
+    KMeans: kmeans,
 }
 
 #: Cells (rows x features) of ``X`` a batched task holds at once, about 16 MB in float64.
@@ -97,6 +119,7 @@ BLOCK_CELLS = 2 ** 21
 #: inside the task, before the family (see the module docstring for the interface).
 PARTITION_STEPS = {
     DPStandardScaler: standard_scaler,
+    DPPCA: pca,
 }
 
 
@@ -423,7 +446,7 @@ def batched_family(estimator):
     return FAMILIES.get(type(estimator))
 
 
-def prepare_data(X, y, max_classes, regression=False):
+def prepare_data(X, y, max_classes, regression=False, unsupervised=False):
     """``X`` as a dense finite float64 array and ``y`` as class codes, or None to fall back.
 
     With ``regression`` (a family whose ``SCORE`` is :data:`BOUNDED_SQUARED_ERROR`), ``y`` is
@@ -441,12 +464,24 @@ def prepare_data(X, y, max_classes, regression=False):
         Above this many distinct labels, fall back (unused with ``regression``).
     regression : bool, default=False
         Keep ``y`` as float values.
+    unsupervised : bool, default=False
+        For a family that does not read ``y`` (:func:`~skdptune.batched.common.uses_labels`):
+        ``y`` (None or anything) is ignored; ``codes`` are zeros, ``labels`` None.
 
     Returns
     -------
     data : types.SimpleNamespace or None
         ``X``, ``codes``, ``n_classes`` and ``labels`` (the distinct labels, in code order).
     """
+    if unsupervised and not sparse.issparse(X):
+        try:
+            X = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+        if X.ndim != 2 or not np.all(np.isfinite(X)):
+            return None  # left to the real fit
+        return SimpleNamespace(X=X, codes=np.zeros(len(X), dtype=np.intp), n_classes=0,
+                               labels=None)
     if sparse.issparse(X) or y is None or np.ndim(y) != 1:
         return None
     try:

@@ -26,11 +26,22 @@ ACCURACY = "accuracy"
 #: :class:`~skdptune.utility.BoundedSquaredErrorScorer` with the candidate's ``bounds_y`` (the
 #: default of ``scoring=None`` on diffprivlib's ``LinearRegression``); ``y`` stays float.
 BOUNDED_SQUARED_ERROR = "bounded_squared_error"
+#: The estimator's own ``score`` (``scoring=None``, scikit-learn's ``_PassthroughScorer``) of
+#: diffprivlib's ``KMeans``: scikit-learn's ``KMeans.score``, minus the inertia of the
+#: held-out rows; the family returns the raw score and the engine maps it by the utility's
+#: declared or default range (:func:`skdptune.utility.kmeans_score_range`).
+NEGATIVE_INERTIA = "negative_inertia"
 
 
 def family_score(family):
     """The per-partition score a family computes (:data:`ACCURACY` unless it declares one)."""
     return getattr(family, "SCORE", ACCURACY)
+
+
+def uses_labels(family):
+    """Whether a family's fit or score reads ``y`` (its ``USES_LABELS``, default True); one
+    that does not is batched without ``y`` too."""
+    return getattr(family, "USES_LABELS", True)
 
 
 def declared_bounds(bounds, n_features):

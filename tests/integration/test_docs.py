@@ -36,6 +36,8 @@ PUBLIC_MODULES = [
     "skdptune.batched.logistic_regression",
     "skdptune.batched.lbfgsb",
     "skdptune.batched.linear_regression",
+    "skdptune.batched.kmeans",
+    "skdptune.batched.pca",
     "skdptune.evaluate",
     "skdptune.exceptions",
     "skdptune.partition_scaling",
