@@ -19,6 +19,7 @@ runs inside :func:`private_fit_context`:
 """
 
 import contextvars
+import copy
 import ctypes
 import io
 import os
@@ -28,6 +29,7 @@ import warnings
 from contextlib import contextmanager, nullcontext, redirect_stderr, redirect_stdout
 
 from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import PCA as DPPCA
 from diffprivlib.utils import PrivacyLeakWarning
 from joblib import parallel_config
 from sklearn.base import BaseEstimator, clone
@@ -263,6 +265,23 @@ def fit(estimator, X, y, fit_params):
     return estimator.fit(X, y, **fit_params)
 
 
+#: Steps whose fit changes the array it is given, each with when: a released fit then gets
+#: a copy of ``X``, so the user's data are left as they were. diffprivlib 0.6.6's
+#: ``PCA(centered=False)`` subtracts its DP mean from a float array in place while fitting.
+MUTATES_INPUT = {
+    DPPCA: lambda step: not step.centered,
+}
+
+
+def mutates_input(estimator):
+    """Whether fitting ``estimator`` (or a step nested in it) changes the ``X`` it is given
+    (:data:`MUTATES_INPUT`)."""
+    steps = [estimator] + [value for value in estimator.get_params(deep=True).values()
+                           if isinstance(value, BaseEstimator)]
+    return any(type(step) in MUTATES_INPUT and MUTATES_INPUT[type(step)](step)
+               for step in steps)
+
+
 def fit_for_release(estimator, X, y, fit_params, accountant):
     """Fit a model that will be released, measuring its spend on ``accountant``.
 
@@ -289,6 +308,8 @@ def fit_for_release(estimator, X, y, fit_params, accountant):
         Under :func:`reveal_fit_messages` the original exception propagates instead.
     """
     set_accountants(estimator, accountant)
+    if mutates_input(estimator):
+        X = X.copy() if hasattr(X, "copy") else copy.deepcopy(X)
     failure = None
     caught = []
     try:

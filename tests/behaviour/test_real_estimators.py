@@ -97,7 +97,8 @@ def test_kmeans_with_declared_utility_range(binary_data):
     # the squared diameter 4, and a validation part has at most len(X) rows.
     squared_diameter = X.shape[1] * (BOUNDS[1] - BOUNDS[0]) ** 2
     search = fit_search(
-        KMeans(bounds=BOUNDS, epsilon=0.8, random_state=0), {"n_clusters": [2, 3]}, X, None,
+        KMeans(bounds=([0.0] * 4, [1.0] * 4), epsilon=0.8, random_state=0),
+        {"n_clusters": [2, 3]}, X, None,
         utility_range=(-len(X) * squared_diameter, 0.0),
     )
     assert_private_refit(search, 0.8)
@@ -118,3 +119,23 @@ def test_plain_sklearn_estimator_with_refit_false(binary_data):
     assert search.best_params_ in search.cv_results_["params"]
     assert not hasattr(search, "predict")
     assert not hasattr(search, "best_estimator_")
+
+
+def test_a_released_pca_that_centres_in_place_leaves_the_users_array_alone():
+    # diffprivlib 0.6.6's PCA(centered=False) subtracts its DP mean from a float X in place
+    # while fitting; the search's refit (a released fit) gets a copy of X.
+    from diffprivlib.models import PCA
+    from diffprivlib.models import GaussianNB as DPGaussianNB
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.RandomState(0)
+    X = rng.uniform(0, 1, (300, 4))
+    y = (X[:, 0] > 0.5).astype(int)
+    before = X.copy()
+    changed = X.copy()  # what diffprivlib does to a float array it is given
+    PCA(n_components=2, bounds=(0.0, 1.0), data_norm=2.0).fit(changed)
+    assert not np.array_equal(changed, before)
+    fit_search(make_pipeline(PCA(n_components=2, bounds=(0.0, 1.0), data_norm=2.0),
+                             DPGaussianNB(bounds=(-3.0, 3.0))),
+               {"gaussiannb__var_smoothing": [1e-9, 1e-3]}, X, y)
+    np.testing.assert_array_equal(X, before)

@@ -38,6 +38,8 @@ from skdptune.utility import kmeans_score_range
 
 # The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
 BOUNDS = (0.0, 1.0)
+# KMeans refits need per-feature bounds of at most 4 features (skdptune.gate.kmeans_overspend).
+KMEANS_BOUNDS = (np.zeros(4), np.ones(4))
 DATA_NORM = 2.0  # sqrt(4), the largest norm of a row in [0, 1]^4
 
 
@@ -464,7 +466,7 @@ def test_unbounded_default_score_needs_a_range(binary_data, partition_calls):
     X, _ = binary_data
     acc = BudgetAccountant()
     search = search_of(make_pipeline(FunctionTransformer(), KMeans(bounds=BOUNDS)),
-                       {"kmeans__n_clusters": [2, 3]}, accountant=acc)
+                       {"kmeans__n_clusters": [2, 3]}, accountant=acc, refit=False)
     with pytest.raises(ValueError, match="estimator.score.*utility_range"):
         search.fit(X)
     assert acc.spent_budget == [] and partition_calls == []
@@ -475,14 +477,14 @@ def test_kmeans_with_declared_bounds_gets_its_range_after_n_partitions_is_resolv
     # Before: "not known to be bounded", and the user had to fix n_partitions to compute a
     # range with kmeans_score_range by hand.
     X, _ = binary_data
-    default = search_of(KMeans(bounds=BOUNDS, random_state=0), {"n_clusters": [2, 3]},
+    default = search_of(KMeans(bounds=KMEANS_BOUNDS, random_state=0), {"n_clusters": [2, 3]},
                         n_partitions="auto", selector=recording_selector(), verbose=1).fit(X)
     k = default.n_partitions_
     n_records = len(X) * 0.2 / k
-    low, high = kmeans_score_range(BOUNDS, n_records, n_features=X.shape[1])
+    low, high = kmeans_score_range(KMEANS_BOUNDS, n_records, n_features=X.shape[1])
     assert f"Scoring with KMeans.score, utility_range=({low:g}, 0) from the declared bounds " \
            f"and {n_records:g} validation records per partition" in capsys.readouterr().out
-    by_hand = search_of(KMeans(bounds=BOUNDS, random_state=0), {"n_clusters": [2, 3]},
+    by_hand = search_of(KMeans(bounds=KMEANS_BOUNDS, random_state=0), {"n_clusters": [2, 3]},
                         n_partitions=k, utility_range=(low, high),
                         selector=recording_selector()).fit(X)
     assert recording_selector.calls[0]["utilities"].tolist() == \
@@ -704,7 +706,7 @@ def test_unsupervised_callable_scorer_is_called_without_y(binary_data, recording
 def test_kmeans_score_with_a_range_from_public_bounds(binary_data, recording_selector):
     X, _ = binary_data
     n_records = len(X) * 0.2 / 5  # validation_fraction * n_samples / n_partitions
-    search = search_of(KMeans(bounds=BOUNDS, random_state=0), {"n_clusters": [2, 3]},
+    search = search_of(KMeans(bounds=KMEANS_BOUNDS, random_state=0), {"n_clusters": [2, 3]},
                        utility_range=kmeans_score_range(([0.0] * 4, [1.0] * 4), n_records),
                        selector=recording_selector()).fit(X)
     utilities = recording_selector.calls[0]["utilities"]

@@ -975,7 +975,7 @@ def test_unsupervised_grid_search():
     # KMeans.score's range comes from the bounds (skdptune.utility.kmeans_score_range).
     X, y = make_blobs(n_samples=50, random_state=0)
     X = np.clip(X, -15, 15)
-    km = KMeans(bounds=(-15, 15), random_state=0)
+    km = KMeans(bounds=([-15, -15], [15, 15]), random_state=0)  # per feature: the gate
     ranges = {"adjusted_rand_score": (-0.5, 1), "fowlkes_mallows_score": None}
 
     # Multi-metric evaluation unsupervised
