@@ -19,7 +19,6 @@ runs inside :func:`private_fit_context`:
 """
 
 import contextvars
-import copy
 import ctypes
 import io
 import os
@@ -27,6 +26,7 @@ import sys
 import threading
 import warnings
 from contextlib import contextmanager, nullcontext, redirect_stderr, redirect_stdout
+from copy import deepcopy
 
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import PCA as DPPCA
@@ -309,7 +309,7 @@ def fit_for_release(estimator, X, y, fit_params, accountant):
     """
     set_accountants(estimator, accountant)
     if mutates_input(estimator):
-        X = X.copy() if hasattr(X, "copy") else copy.deepcopy(X)
+        X = X.copy() if hasattr(X, "copy") else deepcopy(X)
     failure = None
     caught = []
     try:
