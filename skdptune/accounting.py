@@ -225,8 +225,9 @@ def at_least(reserved, reported):
 class GridBudget:
     """How :class:`~skdptune.PrivateGridSearchCV` splits its budget, fixed before the data.
 
-    Three releases compose sequentially (basic composition, :func:`add_costs`): the selector,
-    the Laplace estimate released as ``best_score_`` and the refit. Built by
+    Four releases compose sequentially (basic composition, :func:`add_costs`): the selector,
+    the Laplace estimate released as ``best_score_``, the refit and the Laplace estimate of the
+    released model's lead over a trivial one (``trivial_lead_``). Built by
     :func:`grid_budget` from the search's parameters only.
 
     Attributes
@@ -242,6 +243,8 @@ class GridBudget:
         gate); None: the refit spends what its estimator declares.
     rule : str
         How the budget was split, as the privacy report states it.
+    check_epsilon : float, default=0.0
+        The ``trivial_lead_`` estimate's epsilon (0: none), taken from the refit's share.
     """
 
     selection_epsilon: float
@@ -249,9 +252,11 @@ class GridBudget:
     score_epsilon: float
     refit_epsilon: object
     rule: str
+    check_epsilon: float = 0.0
 
 
-def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit):
+def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit,
+                check_share=0.0):
     """The grid search's :class:`GridBudget` from its public parameters.
 
     Parameters
@@ -267,25 +272,37 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         which releases no ``best_score_``, as ``GridSearchCV``).
     refit : bool
         Whether the search refits (without a refit the selection gets all of ``total``).
+    check_share : float, default=0.0
+        The ``trivial_lead_`` estimate's share of the refit's part of ``total``, in ``[0,
+        0.5]``; 0 when the search has no trivial model to compare with. Only with ``total``
+        and a refit: with ``selection_epsilon`` the refit spends what it declares, and there
+        is no share to take it from.
 
     Returns
     -------
     budget : GridBudget
     """
+    check_epsilon = 0.0
     if selection_epsilon is not None:
         refit_epsilon, rule = None, "selection_epsilon; refit as declared"
     elif not refit:
         selection_epsilon, refit_epsilon = total, None
         rule = "epsilon, all to the selection (refit=False)"
     else:
-        # Selection and refit compose sequentially: the two shares add up to the total.
+        # Selection, refit and check compose sequentially: the shares add up to the total.
         selection_epsilon = selection_share * total
-        refit_epsilon, rule = total - selection_epsilon, "epsilon split by selection_share"
+        release_epsilon = total - selection_epsilon
+        refit_epsilon = (1 - check_share) * release_epsilon
+        # Exact for check_share <= 0.5 (Sterbenz): refit and check add up to the release's
+        # share bit for bit, so the charges add up to the total.
+        check_epsilon = release_epsilon - refit_epsilon
+        rule = "epsilon split by selection_share" + (" and check_share" if check_share else "")
     selector_epsilon = (1 - score_share) * selection_epsilon
     # Exact in floating point for score_share <= 0.5 (Sterbenz): selector and estimate add up
     # to the selection epsilon, bit for bit.
     score_epsilon = selection_epsilon - selector_epsilon
-    return GridBudget(selection_epsilon, selector_epsilon, score_epsilon, refit_epsilon, rule)
+    return GridBudget(selection_epsilon, selector_epsilon, score_epsilon, refit_epsilon, rule,
+                      check_epsilon)
 
 
 def selector_reservation(selector, epsilon, delta):

@@ -55,6 +55,7 @@ from .gate import (
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS, OneShotSelector, _as_selector, default_offsets
 from .selection.score import estimate_std, estimate_utility
+from .trivial import estimate_lead, lead_kind
 from .utility import (
     BoundedSquaredErrorScorer,
     default_kmeans_range,
@@ -116,6 +117,10 @@ class GridPlan(Plan):
     offsets : ndarray or None
         The public offsets handed to the selector (the default's margin), None without a
         default.
+    lead : str or None
+        The trivial model ``trivial_lead_`` compares with
+        (:func:`~skdptune.trivial.lead_kind`); None: no estimate (``budget.check_epsilon``
+        is then 0).
     """
 
     selector: object
@@ -131,6 +136,7 @@ class GridPlan(Plan):
     score_params: dict
     default_index: object
     offsets: object
+    lead: object
 
 
 class PrivateGridSearchCV(BasePrivateSearch):
@@ -217,6 +223,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
         :attr:`best_score_`, with its noise std in :attr:`best_score_std_`; in ``[0, 1)``.
         The selector gets the rest. 0 releases no estimate; with a callable ``refit`` the
         selector gets it all.
+    check_share : float, default=0.05
+        Share of the refit's part of ``epsilon`` spent on a Laplace estimate of how much
+        better the released model scores on the training data than a trivial model (the most
+        frequent class under accuracy; the middle of ``bounds_y`` under the default score of
+        diffprivlib's ``LinearRegression``), released as :attr:`trivial_lead_`; in ``[0,
+        0.5]``. A lead that does not clear two noise stds raises ``UselessModelWarning`` (see
+        :func:`skdptune.trivial.estimate_lead`). Spent only with ``epsilon`` (not
+        ``selection_epsilon``), a refit, and one of those two scores; otherwise the refit gets
+        it all.
     n_partitions : int or "auto", default="auto"
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
@@ -346,6 +361,17 @@ class PrivateGridSearchCV(BasePrivateSearch):
         large). Not set with a callable ``refit``.
     best_estimator_ : estimator
         The selected candidate refit privately on all the data (only with ``refit=True``).
+    trivial_lead_ : float
+        A DP estimate (bought with ``check_share``) of how much better
+        :attr:`best_estimator_` scores on the training data than a trivial model: its
+        accuracy minus the most frequent class's share, or its bounded squared error score
+        minus that of predicting the middle of ``bounds_y``. Below ``2 *
+        trivial_lead_std_``, ``fit`` warns ``UselessModelWarning``. NaN when not estimated
+        (``check_share=0``, ``selection_epsilon``, no refit, another score, or a model that
+        cannot predict its training records).
+    trivial_lead_std_ : float
+        Standard deviation of the noise in :attr:`trivial_lead_`, ``sqrt(2) * s / (n *
+        epsilon_check)`` with ``s`` 2 (accuracy) or 1 (bounded squared error): public.
     cv_results_ : dict of numpy arrays
         ``params``, ``param_<name>`` masked arrays, ``n_passes`` (how many iterations each
         candidate passed) and ``selected``. No per-candidate score or rank: they are not DP.
@@ -412,6 +438,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         "selection_epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "selection_share": [Interval(Real, 0, 1, closed="neither")],
         "score_share": [Interval(Real, 0, 1, closed="left")],
+        "check_share": [Interval(Real, 0, 0.5, closed="both")],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "selector": [StrOptions(set(SELECTORS)), HasMethods(["select", "validate_parameters"])],
         "default": [dict, StrOptions({"estimator"}), None],
@@ -432,6 +459,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         selection_epsilon=None,
         selection_share=0.5,
         score_share=0.1,
+        check_share=0.05,
         selector="permute_and_flip",
         default=None,
         default_margin="auto",
@@ -457,6 +485,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.selection_epsilon = selection_epsilon
         self.selection_share = selection_share
         self.score_share = score_share
+        self.check_share = check_share
         self.selector = selector
         self.default = default
         self.default_margin = default_margin
@@ -616,11 +645,23 @@ class PrivateGridSearchCV(BasePrivateSearch):
             refit_cost, refit_rule = self._refit(X, y, fit_params, plan, accountant,
                                                  selection_cost)
 
-        # 7. Report: selection and refit compose sequentially (basic composition).
+        # 7. Check the released model against a trivial one: a Laplace estimate of its lead
+        # (sensitivity LEAD_SENSITIVITY / n), check_epsilon, charged with the refit.
+        check_epsilon = plan.budget.check_epsilon
+        self.trivial_lead_ = self.trivial_lead_std_ = float("nan")
+        if plan.lead is not None:
+            self.trivial_lead_, self.trivial_lead_std_ = estimate_lead(
+                plan.lead, self.best_estimator_, X, y, epsilon=check_epsilon,
+                random_state=noise_state)
+            self._say(f"trivial_lead_={self.trivial_lead_:.4g} +/- "
+                      f"{self.trivial_lead_std_:.2g} (DP estimate of the released model's "
+                      "lead over a trivial one on the training data)")
+
+        # 8. Report: selection, refit and check compose sequentially (basic composition).
         self.n_partitions_ = plan.n_partitions
         return _privacy_report(selection, type(plan.selector).__name__, selector_cost,
                                score_epsilon, plan.n_partitions, refit_cost, refit_rule,
-                               self.random_state, plan.budget.rule)
+                               self.random_state, plan.budget.rule, check_epsilon)
 
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched, as a GridPlan; raises on any invalid
@@ -636,7 +677,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
             )
         estimator = clone(self.estimator)
         metric, key = selection_metric(estimator, self.scoring, self.refit)
-        budget = self._budget()
+        lead = lead_kind(estimator, metric, self.utility_range)
+        budget = self._budget(lead)
         n_samples = _num_samples(X)  # public: the guarantee is for replace-one adjacency
         n_features = input_shape(X)["n_features_in_"]
         n_partitions = self._n_partitions(n_samples, len(candidates), budget.selector_epsilon)
@@ -668,7 +710,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
             fit_params=fit_params,
             n_samples=n_samples,
             input_shape=input_shape(X),
-            a_priori_cost=add_costs(selector_cost, (budget.score_epsilon, 0.0), max_refit_cost),
+            a_priori_cost=add_costs(selector_cost, (budget.score_epsilon, 0.0), max_refit_cost,
+                                    (budget.check_epsilon, 0.0)),
             selector=selector,
             n_partitions=n_partitions,
             candidates=candidates,
@@ -682,6 +725,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             score_params=score_params,
             default_index=default_index,
             offsets=offsets,
+            lead=lead if budget.check_epsilon > 0 else None,
         )
 
     def _default(self, selector, estimator, candidates, n_partitions, selector_epsilon):
@@ -943,9 +987,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
             )
 
-    def _budget(self):
+    def _budget(self, lead=None):
         """The :class:`~skdptune.accounting.GridBudget` of ``epsilon`` or
-        ``selection_epsilon`` (both given is refused), from the parameters only."""
+        ``selection_epsilon`` (both given is refused), from the parameters only; ``lead``, the
+        :func:`~skdptune.trivial.lead_kind` of the scoring, or None (no ``check_share``)."""
         selection_epsilon = self._explicit_budget(
             "selection_epsilon",
             "the whole fit's budget, selection and refit, split by selection_share",
@@ -957,6 +1002,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             # A callable refit releases no best_score_ (as GridSearchCV): no score share.
             score_share=0.0 if callable(self.refit) else self.score_share,
             refit=bool(self.refit),
+            check_share=0.0 if lead is None else self.check_share,
         )
 
     def _random_states(self):
@@ -1053,20 +1099,24 @@ class PrivateGridSearchCV(BasePrivateSearch):
         best = with_params(plan.estimator, plan.refit_candidates[self.best_index_])
         measuring = MeasuringAccountant()
         reservation = plan.max_refit_cost
+        # The check of the released model (trivial_lead_) is charged in the refit's entry,
+        # with it: reserved whether or not the refit succeeds.
+        check = (plan.budget.check_epsilon, 0.0)
         start = time.perf_counter()
         try:
             leak = fit_for_release(best, X, y, fit_params, measuring)
         except BaseException:
-            self._charge(accountant, at_least(reservation, measuring.total()))
+            self._charge(accountant, add_costs(at_least(reservation, measuring.total()), check))
             raise
         self.refit_time_ = time.perf_counter() - start
         measured = tuple(map(float, measuring.total()))
         cost = at_least(reservation, measured)
         failure = check_released_fit(leak, measured, plan.declared_costs[self.best_index_],
                                      "its parameters declare")
-        self._charge(accountant, cost)
+        self._charge(accountant, add_costs(cost, check))
         self._say(f"Refit {self.best_params_} on all the data, privately; charged "
-                  f"epsilon={cost[0]:g}, delta={cost[1]:g}")
+                  f"epsilon={cost[0]:g}, delta={cost[1]:g}"
+                  + (f", and epsilon={check[0]:g} for trivial_lead_" if check[0] else ""))
         if failure is not None:
             raise ValueError(
                 f"The refit of {type(best).__name__} with {self.best_params_} {failure}; no "
@@ -1109,12 +1159,12 @@ _SELECTOR_COMPOSITION = {
 
 
 def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_partitions,
-                    refit_cost, refit_rule, random_state, budget_rule):
+                    refit_cost, refit_rule, random_state, budget_rule, check_epsilon):
     """A plain dict that explains ``privacy_spent_`` line by line.
 
-    Three releases, charged in two accountant entries: the selection and the ``best_score_``
+    Four releases, charged in two accountant entries: the selection and the ``best_score_``
     estimate together (they compose sequentially, basic composition) before the refit, then
-    the refit; the entries add up (basic composition).
+    the refit and the ``trivial_lead_`` estimate; the entries add up (basic composition).
     """
     sensitivity = 1.0 / n_partitions
     charges = [
@@ -1129,6 +1179,13 @@ def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_pa
                "the estimator's own mechanisms (its steps compose sequentially), measured on a "
                "fresh accountant", refit_rule, entry="refit"),
     ]
+    if check_epsilon:
+        charges.append(Charge(
+            "trivial_lead_ estimate", check_epsilon, 0.0,
+            "Laplace on the released model's mean per-record lead over a trivial model "
+            "(sensitivity skdptune.trivial.LEAD_SENSITIVITY / n, replace-one)",
+            "one pure-DP step, after the refit (adaptive sequential composition)",
+            entry="refit"))
     return privacy_report(charges, random_state, {
         "n_partitions": n_partitions,
         "sensitivity": sensitivity,
@@ -1145,6 +1202,7 @@ def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_pa
         "refit_epsilon": refit_cost[0],
         "refit_delta": refit_cost[1],
         "refit_rule": refit_rule,
+        "check_epsilon": check_epsilon,
         "budget_rule": budget_rule,
     })
 

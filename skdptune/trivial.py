@@ -45,24 +45,43 @@ At the end of ``fit`` both searches call :func:`warn_if_useless`, which issues a
   (the doubling selector's own estimate, which has no closed-form noise law) or when there is
   no ``best_score_``.
 
-Nothing here reads the data or a partition utility: only ``best_score_``,
-``best_score_std_``, ``scorer_``, ``best_estimator_`` (released) and declared parameters. It is
-post-processing of the released outputs, so it costs no privacy and needs no budget.
-``len(classes_)`` is read from the released model, which holds it anyway (diffprivlib takes
-``classes_`` from the labels without privacy: a known limit of the faults page).
+- **A released lead over a trivial model that is not positive.** The grid search spends
+  ``check_share`` of its refit's budget on one Laplace estimate, released as ``trivial_lead_``:
+  the released model's mean per-record score on the training data minus a trivial model's
+  (:func:`estimate_lead`; accuracy against the most frequent class, the bounded squared error
+  against predicting the middle of ``bounds_y``). It is warned on when ``trivial_lead_ <
+  k * trivial_lead_std_``: the miss and false-alarm rates are those of the score rule above.
+  Decided only when ``k * trivial_lead_std_ <= LEAD_RESOLUTION`` (5 points of the score):
+  noisier, the estimate cannot tell a useful model from a trivial one. Unlike the score rule,
+  this one compares the model actually released (fitted on all the records, with the
+  candidate as written) with the best constant (accuracy) or a constant better than the
+  worst case (the middle of ``bounds_y`` on the data, not the 0.75 it scores at least): it
+  catches the diffprivlib ``LinearRegression`` that clips nearly every prediction to an end of
+  ``bounds_y``, which the score rule cannot see.
+
+Apart from :func:`estimate_lead` (a DP mechanism, charged by the search), nothing here reads
+the data or a partition utility: only ``best_score_``, ``best_score_std_``,
+``trivial_lead_``, ``trivial_lead_std_``, ``scorer_``, ``best_estimator_`` (released) and
+declared parameters. That is post-processing of the released outputs, so it costs no
+privacy. ``len(classes_)`` is read from the released model, which holds it anyway
+(diffprivlib takes ``classes_`` from the labels without privacy: a known limit of the faults
+page).
 """
 
 import math
 import warnings
 
 import numpy as np
+from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
+from diffprivlib.utils import check_random_state
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from sklearn.metrics import accuracy_score, balanced_accuracy_score
 from sklearn.pipeline import Pipeline
 
 from .exceptions import UselessModelWarning
-from .utility import BoundedSquaredErrorScorer, scores_accuracy
+from .dp_fit import private_fit_context
+from .utility import BoundedSquaredErrorScorer, declared_bounds_y, scores_accuracy
 
 #: ``k``: how many noise standard deviations ``best_score_`` must clear above the baseline.
 MARGIN_STDS = 2.0
@@ -73,6 +92,26 @@ PERFECT_SCORE = 1.0
 #: What predicting the middle of ``bounds_y`` scores at least under
 #: :class:`~skdptune.utility.BoundedSquaredErrorScorer`, whatever the data.
 MIDDLE_OF_BOUNDS_Y_SCORE = 0.75
+
+#: A score :func:`estimate_lead` knows a trivial model for: accuracy (the most frequent class).
+ACCURACY = "accuracy"
+
+#: A score :func:`estimate_lead` knows a trivial model for:
+#: :class:`~skdptune.utility.BoundedSquaredErrorScorer` (the middle of ``bounds_y``).
+BOUNDED_SQUARED_ERROR = "bounded squared error"
+
+#: How much one record can move ``n`` times the mean per-record lead, whatever the released
+#: model (fixed: it is a DP output) when the record is replaced (replace-one, ``n`` public).
+#: Accuracy: the model's term moves by at most 1 and the most frequent class's share by at
+#: most 1 (one count down, one up), hence 2. Bounded squared error: with ``a = |y - middle|
+#: / range`` in ``[0, 1/2]`` and ``b = |pred - y| / range`` (both clipped), each record's
+#: lead ``u_model - u_middle = a**2 - b**2`` lies in ``[-3/4, 1/4]``: at most ``a**2 <= 1/4``,
+#: and at least ``a**2 - (a + 1/2)**2 = -a - 1/4 >= -3/4`` since ``b <= a + 1/2`` (the
+#: prediction is clipped to the bounds too); a range of 1.
+LEAD_SENSITIVITY = {ACCURACY: 2.0, BOUNDED_SQUARED_ERROR: 1.0}
+
+#: The largest ``MARGIN_STDS * trivial_lead_std_`` at which the lead rule is decided.
+LEAD_RESOLUTION = 0.05
 
 
 def constant_class(model):
@@ -228,7 +267,105 @@ def trivial_baseline(scorer, model):
             f"{len(classes)} classes scores at least")
 
 
-def trivial_findings(best_score, best_score_std, scorer, model):
+def lead_kind(estimator, scoring, utility_range):
+    """Which trivial model :func:`estimate_lead` compares the released model with, decided
+    from the search's parameters alone (before the data), or None when it knows none.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator being tuned (every candidate shares its kind of score).
+    scoring : str, callable or None
+        The selection's metric (as for :func:`skdptune.utility.make_utility`).
+    utility_range : (float, float) or None
+        The search's ``utility_range``.
+
+    Returns
+    -------
+    str or None
+        :data:`ACCURACY` (``scoring="accuracy"``, or None for a classifier scored by
+        accuracy), :data:`BOUNDED_SQUARED_ERROR` (the search's default score of diffprivlib's
+        ``LinearRegression`` with ``bounds_y``), else None.
+    """
+    if isinstance(scoring, BoundedSquaredErrorScorer) or (
+            scoring is None and utility_range is None
+            and declared_bounds_y(estimator, required=False) is not None):
+        return BOUNDED_SQUARED_ERROR
+    if scoring == "accuracy" or (scoring is None and scores_accuracy(estimator)):
+        return ACCURACY
+    return None
+
+
+def _lead(kind, model, X, y):
+    """The mean per-record lead of ``model`` over the trivial model of ``kind`` (not private)."""
+    if kind == ACCURACY:
+        y = np.asarray(y)
+        prediction = np.asarray(model.predict(X)).reshape(y.shape)
+        correct = prediction == y
+        if correct.ndim == 2:  # several outputs: a record is right when every output is
+            correct = correct.all(axis=1)
+        _, counts = np.unique(y, axis=0 if y.ndim == 2 else None, return_counts=True)
+        return float(np.mean(correct)) - counts.max() / len(y)
+    low, high = declared_bounds_y(model)
+    y = np.asarray(y, dtype=float)
+    middle_error = ((np.clip(y, low, high) - (low + high) / 2) / (high - low)) ** 2
+    middle = 1.0 - (middle_error.mean(axis=1) if middle_error.ndim == 2 else middle_error)
+    return float(np.mean(BoundedSquaredErrorScorer().per_record(model, X, y) - middle))
+
+
+def estimate_lead(kind, model, X, y, *, epsilon, random_state=None):
+    """A DP estimate of how much better the released model scores than a trivial one.
+
+    The mean over the ``n`` training records of the released model's per-record score minus a
+    trivial model's, in ``[0, 1]`` score units: for :data:`ACCURACY`, the model's accuracy
+    minus the share of the most frequent class (what the best constant prediction scores);
+    for :data:`BOUNDED_SQUARED_ERROR`, the model's ``1 - (clip(pred) - clip(y))**2 / (high -
+    low)**2`` minus that of predicting ``(low + high) / 2``, with the released model's
+    ``bounds_y``. On the training records, since every record is spent on the refit; a DP
+    model's training score tells little more than its test score.
+
+    Parameters
+    ----------
+    kind : str
+        From :func:`lead_kind`.
+    model : estimator
+        The released model (a DP output: fixed, not a function of the records here).
+    X, y : array-like
+        The private training data.
+    epsilon : float
+        The estimate's budget.
+    random_state : None, int or numpy.random.RandomState, default=None
+        None draws the noise from :mod:`secrets`; a seed gives no guarantee.
+
+    Returns
+    -------
+    lead : float
+        The estimate, NaN when the model cannot predict the records (then nothing about them
+        is released beyond that failure, whose message is withheld).
+    std : float
+        The noise's standard deviation, ``sqrt(2) * LEAD_SENSITIVITY[kind] / (n * epsilon)``:
+        public.
+
+    Notes
+    -----
+    Privacy: the Laplace mechanism on a mean of sensitivity ``LEAD_SENSITIVITY[kind] / n``
+    (replace-one adjacency, ``n`` public; the model is a released DP output, so the two
+    compose sequentially by adaptive composition): ``epsilon``-DP.
+    """
+    n = len(y)
+    sensitivity = LEAD_SENSITIVITY[kind] / n
+    std = math.sqrt(2.0) * sensitivity / epsilon
+    try:
+        with private_fit_context():  # predictions on private records: nothing shown
+            lead = _lead(kind, model, X, y)
+    except Exception:  # data-dependent: its message could quote a record
+        return float("nan"), std
+    rng = check_random_state(random_state, secure=True)
+    noise = Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=rng)
+    return float(noise.randomise(lead)), std
+
+
+def trivial_findings(best_score, best_score_std, scorer, model, lead=None, lead_std=None):
     """The reasons the released outputs show a model no better than a trivial one.
 
     Parameters
@@ -240,6 +377,9 @@ def trivial_findings(best_score, best_score_std, scorer, model):
         The search's ``scorer_``.
     model : estimator or None
         The released ``best_estimator_``, or None.
+    lead, lead_std : float or None, default=None
+        The grid search's ``trivial_lead_`` and ``trivial_lead_std_`` (DP outputs; None or
+        NaN when not released).
 
     Returns
     -------
@@ -248,6 +388,15 @@ def trivial_findings(best_score, best_score_std, scorer, model):
         none.
     """
     findings = []
+    if (lead is not None and lead_std is not None and not math.isnan(lead)
+            and MARGIN_STDS * lead_std <= LEAD_RESOLUTION
+            and lead < MARGIN_STDS * lead_std):
+        findings.append(
+            f"trivial_lead_={lead:.3g} (noise std trivial_lead_std_={lead_std:.2g}) is below "
+            f"{MARGIN_STDS:g} * {lead_std:.2g} = {MARGIN_STDS * lead_std:.3g}: on the training "
+            "data, the released model does not score clearly better than a trivial one (the "
+            "most frequent class, or the middle of bounds_y)."
+        )
     if model is not None:
         label = constant_class(model)
         if label is not None:
@@ -298,7 +447,9 @@ def warn_if_useless(search, stacklevel):
     findings = trivial_findings(getattr(search, "best_score_", None),
                                 getattr(search, "best_score_std_", None),
                                 getattr(search, "scorer_", None),
-                                getattr(search, "best_estimator_", None))
+                                getattr(search, "best_estimator_", None),
+                                getattr(search, "trivial_lead_", None),
+                                getattr(search, "trivial_lead_std_", None))
     if not findings:
         return
     if hasattr(search, "n_partitions_"):

@@ -28,11 +28,14 @@ def test_epsilon_is_split_and_candidates_follow_their_share(binary_data):
     ).fit(X, y)
     assert tuple(search.privacy_spent_) == pytest.approx((2.0, 0.0))
     assert accountant.spent_budget == [pytest.approx((0.5, 0.0)), pytest.approx((1.5, 0.0))]
-    # The refit's 1.5 is split between the steps in the candidate's own proportions.
+    # The refit's 1.5, less check_share of it (trivial_lead_, charged in the same entry), is
+    # split between the steps in the candidate's own proportions.
+    refit = 1.5 * (1 - search.check_share)
+    assert search.privacy_report_["check_epsilon"] == pytest.approx(1.5 * search.check_share)
     written = search.best_params_["logisticregression__epsilon"]
     steps = search.best_estimator_.named_steps
-    assert steps["standardscaler"].epsilon == pytest.approx(1.5 * 0.5 / (0.5 + written))
-    assert steps["logisticregression"].epsilon == pytest.approx(1.5 * written / (0.5 + written))
+    assert steps["standardscaler"].epsilon == pytest.approx(refit * 0.5 / (0.5 + written))
+    assert steps["logisticregression"].epsilon == pytest.approx(refit * written / (0.5 + written))
     assert search.best_params_ in search.cv_results_["params"]  # as the user wrote them
 
 
@@ -57,8 +60,10 @@ def test_the_budget_named_is_the_budget_spent(binary_data, budget):
     ).fit(X, y)
     assert tuple(search.privacy_spent_) == pytest.approx((1.0, 0.0))
     assert accountant.spent_budget == [pytest.approx((0.5, 0.0)), pytest.approx((0.5, 0.0))]
-    assert search.best_estimator_.epsilon == pytest.approx(0.5)
-    assert search.privacy_report_["budget_rule"] == "epsilon split by selection_share"
+    # The refit's half less the check of the released model (trivial_lead_), charged with it.
+    assert search.best_estimator_.epsilon == pytest.approx(0.5 * (1 - search.check_share))
+    assert search.privacy_report_["budget_rule"] == ("epsilon split by selection_share and "
+                                                     "check_share")
 
 
 def test_selection_epsilon_is_the_explicit_split(binary_data):
