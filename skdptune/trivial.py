@@ -80,6 +80,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score
 from sklearn.pipeline import Pipeline
 
 from .exceptions import UselessModelWarning
+from .selection.score import estimate_std
 from .dp_fit import private_fit_context
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, scores_accuracy
 
@@ -354,7 +355,7 @@ def estimate_lead(kind, model, X, y, *, epsilon, random_state=None):
     """
     n = len(y)
     sensitivity = LEAD_SENSITIVITY[kind] / n
-    std = math.sqrt(2.0) * sensitivity / epsilon
+    std = estimate_std(sensitivity, epsilon)  # the Laplace noise's std, as best_score_'s
     try:
         with private_fit_context():  # predictions on private records: nothing shown
             lead = _lead(kind, model, X, y)
