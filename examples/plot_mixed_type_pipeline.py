@@ -77,7 +77,7 @@ pipeline
 # One total budget, and a forecast before the data
 # -------------------------------------------------
 # ``epsilon`` is the budget of the whole fit. ``selection_share`` of it goes to the
-# selection; the rest is the refit's, spread over the pipeline's DP steps in the proportions
+# selection (``"auto"``: half, since no untuned ``default`` candidate is named); the rest is the refit's, spread over the pipeline's DP steps in the proportions
 # they declare (here the scaler's 0.5 to the classifier's 1.0).
 #
 # The selection compares mean utilities over ``n_partitions`` partitions, with sensitivity

@@ -221,6 +221,27 @@ def at_least(reserved, reported):
 # The grid search's budget: how one total epsilon is split between its releases.
 # ---------------------------------------------------------------------------------------------
 
+#: ``selection_share="auto"``: the selection's share of ``epsilon``, by whether the search names
+#: an untuned ``default`` candidate. A public choice from the parameters, so it changes what
+#: each release gets, never the total. Measured with ``benchmarks/tuning_pays.py``
+#: (``benchmarks/RESULTS.md``, "Does tuning pay on tables nobody tuned for?": four registry
+#: tables and UCI Adult, diffprivlib's logistic regression and naive Bayes, total epsilon 0.5
+#: to 4): with a default, 0.25 against 0.5 raised the mean gain over the default candidate
+#: refit with the whole budget from -0.2 to +0.1 points (worst cell -3.7 to -0.8) and Adult's
+#: from +1.2 / +2.9 to +2.5 / +3.2 at totals 1 / 2, because a kept default is refit with the
+#: rest. Without one, 0.5 gave the best released model on Adult at a total of 1 among shares
+#: 0.1 to 0.5 (``benchmarks/fidelity_study.py``, section E).
+AUTO_SELECTION_SHARE = {"without default": 0.5, "with default": 0.25}
+
+
+def resolve_selection_share(selection_share, default_named):
+    """The selection's share of ``epsilon``: ``selection_share``, or for ``"auto"`` the
+    :data:`AUTO_SELECTION_SHARE` entry for whether a ``default`` candidate is named."""
+    if selection_share != "auto":
+        return selection_share
+    return AUTO_SELECTION_SHARE["with default" if default_named else "without default"]
+
+
 @dataclass(frozen=True)
 class GridBudget:
     """How :class:`~skdptune.PrivateGridSearchCV` splits its budget, fixed before the data.
@@ -245,6 +266,9 @@ class GridBudget:
         How the budget was split, as the privacy report states it.
     check_epsilon : float, default=0.0
         The ``trivial_lead_`` estimate's epsilon (0: none), taken from the refit's share.
+    selection_share : float or None, default=None
+        The share of the total the selection got (``"auto"`` resolved); None when the total
+        was not split (``selection_epsilon``, or no refit).
     """
 
     selection_epsilon: float
@@ -253,10 +277,11 @@ class GridBudget:
     refit_epsilon: object
     rule: str
     check_epsilon: float = 0.0
+    selection_share: object = None
 
 
 def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit,
-                check_share=0.0):
+                check_share=0.0, default_named=False):
     """The grid search's :class:`GridBudget` from its public parameters.
 
     Parameters
@@ -265,8 +290,9 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         ``epsilon``, the whole fit's budget; None when ``selection_epsilon`` is given.
     selection_epsilon : float or None
         The selection's budget, explicit; the refit then spends what its estimator declares.
-    selection_share : float
-        The selection's share of ``total`` when the search refits.
+    selection_share : float or "auto"
+        The selection's share of ``total`` when the search refits (``"auto"``:
+        :func:`resolve_selection_share`).
     score_share : float
         The ``best_score_`` estimate's share of the selection budget (0 with a callable refit,
         which releases no ``best_score_``, as ``GridSearchCV``).
@@ -277,12 +303,14 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         0.5]``; 0 when the search has no trivial model to compare with. Only with ``total``
         and a refit: with ``selection_epsilon`` the refit spends what it declares, and there
         is no share to take it from.
+    default_named : bool, default=False
+        Whether the search names an untuned ``default`` candidate (for ``"auto"``).
 
     Returns
     -------
     budget : GridBudget
     """
-    check_epsilon = 0.0
+    check_epsilon, share = 0.0, None
     if selection_epsilon is not None:
         refit_epsilon, rule = None, "selection_epsilon; refit as declared"
     elif not refit:
@@ -290,7 +318,8 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         rule = "epsilon, all to the selection (refit=False)"
     else:
         # Selection, refit and check compose sequentially: the shares add up to the total.
-        selection_epsilon = selection_share * total
+        share = resolve_selection_share(selection_share, default_named)
+        selection_epsilon = share * total
         release_epsilon = total - selection_epsilon
         refit_epsilon = (1 - check_share) * release_epsilon
         # Exact for check_share <= 0.5 (Sterbenz): refit and check add up to the release's
@@ -302,7 +331,7 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
     # to the selection epsilon, bit for bit.
     score_epsilon = selection_epsilon - selector_epsilon
     return GridBudget(selection_epsilon, selector_epsilon, score_epsilon, refit_epsilon, rule,
-                      check_epsilon)
+                      check_epsilon, share)
 
 
 def selector_reservation(selector, epsilon, delta):

@@ -213,9 +213,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
         and finite. The refit then spends what the selected candidate's estimator declares
         (the grid's largest declared budget is reserved and charged), on top of it. Give
         either ``epsilon`` or ``selection_epsilon``, not both.
-    selection_share : float, default=0.5
+    selection_share : float or "auto", default="auto"
         Share of ``epsilon`` spent on the selection, in ``(0, 1)``; ignored with
-        ``selection_epsilon``. How the default was measured: :ref:`the guide
+        ``selection_epsilon``. ``"auto"``: 0.25 when ``default`` names an untuned candidate
+        (a kept default is refit with the rest), 0.5 otherwise
+        (:data:`skdptune.accounting.AUTO_SELECTION_SHARE`); the share used is
+        ``privacy_report_["selection_share"]``. How both were measured: :ref:`the guide
         <choosing-selection-share>`.
     score_share : float, default=0.1
         Share of the selection's epsilon spent on a Laplace estimate of the selected
@@ -390,8 +393,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         the refit, each with its epsilon, delta, mechanism and composition rule), ``entries``
         (what each accountant entry was charged), the total and its composition; then this
         search's own figures: per-iteration epsilon, iteration cap, iterations run, refit cost
-        and rule, partitions, and ``budget_rule``: how the budget was split (``"epsilon split
-        by selection_share"`` or ``"selection_epsilon; refit as declared"``).
+        and rule, partitions, ``budget_rule``: how the budget was split (``"epsilon split
+        by selection_share"`` or ``"selection_epsilon; refit as declared"``), and
+        ``selection_share``: the share used (``"auto"`` resolved; None when not split).
     n_partitions_ : int
         Number of partitions used.
     refit_time_ : float
@@ -436,7 +440,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         "param_grid": [dict, list],
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "selection_epsilon": [Interval(Real, 0, None, closed="neither"), None],
-        "selection_share": [Interval(Real, 0, 1, closed="neither")],
+        "selection_share": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
         "score_share": [Interval(Real, 0, 1, closed="left")],
         "check_share": [Interval(Real, 0, 0.5, closed="both")],
         "delta": [Interval(Real, 0, 1, closed="left")],
@@ -457,7 +461,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         epsilon=None,
         delta=1e-6,
         selection_epsilon=None,
-        selection_share=0.5,
+        selection_share="auto",
         score_share=0.1,
         check_share=0.05,
         selector="permute_and_flip",
@@ -647,11 +651,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         # 7. Check the released model against a trivial one: a Laplace estimate of its lead
         # (sensitivity LEAD_SENSITIVITY / n), check_epsilon, charged with the refit.
-        check_epsilon = plan.budget.check_epsilon
         self.trivial_lead_ = self.trivial_lead_std_ = float("nan")
         if plan.lead is not None:
             self.trivial_lead_, self.trivial_lead_std_ = estimate_lead(
-                plan.lead, self.best_estimator_, X, y, epsilon=check_epsilon,
+                plan.lead, self.best_estimator_, X, y, epsilon=plan.budget.check_epsilon,
                 random_state=noise_state)
             self._say(f"trivial_lead_={self.trivial_lead_:.4g} +/- "
                       f"{self.trivial_lead_std_:.2g} (DP estimate of the released model's "
@@ -661,7 +664,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.n_partitions_ = plan.n_partitions
         return _privacy_report(selection, type(plan.selector).__name__, selector_cost,
                                score_epsilon, plan.n_partitions, refit_cost, refit_rule,
-                               self.random_state, plan.budget.rule, check_epsilon)
+                               self.random_state, plan.budget)
 
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched, as a GridPlan; raises on any invalid
@@ -1003,6 +1006,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             score_share=0.0 if callable(self.refit) else self.score_share,
             refit=bool(self.refit),
             check_share=0.0 if lead is None else self.check_share,
+            default_named=self.default is not None,
         )
 
     def _random_states(self):
@@ -1159,7 +1163,7 @@ _SELECTOR_COMPOSITION = {
 
 
 def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_partitions,
-                    refit_cost, refit_rule, random_state, budget_rule, check_epsilon):
+                    refit_cost, refit_rule, random_state, budget):
     """A plain dict that explains ``privacy_spent_`` line by line.
 
     Four releases, charged in two accountant entries: the selection and the ``best_score_``
@@ -1179,9 +1183,9 @@ def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_pa
                "the estimator's own mechanisms (its steps compose sequentially), measured on a "
                "fresh accountant", refit_rule, entry="refit"),
     ]
-    if check_epsilon:
+    if budget.check_epsilon:
         charges.append(Charge(
-            "trivial_lead_ estimate", check_epsilon, 0.0,
+            "trivial_lead_ estimate", budget.check_epsilon, 0.0,
             "Laplace on the released model's mean per-record lead over a trivial model "
             "(sensitivity skdptune.trivial.LEAD_SENSITIVITY / n, replace-one)",
             "one pure-DP step, after the refit (adaptive sequential composition)",
@@ -1202,8 +1206,9 @@ def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_pa
         "refit_epsilon": refit_cost[0],
         "refit_delta": refit_cost[1],
         "refit_rule": refit_rule,
-        "check_epsilon": check_epsilon,
-        "budget_rule": budget_rule,
+        "check_epsilon": budget.check_epsilon,
+        "budget_rule": budget.rule,
+        "selection_share": budget.selection_share,
     })
 
 

@@ -66,6 +66,37 @@ def test_the_budget_named_is_the_budget_spent(binary_data, budget):
                                                      "check_share")
 
 
+@pytest.mark.parametrize("params, share", [
+    ({}, 0.5),  # "auto" without a default
+    ({"default": "estimator"}, 0.25),  # "auto" with one: a kept default keeps 3/4 to its refit
+    ({"default": "estimator", "selection_share": 0.5}, 0.5),  # a number is used as given
+    ({"selection_share": 0.1}, 0.1),
+])
+def test_auto_selection_share_depends_on_the_default_only(binary_data, params, share):
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = PrivateGridSearchCV(
+        LogisticRegression(data_norm=2.0, C=1.0), {"C": [0.1, 1.0]}, epsilon=2.0,
+        n_partitions=5, accountant=accountant, random_state=0, **params,
+    ).fit(X, y)
+    assert search.selection_share == params.get("selection_share", "auto")  # kept as given
+    assert search.privacy_report_["selection_share"] == share
+    assert search.privacy_report_["selection_epsilon"] == pytest.approx(2.0 * share)
+    assert accountant.spent_budget == [pytest.approx((2.0 * share, 0.0)),
+                                       pytest.approx((2.0 * (1 - share), 0.0))]
+    assert tuple(search.privacy_spent_) == pytest.approx((2.0, 0.0))
+
+
+@pytest.mark.parametrize("value", ["Auto", 0.0, 1.0, None])
+def test_selection_share_outside_its_range_is_refused_before_the_charge(binary_data, value):
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="selection_share"):
+        PrivateGridSearchCV(LogisticRegression(data_norm=2.0), {"C": [0.1, 1.0]},
+                            selection_share=value, accountant=accountant).fit(X, y)
+    assert accountant.spent_budget == []
+
+
 def test_selection_epsilon_is_the_explicit_split(binary_data):
     # The selection's epsilon alone; the refit spends what the estimator declares, on top.
     X, y = binary_data
@@ -78,6 +109,7 @@ def test_selection_epsilon_is_the_explicit_split(binary_data):
     assert accountant.spent_budget == [pytest.approx((0.4, 0.0)), pytest.approx((0.7, 0.0))]
     assert search.best_estimator_.epsilon == 0.7
     assert search.privacy_report_["budget_rule"] == "selection_epsilon; refit as declared"
+    assert search.privacy_report_["selection_share"] is None  # no total to share
     assert "total_epsilon" not in search.get_params()
 
 

@@ -44,8 +44,9 @@ def test_the_default_gets_the_auto_margin_before_the_selection(binary_data, reco
     X, y = binary_data
     fitted = search(default=default, selector=recording()).fit(X, y)
     (call,) = recording.calls
-    # k = 10, the selector's epsilon is 0.5 * 0.9 (selection_share, score_share), m = 4.
-    margin = 2 * (1 / 10) / 0.45 * math.log(4)
+    # k = 10, the selector's epsilon is 0.25 * 0.9 (selection_share "auto" with a default,
+    # score_share), m = 4.
+    margin = 2 * (1 / 10) / 0.225 * math.log(4)
     np.testing.assert_allclose(call["offsets"], np.eye(4)[index] * margin)
     assert fitted.default_index_ == index
     assert fitted.default_margin_ == pytest.approx(margin)
@@ -138,8 +139,9 @@ def test_report_noisy_max_takes_its_own_lead(binary_data):
     X, y = binary_data
     fitted = search(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3, 1e-1]},
                     default={"var_smoothing": 1e-9}, selector=ReportNoisyMax()).fit(X, y)
+    # The selector's epsilon: 0.25 * 0.9 (selection_share "auto" with a default, score_share).
     assert fitted.default_margin_ == pytest.approx(
-        ReportNoisyMax().tail_lead(1 / 3, sensitivity=1 / 10, epsilon=0.45))
+        ReportNoisyMax().tail_lead(1 / 3, sensitivity=1 / 10, epsilon=0.225))
 
 
 def test_bounds_of_arrays_match_by_value(binary_data, recording):
