@@ -53,6 +53,8 @@ Commands (from the repository root)::
     python benchmarks/tuning_pays.py --panels flights-lr --totals 1 --reps 1
     python benchmarks/tuning_pays.py --method default   # the searches with default=
     python benchmarks/tuning_pays.py --report     # the table from the CSVs only
+    # searches only, the expected scores at T read from an earlier run's folder DIR:
+    python benchmarks/tuning_pays.py --method default-share0.25 --expected-from DIR --out OUT
     python benchmarks/tuning_pays.py --smoke --out /tmp/smoke   # 1,000 rows a table, seconds
 
 Outputs in ``benchmarks/results/tuning_pays/`` (``--out``): ``runs.csv`` (one row per panel,
@@ -400,8 +402,26 @@ def _write_expected(path, records):
         writer.writerows(records)
 
 
-def run(panels, totals, reps, refits, out, n_rows=None, method="grid"):
-    """Fill ``out`` with the experiment's CSVs (resuming from what is there)."""
+def reused_scores(path, panel, total, cands):
+    """``(mean, standard error, n)`` per candidate at epsilon ``total`` from another run's
+    ``expected.csv`` (``--expected-from``), or ``None`` when it lacks a candidate. Expected
+    scores are refits of the candidates alone on the same fixed split: the search never enters
+    them, so a change to the search leaves them valid."""
+    rows = {row["candidate"]: row for row in _read_runs(path)
+            if row["panel"] == panel.name and np.isclose(float(row["total_epsilon"]), total)}
+    if not all(describe(params) in rows for params in cands):
+        return None
+    chosen = [rows[describe(params)] for params in cands]
+    return (np.array([float(row["mean"]) for row in chosen]),
+            np.array([float(row["standard_error"]) for row in chosen]),
+            min(int(row["refits"]) for row in chosen))
+
+
+def run(panels, totals, reps, refits, out, n_rows=None, method="grid", expected_from=None):
+    """Fill ``out`` with the experiment's CSVs (resuming from what is there). With
+    ``expected_from`` (a folder of an earlier run), the expected scores are read from its
+    ``expected.csv`` where it has them, and the refits at the refit's epsilon that it lacks
+    are skipped (the released model's score with refit noise removed is then not reported)."""
     out.mkdir(parents=True, exist_ok=True)
     runs_path = out / "runs.csv"
     done = {(row["panel"], float(row["total_epsilon"]), int(row["rep"]))
@@ -415,13 +435,20 @@ def run(panels, totals, reps, refits, out, n_rows=None, method="grid"):
         default = default_index(panel, declarations, cands)
         for total in totals:
             start = time.perf_counter()
-            expected = expected_scores(panel, total, split, refits, out / "cache")
+            at_epsilon = refit_share(method) * total
+            if expected_from is not None:
+                expected = reused_scores(expected_from / "expected.csv", panel, total, cands)
+                at_refit = reused_scores(expected_from / "expected.csv", panel, at_epsilon,
+                                         cands)
+            if expected_from is None or expected is None:
+                expected = expected_scores(panel, total, split, refits, out / "cache")
             print(f"{name} T={total:g}: expected scores of {len(cands)} candidates "
                   f"({expected[2]} refits) {time.perf_counter() - start:.1f} s", flush=True)
             # And at the refit's epsilon: the released model's score with refit noise removed.
-            at_epsilon = refit_share(method) * total
-            at_refit = expected_scores(panel, at_epsilon, split, refits, out / "cache")
-            for epsilon, scores in ((total, expected), (at_epsilon, at_refit)):
+            if expected_from is None:
+                at_refit = expected_scores(panel, at_epsilon, split, refits, out / "cache")
+            pairs = [(total, expected)] + ([(at_epsilon, at_refit)] if at_refit else [])
+            for epsilon, scores in pairs:
                 expected_rows += [[name, epsilon, describe(params), i == default, mean, se,
                                    scores[2]]
                                   for i, (params, mean, se) in enumerate(zip(cands, *scores[:2]))]
@@ -436,6 +463,11 @@ def run(panels, totals, reps, refits, out, n_rows=None, method="grid"):
                       f"{row['seconds']:.1f} s", flush=True)
     _write_expected(out / "expected.csv", expected_rows)
     return runs_path
+
+
+def _or_na(text, value):
+    """``text``, or "n/a" where ``value`` is NaN (not refit at the refit's epsilon)."""
+    return "n/a" if np.isnan(value) else text
 
 
 def _percent(value):
@@ -502,8 +534,9 @@ def report(out):
         useless = f"{sum(w == 'True' for w in warned)}/{len(warned)}" if warned else ""
         lines.append(
             f"| {method} | {name} ({train_rows:,}) | {total:g} | "
-            f"{_percent(released.mean())}{spread} | {_percent(smooth)} | {_percent(default)} | "
-            f"{100 * gain:+.1f} | {100 * smooth_gain:+.1f} | "
+            f"{_percent(released.mean())}{spread} | {_or_na(_percent(smooth), smooth)} | "
+            f"{_percent(default)} | {100 * gain:+.1f} | "
+            f"{_or_na(f'{100 * smooth_gain:+.1f}', smooth)} | "
             f"{_percent(value('random_expected')[0])} | {_percent(value('oracle_expected')[0])} "
             f"| {_percent(regret)} | {_percent(value('argmax_regret').mean())} "
             f"(k = {int(np.round(value('n_partitions').mean()))}) | {useless} | {len(group)} | "
@@ -516,12 +549,17 @@ def report(out):
             chosen = [e for e in entries if keep(e)]
             if not chosen:
                 continue
-            gains, smooth = [e[1] for e in chosen], [e[2] for e in chosen]
+            gains = [e[1] for e in chosen]
+            smooth = [e[2] for e in chosen if not np.isnan(e[2])]  # NaN: not refit (--expected-from)
+            smooth_text = (f"mean {100 * np.mean(smooth):+.1f}, worst {100 * min(smooth):+.1f}"
+                           + ("" if len(smooth) == len(chosen) else
+                              f" over the {len(smooth)} cells refit at the refit's epsilon")
+                           if smooth else "not measured")
             regrets = [e[3] for e in chosen if e[3] is not None]
             lines.append(
                 f"- `{method}`, {label} ({len(chosen)}): mean gain "
                 f"{100 * np.mean(gains):+.1f} pp, worst {100 * min(gains):+.1f} pp (refit noise "
-                f"removed: mean {100 * np.mean(smooth):+.1f}, worst {100 * min(smooth):+.1f}); "
+                f"removed: {smooth_text}); "
                 "selection regret at >= 40,000 rows at most "
                 + (f"{_percent(max(regrets))} pp" if regrets else "(no such cell)")
                 + (f" ({sum(r > 0.01 for r in regrets)} of {len(regrets)} cells above 1 pp)"
@@ -544,6 +582,9 @@ def main(argv=None):
                              f"(default {REFITS})")
     parser.add_argument("--out", type=Path, default=None,
                         help=f"output folder (default {RESULTS})")
+    parser.add_argument("--expected-from", type=Path, default=None,
+                        help="read the expected scores from this earlier run's expected.csv "
+                             "where it has them (skips their refits)")
     parser.add_argument("--report", action="store_true", help="only write table.md")
     parser.add_argument("--method", choices=list(METHODS), default="grid",
                         help="the search to run (default: grid)")
@@ -560,7 +601,8 @@ def main(argv=None):
             args.totals or (SMOKE_TOTALS if smoke else TOTALS),
             args.reps if args.reps is not None else (1 if smoke else REPS),
             args.refits or (SMOKE_REFITS if smoke else REFITS),
-            out, n_rows=SMOKE_ROWS if smoke else None, method=args.method)
+            out, n_rows=SMOKE_ROWS if smoke else None, method=args.method,
+            expected_from=args.expected_from)
         print(f"done in {time.perf_counter() - start:.1f} s", flush=True)
     print(report(out))
 

@@ -275,6 +275,19 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     assert "`default`, every cell (1)" in capsys.readouterr().out
     with (tmp_path / "expected.csv").open() as handle:
         assert len(list(csv.DictReader(handle))) == len(expected)
+    # --expected-from: the searches rerun against an earlier run's expected scores at T, with
+    # no refit (no cache); the refit epsilon it lacks (0.75 T less the check) is not reported.
+    again = tmp_path / "again"
+    tuning_pays.main(["--smoke", "--panels", "flights-nb", "--method", "default-share0.25",
+                      "--out", str(again), "--expected-from", str(tmp_path)])
+    assert not (again / "cache").exists()
+    with (again / "runs.csv").open() as handle:
+        (rerun,) = list(csv.DictReader(handle))
+    assert float(rerun["default_expected"]) == pytest.approx(defaults["flights-nb"])
+    with (again / "expected.csv").open() as handle:
+        copied = list(csv.DictReader(handle))
+    assert {float(row["total_epsilon"]) for row in copied} == {1.0} and len(copied) == 6
+    assert "refit noise removed: not measured" in (again / "table.md").read_text()
     sys.modules.pop("tuning_pays", None)
 
 
