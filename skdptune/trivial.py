@@ -74,14 +74,14 @@ import warnings
 import numpy as np
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
-from diffprivlib.utils import check_random_state
 from diffprivlib.models import StandardScaler as DPStandardScaler
+from diffprivlib.utils import check_random_state
 from sklearn.metrics import accuracy_score, balanced_accuracy_score
 from sklearn.pipeline import Pipeline
 
+from .dp_fit import private_fit_context
 from .exceptions import UselessModelWarning
 from .selection.score import estimate_std
-from .dp_fit import private_fit_context
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, scores_accuracy
 
 #: ``k``: how many noise standard deviations ``best_score_`` must clear above the baseline.
@@ -307,11 +307,11 @@ def _lead(kind, model, X, y):
             correct = correct.all(axis=1)
         _, counts = np.unique(y, axis=0 if y.ndim == 2 else None, return_counts=True)
         return float(np.mean(correct)) - counts.max() / len(y)
-    low, high = declared_bounds_y(model)
+    bounds_y = declared_bounds_y(model)
     y = np.asarray(y, dtype=float)
-    middle_error = ((np.clip(y, low, high) - (low + high) / 2) / (high - low)) ** 2
-    middle = 1.0 - (middle_error.mean(axis=1) if middle_error.ndim == 2 else middle_error)
-    return float(np.mean(BoundedSquaredErrorScorer().per_record(model, X, y) - middle))
+    middle = np.broadcast_to((bounds_y[0] + bounds_y[1]) / 2, y.shape)
+    scorer = BoundedSquaredErrorScorer()
+    return float(np.mean(scorer.per_record(model, X, y) - scorer.scores_of(middle, y, bounds_y)))
 
 
 def estimate_lead(kind, model, X, y, *, epsilon, random_state=None):

@@ -189,9 +189,25 @@ class BoundedSquaredErrorScorer:
         -------
         scores : ndarray of shape (n_samples,)
         """
-        low, high = declared_bounds_y(estimator)
         y = np.asarray(y, dtype=float)
         prediction = np.asarray(estimator.predict(X), dtype=float).reshape(y.shape)
+        return self.scores_of(prediction, y, declared_bounds_y(estimator))
+
+    @staticmethod
+    def scores_of(prediction, y, bounds_y):
+        """Each record's score, as :meth:`per_record`, of given predictions.
+
+        Parameters
+        ----------
+        prediction, y : ndarray of the same shape, (n_samples,) or (n_samples, n_targets)
+        bounds_y : (low, high)
+            The declared bounds of the targets.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        low, high = bounds_y
         # Clipped to the public bounds: each term lies in [0, 1], whatever y and the model.
         error = ((np.clip(prediction, low, high) - np.clip(y, low, high)) / (high - low)) ** 2
         error = np.clip(error, 0.0, 1.0)
