@@ -53,6 +53,7 @@ from sklearn.preprocessing import (
 from .partition_scaling import RULES as SCALING_RULES
 from .partition_scaling import ScalingRule
 from .exceptions import GateError
+from .linear_model import Ridge
 from .preprocessing import RowWiseFunctionTransformer
 from .validation import check_record_wise, validate_candidate
 
@@ -284,6 +285,9 @@ ALLOWED = {
     dp.GaussianNB: _dp("bounds"),
     dp.LogisticRegression: _dp("data_norm"),
     dp.LinearRegression: _dp("bounds_X", "bounds_y"),
+    Ridge: Rule("dp", "diffprivlib's LinearRegression releases, then a public penalty "
+                "(post-processing): pure epsilon-DP given declared bounds; spends `epsilon` once "
+                "per fit", declared=("bounds_X", "bounds_y")),
     dp.KMeans: _dp("bounds", condition=_kmeans_split),
     dp.PCA: _dp("data_norm", condition=_pca_bounds),
     dp.StandardScaler: _dp("bounds"),
@@ -325,6 +329,7 @@ _REMEDIES = {
     "LogisticRegression": "diffprivlib.models.LogisticRegression(data_norm=...)",
     "GaussianNB": "diffprivlib.models.GaussianNB(bounds=...)",
     "LinearRegression": "diffprivlib.models.LinearRegression(bounds_X=..., bounds_y=...)",
+    "Ridge": "skdptune.linear_model.Ridge(alpha=..., bounds_X=..., bounds_y=...)",
     "KMeans": "diffprivlib.models.KMeans(bounds=...)",
     "PCA": "diffprivlib.models.PCA(data_norm=...)",
     "StandardScaler": "diffprivlib.models.StandardScaler(bounds=...)",

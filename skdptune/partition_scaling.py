@@ -23,6 +23,8 @@ from numbers import Integral, Real
 from diffprivlib import models as dp
 from sklearn import ensemble, kernel_ridge, linear_model, neighbors, svm, tree
 
+from .linear_model import Ridge
+
 #: The scalings a rule can apply (``value`` is the candidate's, ``ratio`` > 1).
 SCALINGS = {
     "proportional": lambda value, ratio: value * ratio,
@@ -93,6 +95,7 @@ RULES = {
     dp.GaussianNB: {"epsilon": _DP_NOISE},
     dp.LogisticRegression: {"epsilon": _DP_NOISE},
     dp.LinearRegression: {"epsilon": _DP_NOISE},
+    Ridge: {"alpha": _SUM_LOSS_ALPHA},  # skdptune's; epsilon's rule is dp.LinearRegression's
     dp.KMeans: {"epsilon": _DP_NOISE},
     dp.PCA: {"epsilon": _DP_NOISE},
     dp.StandardScaler: {"epsilon": _DP_NOISE},

@@ -84,6 +84,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 from .. import gate
 from ..dp_fit import private_fit_context
+from ..linear_model import Ridge
 from . import (
     forest,
     gaussian_nb,
@@ -108,6 +109,7 @@ FAMILIES = {
     RandomForestClassifier: forest,
     DecisionTreeClassifier: forest,
     LinearRegression: linear_regression,
+    Ridge: linear_regression,
     KMeans: kmeans,
 }
 

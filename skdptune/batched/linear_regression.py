@@ -1,4 +1,5 @@
-"""diffprivlib's ``LinearRegression``, every partition of a candidate without diffprivlib.
+"""diffprivlib's ``LinearRegression`` (and :class:`skdptune.linear_model.Ridge`, the same fit
+with a penalty ``alpha``), every partition of a candidate without diffprivlib.
 
 Emulates ``diffprivlib.models.LinearRegression.fit`` (diffprivlib 0.6.6) followed by
 ``predict`` and :class:`~skdptune.utility.BoundedSquaredErrorScorer` (the score of
@@ -27,12 +28,13 @@ in its place:
   as it is); each ``sum(x_i x_j)``, ``i < j``, with ``Laplace`` (corner products) and copied to
   ``(j, i)``. Folding at 0 with no upper bound is the absolute value. Here: the same draws.
 - The solver: ``scipy.optimize.minimize(obj, zeros(d), jac=True)`` (BFGS, the default without
-  bounds or constraints) of ``c - 2 b.w + w'Qw``. When the noisy ``Q`` is positive definite
-  with condition number at most :data:`MAX_CONDITION`, its minimiser ``Q^-1 b`` is what BFGS
-  converges to (it stops at a gradient below ``1e-5``): solved here directly, batched. When
-  it is not (the noise can make ``Q`` indefinite, and the objective is then unbounded below),
-  what BFGS returns depends on its path: that partition's noisy objective is handed to the
-  same ``scipy.optimize.minimize`` call, partition by partition.
+  bounds or constraints) of ``c - 2 b.w + w'Qw + alpha w'w`` (``alpha`` 0 for diffprivlib's
+  model). When ``Q + alpha I`` is positive definite with condition number at most
+  :data:`MAX_CONDITION`, its minimiser ``(Q + alpha I)^-1 b`` is what BFGS converges to (it
+  stops at a gradient below ``1e-5``): solved here directly. When it is not (the noise can
+  make ``Q`` indefinite, and the objective is then unbounded below), what BFGS returns depends
+  on its path: that partition's noisy objective is handed to the same
+  ``scipy.optimize.minimize`` call, partition by partition.
 - ``intercept_ = y_offset - X_offset . coef_`` (0 without ``fit_intercept``); ``predict`` is
   ``X coef_ + intercept_``; the score is ``1 - mean(clip(((clip(pred) - clip(y)) / (high -
   low))**2, 0, 1))``, predictions and targets clipped to ``bounds_y``. A score that is not
@@ -44,6 +46,7 @@ stream: nothing is computed across partitions from data.
 """
 
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 from scipy.optimize import minimize
@@ -79,6 +82,8 @@ class LinearRegressionPlan:
     y_lower, y_upper : float
         ``bounds_y``.
     fit_intercept : bool
+    alpha : float
+        The ridge penalty (0 for diffprivlib's ``LinearRegression``, which has none).
     """
 
     epsilon: float
@@ -87,32 +92,38 @@ class LinearRegressionPlan:
     y_lower: float
     y_upper: float
     fit_intercept: bool
+    alpha: float = 0.0
 
 
 def plan(estimator, n_features):
-    """The plan of a diffprivlib ``LinearRegression``, or None (per-fit path).
+    """The plan of a diffprivlib ``LinearRegression`` or a skdptune ``Ridge``, or None
+    (per-fit path).
 
     Parameters
     ----------
-    estimator : diffprivlib.models.LinearRegression
+    estimator : diffprivlib.models.LinearRegression or skdptune.linear_model.Ridge
     n_features : int or None
 
     Returns
     -------
     plan : LinearRegressionPlan or None
         None without declared finite ``bounds_X`` and ``bounds_y`` (``y_lower < y_upper``), for
-        an ``epsilon`` that is not positive and finite, a ``fit_intercept`` that is not a bool,
-        or more than :data:`MAX_FEATURES` features.
+        an ``epsilon`` that is not positive and finite, an ``alpha`` that is not a finite
+        number at least 0, a ``fit_intercept`` that is not a bool, or more than
+        :data:`MAX_FEATURES` features.
     """
     bounds = declared_bounds(estimator.bounds_X, n_features)
     bounds_y = declared_bounds(estimator.bounds_y, 1)
+    alpha = getattr(estimator, "alpha", 0.0)  # diffprivlib's LinearRegression has none
     if (bounds is None or bounds_y is None or not positive_finite(estimator.epsilon)
+            or isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, Real)
+            or not (np.isfinite(alpha) and alpha >= 0)
             or not isinstance(estimator.fit_intercept, (bool, np.bool_))
             or len(bounds[0]) > MAX_FEATURES or not bounds_y[0][0] < bounds_y[1][0]):
         return None
     return LinearRegressionPlan(float(estimator.epsilon), bounds[0], bounds[1],
                                 float(bounds_y[0][0]), float(bounds_y[1][0]),
-                                bool(estimator.fit_intercept))
+                                bool(estimator.fit_intercept), float(alpha))
 
 
 def _corner_range(a_low, a_high, b_low, b_high):
@@ -178,20 +189,22 @@ def noisy_statistics(candidate, X, y, rng):
     return X_offset, y_offset, c, b, Q
 
 
-def solve(c, b, Q):
-    """diffprivlib's solution of ``min c - 2 b.w + w'Qw``: ``Q^-1 b`` when ``Q`` is positive
-    definite and well conditioned (:data:`MAX_CONDITION`), else scipy's BFGS from zeros on the
-    same objective, as diffprivlib calls it."""
-    eigenvalues = np.linalg.eigvalsh(Q)
+def solve(c, b, Q, alpha=0.0):
+    """diffprivlib's solution of ``min c - 2 b.w + w'Qw + alpha w'w``: ``(Q + alpha I)^-1 b``
+    when ``Q + alpha I`` is positive definite and well conditioned (:data:`MAX_CONDITION`),
+    else scipy's BFGS from zeros on the same objective, as diffprivlib calls it."""
+    penalised = Q + alpha * np.eye(len(b))
+    eigenvalues = np.linalg.eigvalsh(penalised)
     if eigenvalues[0] > 0 and eigenvalues[-1] <= MAX_CONDITION * eigenvalues[0]:
-        return np.linalg.solve(Q, b)
+        return np.linalg.solve(penalised, b)
 
     def objective(omega):
         # diffprivlib's inner_obj, term by term.
         func = c
         func -= 2 * np.dot(b, omega)
         func += np.multiply(Q, np.tensordot(omega, omega, axes=0)).sum()
-        return func, -2 * b + 2 * np.matmul(Q, omega)
+        func += alpha * (omega ** 2).sum()
+        return func, -2 * b + 2 * np.matmul(Q, omega) + 2 * omega * alpha
 
     with np.errstate(all="ignore"):
         return minimize(objective, np.zeros(len(b)), jac=True).x
@@ -233,7 +246,7 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
                 continue
             X_offset, y_offset, c, b, Q = noisy_statistics(candidate, X_train[train],
                                                            y_train[train], rngs[j][p])
-            coef = solve(c, b, Q)
+            coef = solve(c, b, Q, candidate.alpha)
             intercept = y_offset - X_offset @ coef if candidate.fit_intercept else 0.0
             with np.errstate(all="ignore"):
                 prediction = X_val[val] @ coef + intercept

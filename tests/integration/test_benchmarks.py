@@ -248,7 +248,7 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     # One row per candidate and epsilon (T, and the refit's T / 2 less the check's share): 20
     # (LR), 6 (NB), 9 (LinearRegression) per table, and one default per panel and epsilon,
     # whose mean at T is the runs' default baseline.
-    assert len(expected) == 2 * 2 * (20 + 6 + 9)
+    assert len(expected) == 2 * 2 * (20 + 6 + 9 + 6)
     assert sorted({float(row["total_epsilon"]) for row in expected}) == pytest.approx(
         [0.5 * (1 - PrivateGridSearchCV(None, {}).check_share), 1.0])
     defaults = {row["panel"]: float(row["mean"]) for row in expected

@@ -43,6 +43,7 @@ PUBLIC_MODULES = [
     "skdptune.partition_scaling",
     "skdptune.forecast",
     "skdptune.gate",
+    "skdptune.linear_model",
     "skdptune.partition",
     "skdptune.plotting",
     "skdptune.preprocessing",

@@ -1,4 +1,5 @@
-"""Batched partition fits of diffprivlib's LinearRegression (batched.linear_regression).
+"""Batched partition fits of diffprivlib's LinearRegression and skdptune's Ridge
+(batched.linear_regression).
 
 What is checked: which candidates take the batched path (the search's default bounded squared
 error with declared bounds) and which fall back; that the noisy statistics (offsets and
@@ -26,6 +27,7 @@ from scipy.optimize import minimize
 from conftest import count_paths
 from skdptune import PrivateGridSearchCV, evaluate
 from skdptune.batched import linear_regression
+from skdptune.linear_model import Ridge
 from skdptune.utility import BoundedSquaredErrorScorer, make_utility
 
 ALPHA = 1e-3
@@ -39,8 +41,8 @@ def _data(n, n_features=3, seed=0):
     return X, y
 
 
-def _estimator(**params):
-    return LinearRegression(bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, **params)
+def _estimator(cls=LinearRegression, **params):
+    return cls(bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, **params)
 
 
 def _values(candidates, X, y, splits, entropy=0, estimator=None):
@@ -72,6 +74,19 @@ def test_a_linear_regression_grid_scored_by_default_takes_the_batched_path(paths
     grid = {"epsilon": [0.5, 5.0], "fit_intercept": [True, False]}
     _search(_estimator(), grid).fit(X, y)
     assert paths == {"per_fit": 0, "batched": 4 * 4}
+
+
+def test_a_ridge_grid_takes_the_batched_path(paths):
+    X, y = _data(400)
+    _search(_estimator(Ridge), {"alpha": [0.0, 10.0, 1e3]}).fit(X, y)
+    assert paths == {"per_fit": 0, "batched": 3 * 4}
+
+
+def test_the_plan_carries_a_ridge_penalty_and_diffprivlibs_model_has_none():
+    assert linear_regression.plan(_estimator(Ridge, alpha=5.0), 3).alpha == 5.0
+    assert linear_regression.plan(_estimator(), 3).alpha == 0.0
+    for alpha in (-1.0, float("inf"), True, None):
+        assert linear_regression.plan(_estimator(Ridge, alpha=alpha), 3) is None
 
 
 def test_after_a_dp_scaler_in_a_pipeline_it_is_batched_too(paths):
@@ -218,6 +233,33 @@ def test_on_diffprivlibs_own_noisy_objective_the_solution_is_diffprivlibs():
     assert indefinite >= 5
 
 
+@pytest.mark.parametrize("alpha", [3.0, 30.0])
+def test_with_a_penalty_the_solution_is_that_of_diffprivlibs_penalised_objective(alpha):
+    # diffprivlib's _construct_regression_obj takes alpha (its LinearRegression passes 0;
+    # skdptune's Ridge passes its own): the same comparison as above on that objective.
+    X, y = _data(40, n_features=3, seed=6)
+    Xc, yc = np.clip(X, *BOUNDS_X), np.clip(y, *BOUNDS_Y)
+    bounds_X = (np.full(3, BOUNDS_X[0]), np.full(3, BOUNDS_X[1]))
+    bounds_y = (np.array([BOUNDS_Y[0]]), np.array([BOUNDS_Y[1]]))
+    indefinite = direct = 0
+    for seed in range(60):
+        objectives, (c, b, Q) = _construct_regression_obj(
+            Xc, yc, bounds_X, bounds_y, epsilon=0.5, alpha=alpha, random_state=seed)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            theirs = minimize(objectives[0], np.zeros(3), jac=True).x
+            ours = linear_regression.solve(c[0], b[:, 0], Q, alpha)
+        eigenvalues = np.linalg.eigvalsh(Q + alpha * np.eye(3))
+        if eigenvalues[0] <= 0:
+            indefinite += 1
+            np.testing.assert_array_equal(ours, theirs)
+        else:
+            direct += 1
+            np.testing.assert_allclose(ours, theirs, rtol=1e-3,
+                                       atol=1e-5 * np.sqrt(3) / eigenvalues[0])
+    assert indefinite >= 3 and direct >= 3
+
+
 # --- Privacy: a partition's values are its own -----------------------------------------------
 
 
@@ -247,20 +289,24 @@ def test_replacing_one_record_moves_only_its_partition():
 # --- The law of the utilities ----------------------------------------------------------------
 
 
-def _compare_utilities(n_train, epsilon, fit_intercept, repetitions, seed, n_features=3):
-    """KS p-value of the batched utilities against diffprivlib's own fits scored by
-    ``BoundedSquaredErrorScorer``, the same partition fitted ``repetitions`` times by each."""
+def _compare_utilities(n_train, epsilon, fit_intercept, repetitions, seed, n_features=3,
+                       cls=LinearRegression, **extra):
+    """KS p-value of the batched utilities against diffprivlib's own fits (or skdptune's
+    ``Ridge``'s, which call diffprivlib's mechanisms) scored by ``BoundedSquaredErrorScorer``,
+    the same partition fitted ``repetitions`` times by each."""
     X, y = _data(n_train + 200, n_features, seed=seed)
     split = (np.arange(n_train), np.arange(n_train, n_train + 200))
-    candidate = {"epsilon": epsilon, "fit_intercept": fit_intercept}
-    ours = _values([candidate], X, y, [split] * repetitions, entropy=seed)[0]
+    candidate = {"epsilon": epsilon, "fit_intercept": fit_intercept, **extra}
+    ours = _values([candidate], X, y, [split] * repetitions, entropy=seed,
+                   estimator=_estimator(cls))[0]
     state = np.random.RandomState(seed)
     scorer = BoundedSquaredErrorScorer()
     theirs = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(repetitions):
-            model = _estimator(random_state=state, accountant=BudgetAccountant(), **candidate)
+            model = _estimator(cls, random_state=state, accountant=BudgetAccountant(),
+                               **candidate)
             theirs.append(scorer(model.fit(X[split[0]], y[split[0]]), X[split[1]], y[split[1]]))
     theirs = np.clip(np.nan_to_num(np.array(theirs), nan=np.nan), 0.0, 1.0)
     return stats.ks_2samp(ours, theirs).pvalue, np.mean(ours), np.mean(theirs)
@@ -269,6 +315,13 @@ def _compare_utilities(n_train, epsilon, fit_intercept, repetitions, seed, n_fea
 @pytest.mark.parametrize("epsilon, fit_intercept", [(12.5, True), (2.0, False)])
 def test_partition_utilities_have_diffprivlibs_law(epsilon, fit_intercept):
     p_value, ours, theirs = _compare_utilities(60, epsilon, fit_intercept, 300, seed=5)
+    assert p_value > ALPHA, (ours, theirs)
+
+
+def test_ridge_partition_utilities_have_its_law():
+    # A penalty that matters at this size and noise: the utilities' mean moves with it.
+    p_value, ours, theirs = _compare_utilities(60, 2.0, True, 300, seed=8, cls=Ridge,
+                                               alpha=30.0)
     assert p_value > ALPHA, (ours, theirs)
 
 

@@ -15,6 +15,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 from skdptune import PrivateGridSearchCV
+from skdptune.linear_model import Ridge as DPRidge
 from skdptune.partition_scaling import RULES, partition_ratio, rescaled_params
 
 BOUNDS = (0.0, 1.0)
@@ -42,6 +43,8 @@ def test_every_rule_has_a_justification():
         (SkLogisticRegression(C=0.1), {"C": 0.1 * RATIO}),
         (Ridge(alpha=5.0), {"alpha": 5.0 / RATIO}),
         (Lasso(alpha=5.0), {}),  # penalty against the mean loss: scale-free
+        (DPRidge(alpha=5.0, epsilon=0.5, bounds_X=BOUNDS, bounds_y=BOUNDS),
+         {"alpha": 5.0 / RATIO, "epsilon": 0.5 * RATIO}),
         (DecisionTreeClassifier(min_samples_leaf=50, min_samples_split=100),
          {"min_samples_leaf": 4, "min_samples_split": 8}),
         (DecisionTreeClassifier(min_samples_leaf=0.01, min_samples_split=3),
@@ -54,7 +57,7 @@ def test_every_rule_has_a_justification():
         (ColumnTransformer([("num", DPStandardScaler(bounds=BOUNDS, epsilon=0.2), [0])]),
          {"num__epsilon": 0.2 * RATIO}),
     ],
-    ids=["dp-LR", "sk-LR", "Ridge", "Lasso", "tree-counts", "tree-fractions", "dp-forest",
+    ids=["dp-LR", "sk-LR", "Ridge", "Lasso", "dp-Ridge", "tree-counts", "tree-fractions", "dp-forest",
          "pipeline", "columns"],
 )
 def test_built_in_rules(candidate, expected):
