@@ -4,11 +4,12 @@ from numbers import Real
 
 import numpy as np
 from diffprivlib.models import LinearRegression
-from diffprivlib.models.linear_regression import _construct_regression_obj
+# diffprivlib's own validate_data: scikit-learn's function from 1.6, the method before.
+from diffprivlib.models.linear_regression import _construct_regression_obj, validate_data
 from diffprivlib.utils import check_random_state
 from scipy.optimize import minimize
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import validate_data
+
+from ._sklearn_compat import Interval
 
 
 class Ridge(LinearRegression):
