@@ -158,14 +158,10 @@ PUBLIC_PARAMETERS = {
 }
 
 
-def _dp(*declared, condition=None):
-    return Rule(
-        "dp",
-        "a diffprivlib model: pure epsilon-DP given declared bounds; spends `epsilon` once per "
-        "fit",
-        declared=declared,
-        condition=condition,
-    )
+def _dp(*declared, condition=None,
+        why="a diffprivlib model: pure epsilon-DP given declared bounds; spends `epsilon` once "
+            "per fit"):
+    return Rule("dp", why, declared=declared, condition=condition)
 
 
 def kmeans_overspend(n_features, rho=0.225):
@@ -285,9 +281,10 @@ ALLOWED = {
     dp.GaussianNB: _dp("bounds"),
     dp.LogisticRegression: _dp("data_norm"),
     dp.LinearRegression: _dp("bounds_X", "bounds_y"),
-    Ridge: Rule("dp", "diffprivlib's LinearRegression releases, then a public penalty "
-                "(post-processing): pure epsilon-DP given declared bounds; spends `epsilon` once "
-                "per fit", declared=("bounds_X", "bounds_y")),
+    Ridge: _dp("bounds_X", "bounds_y",
+               why="diffprivlib's LinearRegression releases, then a public penalty "
+                   "(post-processing): pure epsilon-DP given declared bounds; spends `epsilon` "
+                   "once per fit"),
     dp.KMeans: _dp("bounds", condition=_kmeans_split),
     dp.PCA: _dp("data_norm", condition=_pca_bounds),
     dp.StandardScaler: _dp("bounds"),

@@ -75,11 +75,17 @@ def declared_bounds(bounds, n_features):
     return lower, upper
 
 
+def nonnegative_finite(value):
+    """Whether ``value`` is a real number (not a bool), finite and at least 0: a penalty
+    (``alpha``) a family emulates; anything else is left to the per-fit path."""
+    return (not isinstance(value, (bool, np.bool_)) and isinstance(value, Real)
+            and bool(np.isfinite(value)) and value >= 0)
+
+
 def positive_finite(value):
     """Whether ``value`` is a real number (not a bool), finite and positive: an ``epsilon`` (or
     ``data_norm``, ``C``) a family emulates; anything else is left to the per-fit path."""
-    return (not isinstance(value, bool) and isinstance(value, Real) and bool(np.isfinite(value))
-            and value > 0)
+    return nonnegative_finite(value) and value > 0
 
 
 def laplace(uniforms):

@@ -46,12 +46,18 @@ stream: nothing is computed across partitions from data.
 """
 
 from dataclasses import dataclass
-from numbers import Real
 
 import numpy as np
 from scipy.optimize import minimize
 
-from .common import BOUNDED_SQUARED_ERROR, FIT_FAILED, declared_bounds, laplace, positive_finite
+from .common import (
+    BOUNDED_SQUARED_ERROR,
+    FIT_FAILED,
+    declared_bounds,
+    laplace,
+    nonnegative_finite,
+    positive_finite,
+)
 
 #: The per-partition score this family computes: the engine batches a candidate only under the
 #: search's default bounded squared error.
@@ -116,8 +122,7 @@ def plan(estimator, n_features):
     bounds_y = declared_bounds(estimator.bounds_y, 1)
     alpha = getattr(estimator, "alpha", 0.0)  # diffprivlib's LinearRegression has none
     if (bounds is None or bounds_y is None or not positive_finite(estimator.epsilon)
-            or isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, Real)
-            or not (np.isfinite(alpha) and alpha >= 0)
+            or not nonnegative_finite(alpha)
             or not isinstance(estimator.fit_intercept, (bool, np.bool_))
             or len(bounds[0]) > MAX_FEATURES or not bounds_y[0][0] < bounds_y[1][0]):
         return None
