@@ -31,6 +31,10 @@ extended to four tables from the package registry, a second model family and reg
     run): ``Ridge`` with the declared ``bounds_X`` (both 1) and ``bounds_y``, grid ``alpha``
     in {1, 10, 100, 1e3, 1e4, 1e5}; default ``alpha=1`` (the class's default, scikit-learn's
     ``Ridge``'s). Scored as the ``linreg`` panels.
+  - ``hi-lr``, ``hi-nb`` (added on 25 November 2026, before any search on the table): a fifth
+    table, Ecdat's ``HI`` (22,272 rows, the wife's health insurance through her own job), held
+    out from the choice of the search's defaults (``partition_size.py``); grids and default
+    candidates as ``flights-lr`` and ``flights-nb``.
 
 - **Totals** T in {0.5, 1, 4}; **R = 3 repetitions** of every search.
 - **Methods**: ``grid``: ``PrivateGridSearchCV(estimator, grid, epsilon=T,
@@ -199,6 +203,8 @@ PANELS = {panel.name: panel for panel in [
     Panel("cps1988-linreg", "cps1988", "linreg"),
     Panel("diamonds-ridge", "diamonds", "ridge"),
     Panel("cps1988-ridge", "cps1988", "ridge"),
+    Panel("hi-lr", "hi", "lr"),
+    Panel("hi-nb", "hi", "nb"),
 ]}
 
 class AdultPanel(Panel):

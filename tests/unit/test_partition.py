@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from skdptune.partition import partition_labels, split_indices
+from skdptune.partition import auto_n_partitions, partition_labels, split_indices
 
 
 def test_adding_a_record_changes_no_other_label():
@@ -55,3 +55,16 @@ def test_seeds_give_reproducible_labels(seed):
     second = partition_labels(50, 3, 0.5, random_state=seed)
     np.testing.assert_array_equal(first[0], second[0])
     np.testing.assert_array_equal(first[1], second[1])
+
+
+@pytest.mark.parametrize("n_samples, n_candidates, epsilon, expected", [
+    (26_048, 20, 0.225, 833),  # Adult at total epsilon 1: the 25-record floor binds (887 noise)
+    (261_876, 20, 0.9, 221),  # flights at 4: the noise term binds, 2 ln(20) / (0.03 * 0.9)
+    (10_000_000, 20, 0.01, 1_000),  # the cap
+    (100, 6, 1.0, 3),  # 80 training records: 3 partitions of at least 25
+    (10, 6, 1.0, 2),  # never fewer than 2
+])
+def test_auto_n_partitions_is_the_smaller_of_the_noise_and_data_terms(
+        n_samples, n_candidates, epsilon, expected):
+    assert auto_n_partitions(n_samples, n_candidates=n_candidates, epsilon=epsilon,
+                             validation_fraction=0.2) == expected
