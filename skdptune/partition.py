@@ -103,8 +103,8 @@ def auto_n_partitions(n_samples, *, n_candidates, epsilon, validation_fraction):
     (GaussianNB at 210 records per partition and a large partition epsilon): hence the
     noise target. Where the data bind (Adult, cps1988), the partition utilities still ranked
     the candidates as well at 25 training records per partition as at 50, and the smaller
-    selection noise more than halved the regret (Adult at total epsilon 1: 2.1 points at
-    ``k = 416``, 0.4 at 833): hence the floor of 25. Fewer records were not measured.
+    selection noise more than halved the regret (Adult at total epsilon 1: 1.9 points at
+    ``k = 416``, 0.5 at 833): hence the floor of 25. Fewer records were not measured.
     The floor was then checked on a sixth table held out from the choice (Ecdat's ``HI``).
 
     The number of features does not enter: ``n_features_in_`` counts the input's columns, not
