@@ -45,7 +45,6 @@ import csv
 import math
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -53,8 +52,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tuning_pays  # noqa: E402
-from lib.partition_hook import wrapped_partition_utilities  # noqa: E402
 from lib.runs import machine  # noqa: E402
+from skdptune import PrivateGridSearchCV  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "partition_size"
 EXPECTED = tuning_pays.RESULTS / "expected.csv"
@@ -66,12 +65,17 @@ TOTALS = {"adult-lr": (1.0, 2.0)}
 DEFAULT_TOTALS = (0.5, 1.0, 4.0)
 LADDER = (25, 50, 100, 200, 400, 1000)
 DRAWS = 2
-SELECTION_SHARE = 0.25
-VALIDATION_FRACTION = 0.2  # the search's default
-SCORE_SHARE = 0.1  # the search's default: the selector gets the rest of the selection's share
-MIN_TRAINING_RECORDS = 50
-#: The refit's share of T (``selection_share=0.25``, then 5 % of the rest for the check).
-REFIT_SHARE = (1 - SELECTION_SHARE) * (1 - 0.05)
+#: ``tuning_pays.py``'s method the searches follow, and the shares of T it gives.
+METHOD = "default-share0.25"
+SELECTION_SHARE = tuning_pays.METHODS[METHOD]["selection_share"]
+REFIT_SHARE = tuning_pays.refit_share(METHOD)
+#: The search's defaults (the selector gets ``1 - score_share`` of the selection's part).
+_SEARCH_DEFAULTS = PrivateGridSearchCV(None, {}).get_params()
+VALIDATION_FRACTION = _SEARCH_DEFAULTS["validation_fraction"]
+SCORE_SHARE = _SEARCH_DEFAULTS["score_share"]
+#: The library's floor of training records per partition when the rules were fixed (it is
+#: ``skdptune.partition.MIN_TRAINING_RECORDS``, now 25, since this experiment).
+FLOOR = 50
 CAP = 1000
 SIMULATIONS = 2000
 #: The default margin's tail probability: ``1 / m`` (the library's "auto"), 1/2, 1 (none).
@@ -86,9 +90,9 @@ def rules(n, m, epsilon):
     def noise(target):
         return 2.0 * math.log(max(m, 2)) / (target * epsilon)
 
-    pick = {"current": min(noise(0.03), data(MIN_TRAINING_RECORDS), CAP),
-            "noise0.01": min(noise(0.01), data(MIN_TRAINING_RECORDS), CAP),
-            "floor": min(data(MIN_TRAINING_RECORDS), CAP),
+    pick = {"current": min(noise(0.03), data(FLOOR), CAP),
+            "noise0.01": min(noise(0.01), data(FLOOR), CAP),
+            "floor": min(data(FLOOR), CAP),
             # Added after the first results (Adult's selection was limited by the floor):
             "current-floor25": min(noise(0.03), data(25), CAP),
             "noise0.01-floor25": min(noise(0.01), data(25), CAP)}
@@ -96,7 +100,7 @@ def rules(n, m, epsilon):
 
 
 def k_values(n, m, epsilon):
-    k_data = n * (1 - VALIDATION_FRACTION) / MIN_TRAINING_RECORDS
+    k_data = n * (1 - VALIDATION_FRACTION) / FLOOR
     return sorted({k for k in LADDER if k <= k_data} | set(rules(n, m, epsilon).values()))
 
 
@@ -106,27 +110,9 @@ def _panel(name):
 
 def search_utilities(panel, total, k, split):
     """One search with ``n_partitions=k``: ``(utilities, selected index, selector epsilon)``."""
-    from diffprivlib.accountant import BudgetAccountant
-
-    from skdptune import PrivateGridSearchCV
-
-    X_train, _, y_train, _, declarations = split
-    kept = []
-
-    def keep(original, *args, **kwargs):
-        result = original(*args, **kwargs)
-        kept.append(np.array(result, copy=True))
-        return result
-
-    search = PrivateGridSearchCV(panel.estimator(declarations, 1.0), panel.grid(declarations),
-                                 epsilon=total, accountant=BudgetAccountant(),
-                                 default=panel.default(declarations),
-                                 selection_share=SELECTION_SHARE, n_partitions=k)
-    with wrapped_partition_utilities(keep), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        search.fit(X_train, y_train)
-    assert len(kept) == 1 and search.n_partitions_ == k, (panel.name, k)
-    return kept[0], int(search.best_index_), float(search.privacy_report_["selector_epsilon"])
+    search, utilities, _, _ = tuning_pays.fit_search(panel, total, split, METHOD, n_partitions=k)
+    assert search.n_partitions_ == k, (panel.name, k)
+    return utilities, int(search.best_index_), float(search.privacy_report_["selector_epsilon"])
 
 
 def run(out, panels, draws=DRAWS, rules_only=False):
@@ -147,9 +133,9 @@ def run(out, panels, draws=DRAWS, rules_only=False):
         default = tuning_pays.default_index(panel, declarations, cands)
         n = len(split[2])
         for total in TOTALS.get(name, DEFAULT_TOTALS):
-            epsilon = (1 - SCORE_SHARE) * SELECTION_SHARE * total
-            ks = (sorted(set(rules(n, len(cands), epsilon).values())) if rules_only
-                  else k_values(n, len(cands), epsilon))
+            planned = (1 - SCORE_SHARE) * SELECTION_SHARE * total  # the selector's epsilon
+            ks = (sorted(set(rules(n, len(cands), planned).values())) if rules_only
+                  else k_values(n, len(cands), planned))
             for k in ks:
                 for draw in range(draws):
                     if (name, total, k, draw) in done:
@@ -170,24 +156,22 @@ def run(out, panels, draws=DRAWS, rules_only=False):
                     print(f"{name} T={total:g} k={k} draw {draw}: {seconds:.1f} s", flush=True)
 
 
-def _expected(name, total, n_candidates, required=True):
-    """Expected scores at epsilon ``total`` per candidate, in the grid's order (None where
-    they were not measured and ``required`` is False)."""
+def _expected(panel, total, cands):
+    """Expected scores at epsilon ``total`` per candidate, in the grid's order, from the first
+    ``expected.csv`` that has them all (None if neither has)."""
     for path in (EXPECTED, CHECK_EXPECTED):  # the first run's, then the later panels'
-        with path.open() as handle:
-            rows = [r for r in csv.DictReader(handle)
-                    if r["panel"] == name and np.isclose(float(r["total_epsilon"]), total)]
-        if rows:
-            break
+        scores = tuning_pays.reused_scores(path, panel, total, cands)
+        if scores is not None:
+            return scores[0]
+    return None
+
+
+def _declarations(name):
+    """The panel's declarations (the grid is built from them)."""
     panel = _panel(name)
-    split = panel.split() if name == "adult-lr" else None
-    declarations = split[4] if split else tuning_pays.datasets.table_split(panel.table)[4]
-    by_label = {r["candidate"]: float(r["mean"]) for r in rows}
-    labels = [tuning_pays.describe(p) for p in tuning_pays.candidates(panel, declarations)]
-    if not rows and not required:
-        return None
-    assert len(labels) == n_candidates and all(label in by_label for label in labels), name
-    return np.array([by_label[label] for label in labels])
+    if name == "adult-lr":  # not a registry table: its split carries them
+        return panel.split()[4]
+    return tuning_pays.datasets.table_split(panel.table)[4]
 
 
 def replay(utilities, default, k, epsilon, tail, rng):
@@ -211,6 +195,8 @@ def report(out):
     cells = {}
     for r in rows:
         cells.setdefault((r["panel"], float(r["total_epsilon"])), []).append(r)
+    candidates = {name: tuning_pays.candidates(_panel(name), _declarations(name))
+                  for name in {name for name, _ in cells}}
     rng = np.random.RandomState(0)
     lines = ["# Partitions against fidelity and selection noise (issue 18)", "",
              f"Generated by `python benchmarks/partition_size.py report`; machine: {machine()}.",
@@ -228,10 +214,12 @@ def report(out):
     summary = {}
     for (name, total), group in sorted(cells.items(), key=lambda c: (PANELS.index(c[0][0]),
                                                                      c[0][1])):
-        m = len(group[0]["utilities"].split())
-        expected = _expected(name, total, m)
+        cands = candidates[name]
+        m = len(cands)
+        expected = _expected(_panel(name), total, cands)
+        assert expected is not None, (name, total)
         # The best candidate for the epsilon the refit gets, where it was measured.
-        at_refit = _expected(name, REFIT_SHARE * total, m, required=False)
+        at_refit = _expected(_panel(name), REFIT_SHARE * total, cands)
         oracle = expected.max()
         default = int(group[0]["default"])
         n = int(group[0]["train_rows"])
@@ -276,8 +264,9 @@ def report(out):
             for t in MARGINS:
                 gains = [e[3][t][1] for e in entries]
                 big = [e[3][t][0] for e in entries if e[2] >= 40_000]
+                largest = f"{max(big):.2f}" if big else "(no such cell)"
                 lines.append(f"| {rule}{label} | {t} | {len(entries)} | {np.mean(gains):+.2f} | "
-                             f"{min(gains):+.2f} | {max(big):.2f} | {sum(b > 1 for b in big)} "
+                             f"{min(gains):+.2f} | {largest} | {sum(b > 1 for b in big)} "
                              f"of {len(big)} |")
     text = "\n".join(lines) + "\n"
     (out / "table.md").write_text(text)

@@ -318,17 +318,15 @@ def expected_scores(panel, total, split, refits, cache):
     return pooled([path])
 
 
-def run_search(panel, total, rep, split, expected, method="grid"):
-    """One ``PrivateGridSearchCV`` at its defaults (with ``default=`` for ``method="default"``)
-    with total epsilon ``total``: the row of ``runs.csv``."""
+def fit_search(panel, total, split, method, **params):
+    """Fit the method's ``PrivateGridSearchCV`` (``params`` added, e.g. ``n_partitions``) on
+    the training part with total epsilon ``total``: ``(search, partition utilities, caught
+    warnings, seconds)``, the utilities read through ``lib/partition_hook.py``."""
     from diffprivlib.accountant import BudgetAccountant
 
     from skdptune import PrivateGridSearchCV
-    from skdptune.trivial import UselessModelWarning
 
-    X_train, X_test, y_train, y_test, declarations = split
-    cands = candidates(panel, declarations)
-    mean = expected[0]
+    X_train, _, y_train, _, declarations = split
     utilities = []
 
     def keep(original, *args, **kwargs):
@@ -341,21 +339,34 @@ def run_search(panel, total, rep, split, expected, method="grid"):
         extra["default"] = panel.default(declarations)
     search = PrivateGridSearchCV(panel.estimator(declarations, 1.0),
                                  panel.grid(declarations), epsilon=total,
-                                 accountant=BudgetAccountant(), **extra)
+                                 accountant=BudgetAccountant(), **extra, **params)
     start = time.perf_counter()
     with wrapped_partition_utilities(keep), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         search.fit(X_train, y_train)
     seconds = time.perf_counter() - start
+    assert len(utilities) == 1, panel.name
+    return search, utilities[0], caught, seconds
+
+
+def run_search(panel, total, rep, split, expected, method="grid"):
+    """One ``PrivateGridSearchCV`` at its defaults (with ``default=`` for ``method="default"``)
+    with total epsilon ``total``: the row of ``runs.csv``."""
+    from skdptune.trivial import UselessModelWarning
+
+    _, X_test, y_train, y_test, declarations = split
+    cands = candidates(panel, declarations)
+    mean = expected[0]
+    search, utilities, caught, seconds = fit_search(panel, total, split, method)
     useless = any(issubclass(w.category, UselessModelWarning) for w in caught)
     spent_epsilon, spent_delta = (float(v) for v in search.privacy_spent_)
     assert np.isclose(spent_epsilon, total, rtol=1e-9) and spent_delta <= 1e-6, \
         (panel.name, total, search.privacy_spent_)
     assert np.isclose(search.privacy_report_["refit_epsilon"], refit_share(method) * total), \
         panel.name
-    assert len(utilities) == 1 and utilities[0].shape == (len(cands),), panel.name
+    assert utilities.shape == (len(cands),), panel.name
     selected = search.best_index_
-    argmax = int(np.argmax(utilities[0]))
+    argmax = int(np.argmax(utilities))
     oracle = float(mean.max())
     best_score = getattr(search, "best_score_", None)
     return {
