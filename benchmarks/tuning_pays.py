@@ -30,7 +30,14 @@ extended to four tables from the package registry, a second model family and reg
     this grid is the probe's decades, so it is not blind to refit results; no search had
     run): ``Ridge`` with the declared ``bounds_X`` (both 1) and ``bounds_y``, grid ``alpha``
     in {1, 10, 100, 1e3, 1e4, 1e5}; default ``alpha=1`` (the class's default, scikit-learn's
-    ``Ridge``'s). Scored as the ``linreg`` panels.
+    ``Ridge``'s). Scored as the ``linreg`` panels. ``noise_alpha=0`` (the parameter came
+    later): the penalty is ``alpha`` alone, as when these panels were first run.
+  - ``diamonds-ridge-noise``, ``cps1988-ridge-noise`` (added on 25 November 2026, after
+    ``ridge_penalty.py`` refit ``Ridge`` at the ``noise_alpha`` of this grid on these tables,
+    and after the ``ridge`` panels' results: neither grid nor default is blind to refit
+    results): ``Ridge`` as the ``ridge`` panels, ``alpha`` at its default, grid
+    ``noise_alpha`` in {0.5, 0.7, 1, 1.4, 2, 2.8, 4, 8}; default ``noise_alpha=2`` (the
+    class's default, :data:`skdptune.linear_model.NOISE_ALPHA`).
   - ``hi-lr``, ``hi-nb`` (added on 25 November 2026, before any search on the table): a fifth
     table, Ecdat's ``HI`` (22,272 rows, the wife's health insurance through her own job), held
     out from the choice of the search's defaults (``partition_size.py``); grids and default
@@ -109,7 +116,7 @@ class Panel:
 
     name: str
     table: str
-    model: str  # "lr", "nb", "linreg" or "ridge"
+    model: str  # "lr", "nb", "linreg", "ridge" or "ridge-noise"
 
     def split(self, n_rows=None):
         """``(X_train, X_test, y_train, y_test, declarations)``: the table's fixed split."""
@@ -128,6 +135,8 @@ class Panel:
                                  for indicators in (0.25, 0.5, 1.0)]}
         if self.model == "ridge":
             return {"alpha": [1.0, 10.0, 100.0, 1e3, 1e4, 1e5]}
+        if self.model == "ridge-noise":
+            return {"noise_alpha": [0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0, 8.0]}
         raise ValueError(self.model)
 
     def default(self, declarations):
@@ -138,6 +147,8 @@ class Panel:
             return {"var_smoothing": 1e-9}
         if self.model == "ridge":
             return {"alpha": 1.0}
+        if self.model == "ridge-noise":
+            return {"noise_alpha": 2.0}
         return {"bounds_X": _box(declarations, 1.0, 1.0)}
 
     def estimator(self, declarations, epsilon):
@@ -154,9 +165,10 @@ class Panel:
         elif self.model == "nb":
             model = GaussianNB(epsilon=epsilon, bounds=(np.zeros(n), np.ones(n)))
         else:
-            model = (Ridge if self.model == "ridge" else LinearRegression)(
+            extra = {"noise_alpha": 0.0} if self.model == "ridge" else {}
+            model = (LinearRegression if self.model == "linreg" else Ridge)(
                 epsilon=epsilon, bounds_X=_box(declarations, 1.0, 1.0),
-                bounds_y=declarations.y_bounds)
+                bounds_y=declarations.y_bounds, **extra)
         return model.set_params(accountant=BudgetAccountant(), **self.default(declarations))
 
 
@@ -203,6 +215,8 @@ PANELS = {panel.name: panel for panel in [
     Panel("cps1988-linreg", "cps1988", "linreg"),
     Panel("diamonds-ridge", "diamonds", "ridge"),
     Panel("cps1988-ridge", "cps1988", "ridge"),
+    Panel("diamonds-ridge-noise", "diamonds", "ridge-noise"),
+    Panel("cps1988-ridge-noise", "cps1988", "ridge-noise"),
     Panel("hi-lr", "hi", "lr"),
     Panel("hi-nb", "hi", "nb"),
 ]}

@@ -90,7 +90,9 @@ _TREES = {"min_samples_leaf": _LEAF_COUNT, "min_samples_split": _SPLIT_COUNT}
 #: subclass (diffprivlib's LogisticRegression of scikit-learn's) inherits its parent's rules.
 #: Checked and deliberately absent: Lasso, ElasticNet, SGD*, MLP* (their penalties are weighed
 #: against the mean loss), GaussianNB's var_smoothing (relative to the largest variance),
-#: max_depth and n_estimators (not sizes of the training set).
+#: max_depth and n_estimators (not sizes of the training set), skdptune's Ridge's noise_alpha
+#: (a multiple of the noise's scale, which follows the rescaled epsilon: noise_alpha *
+#: noise_scale(epsilon * ratio) is noise_alpha * noise_scale(epsilon) / ratio already).
 RULES = {
     dp.GaussianNB: {"epsilon": _DP_NOISE},
     dp.LogisticRegression: {"epsilon": _DP_NOISE},

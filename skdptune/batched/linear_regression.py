@@ -89,7 +89,8 @@ class LinearRegressionPlan:
         ``bounds_y``.
     fit_intercept : bool
     alpha : float
-        The ridge penalty (0 for diffprivlib's ``LinearRegression``, which has none).
+        The ridge penalty, ``Ridge.total_alpha`` at the partition's ``epsilon`` (0 for
+        diffprivlib's ``LinearRegression``, which has none).
     """
 
     epsilon: float
@@ -114,21 +115,33 @@ def plan(estimator, n_features):
     -------
     plan : LinearRegressionPlan or None
         None without declared finite ``bounds_X`` and ``bounds_y`` (``y_lower < y_upper``), for
-        an ``epsilon`` that is not positive and finite, an ``alpha`` that is not a finite
-        number at least 0, a ``fit_intercept`` that is not a bool, or more than
+        an ``epsilon`` that is not positive and finite, an ``alpha`` or ``noise_alpha`` that is
+        not a finite number at least 0, a ``fit_intercept`` that is not a bool, or more than
         :data:`MAX_FEATURES` features.
     """
     bounds = declared_bounds(estimator.bounds_X, n_features)
     bounds_y = declared_bounds(estimator.bounds_y, 1)
-    alpha = getattr(estimator, "alpha", 0.0)  # diffprivlib's LinearRegression has none
     if (bounds is None or bounds_y is None or not positive_finite(estimator.epsilon)
-            or not nonnegative_finite(alpha)
             or not isinstance(estimator.fit_intercept, (bool, np.bool_))
             or len(bounds[0]) > MAX_FEATURES or not bounds_y[0][0] < bounds_y[1][0]):
+        return None
+    alpha = _penalty(estimator, bounds)
+    if alpha is None:
         return None
     return LinearRegressionPlan(float(estimator.epsilon), bounds[0], bounds[1],
                                 float(bounds_y[0][0]), float(bounds_y[1][0]),
                                 bool(estimator.fit_intercept), float(alpha))
+
+
+def _penalty(estimator, bounds):
+    """``Ridge.total_alpha`` (at the estimator's, i.e. the partition's, ``epsilon``), 0 for
+    diffprivlib's ``LinearRegression``, None when a penalty parameter is not a finite number
+    at least 0 (the per-fit path then raises scikit-learn's error)."""
+    if not hasattr(estimator, "total_alpha"):
+        return 0.0
+    if not (nonnegative_finite(estimator.alpha) and nonnegative_finite(estimator.noise_alpha)):
+        return None
+    return float(estimator.total_alpha(bounds)[0])
 
 
 def _corner_range(a_low, a_high, b_low, b_high):

@@ -254,9 +254,10 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     with (tmp_path / "expected.csv").open() as handle:
         expected = list(csv.DictReader(handle))
     # One row per candidate and epsilon (T, and the refit's T / 2 less the check's share): 20
-    # (LR), 6 (NB), 9 (LinearRegression), 6 (Ridge) per panel, and one default per panel and
-    # epsilon, whose mean at T is the runs' default baseline.
-    assert len(expected) == 2 * (3 * (20 + 6) + 2 * (9 + 6))
+    # (LR), 6 (NB), 9 (LinearRegression), 6 (Ridge in alpha), 8 (Ridge in noise_alpha) per
+    # panel, and one default per panel and epsilon, whose mean at T is the runs' default
+    # baseline.
+    assert len(expected) == 2 * (3 * (20 + 6) + 2 * (9 + 6 + 8))
     assert sorted({float(row["total_epsilon"]) for row in expected}) == pytest.approx(
         [0.5 * (1 - PrivateGridSearchCV(None, {}).check_share), 1.0])
     defaults = {row["panel"]: float(row["mean"]) for row in expected
@@ -297,6 +298,32 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     assert {float(row["total_epsilon"]) for row in copied} == {1.0} and len(copied) == 6
     assert "refit noise removed: not measured" in (again / "table.md").read_text()
     sys.modules.pop("tuning_pays", None)
+
+
+def test_ridge_penalty_smoke_compares_both_units_on_both_tables(stand_in_tables, tmp_path,
+                                                                 monkeypatch):
+    monkeypatch.delitem(sys.modules, "tuning_pays", raising=False)
+    monkeypatch.delitem(sys.modules, "ridge_penalty", raising=False)
+    import csv
+
+    import ridge_penalty
+
+    from skdptune.linear_model import noise_scale
+
+    ridge_penalty.main(["--smoke", "--out", str(tmp_path)])
+    with (tmp_path / "scores.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    settings = ridge_penalty.settings()
+    assert len(rows) == len(ridge_penalty.TABLES) * len(settings)
+    # Each row is one penalty in one unit: records (noise_alpha 0) or the noise (alpha 0).
+    assert all((float(row["alpha"]) == 0) != (float(row["noise_alpha"]) == 0) for row in rows)
+    for row in rows:
+        d = stand_in_tables.table_split(row["table"], 1000)[4].n_features
+        box = (np.zeros(d), np.ones(d))
+        assert float(row["noise_scale"]) == pytest.approx(noise_scale(1.0, box))
+        assert int(row["refits"]) == 2
+    table = (tmp_path / "table.md").read_text()
+    assert table.count("| diamonds (") == 1 and table.count("| cps1988 (") == 1
 
 
 def test_the_real_tables_have_the_documented_rows(benchmark_lib):

@@ -27,7 +27,7 @@ from scipy.optimize import minimize
 from conftest import count_paths
 from skdptune import PrivateGridSearchCV, evaluate
 from skdptune.batched import linear_regression
-from skdptune.linear_model import Ridge
+from skdptune.linear_model import Ridge, noise_scale
 from skdptune.utility import BoundedSquaredErrorScorer, make_utility
 
 ALPHA = 1e-3
@@ -78,15 +78,20 @@ def test_a_linear_regression_grid_scored_by_default_takes_the_batched_path(paths
 
 def test_a_ridge_grid_takes_the_batched_path(paths):
     X, y = _data(400)
-    _search(_estimator(Ridge), {"alpha": [0.0, 10.0, 1e3]}).fit(X, y)
-    assert paths == {"per_fit": 0, "batched": 3 * 4}
+    _search(_estimator(Ridge), {"alpha": [0.0, 10.0, 1e3], "noise_alpha": [0.0, 1.0]}).fit(X, y)
+    assert paths == {"per_fit": 0, "batched": 6 * 4}
 
 
 def test_the_plan_carries_a_ridge_penalty_and_diffprivlibs_model_has_none():
-    assert linear_regression.plan(_estimator(Ridge, alpha=5.0), 3).alpha == 5.0
+    assert linear_regression.plan(_estimator(Ridge, alpha=5.0, noise_alpha=0.0), 3).alpha == 5.0
+    # noise_alpha in units of the noise's scale at the plan's (the partition's) epsilon.
+    scale = noise_scale(0.5, (np.full(3, BOUNDS_X[0]), np.full(3, BOUNDS_X[1])))
+    ridge = _estimator(Ridge, alpha=5.0, noise_alpha=2.0, epsilon=0.5)
+    assert linear_regression.plan(ridge, 3).alpha == pytest.approx(5.0 + 2.0 * scale)
     assert linear_regression.plan(_estimator(), 3).alpha == 0.0
-    for alpha in (-1.0, float("inf"), True, None):
-        assert linear_regression.plan(_estimator(Ridge, alpha=alpha), 3) is None
+    for name in ("alpha", "noise_alpha"):
+        for value in (-1.0, float("inf"), True, None):
+            assert linear_regression.plan(_estimator(Ridge, **{name: value}), 3) is None
 
 
 def test_after_a_dp_scaler_in_a_pipeline_it_is_batched_too(paths):
@@ -319,9 +324,10 @@ def test_partition_utilities_have_diffprivlibs_law(epsilon, fit_intercept):
 
 
 def test_ridge_partition_utilities_have_its_law():
-    # A penalty that matters at this size and noise: the utilities' mean moves with it.
+    # A penalty that matters at this size and noise (about 30 in records, from alpha and from
+    # noise_alpha of the noise's scale): the utilities' mean moves with it.
     p_value, ours, theirs = _compare_utilities(60, 2.0, True, 300, seed=8, cls=Ridge,
-                                               alpha=30.0)
+                                               alpha=15.0, noise_alpha=0.05)
     assert p_value > ALPHA, (ours, theirs)
 
 

@@ -4,10 +4,12 @@ The rules rescale data-size-dependent parameters for partition fits only: what t
 and what is charged never depend on them.
 """
 
+import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
 from diffprivlib.models import StandardScaler as DPStandardScaler
+from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import Lasso, Ridge
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
@@ -65,6 +67,15 @@ def test_built_in_rules(candidate, expected):
     assert changes.keys() == expected.keys()
     for name, value in expected.items():
         assert changes[name] == pytest.approx(value)
+
+
+def test_a_dp_ridge_partition_fit_has_the_refits_penalty_per_record():
+    # Its penalty is alpha + noise_alpha * noise_scale(epsilon): the rules (epsilon * ratio,
+    # alpha / ratio, noise_alpha untouched) give the partition the refit's penalty / ratio.
+    ridge = DPRidge(alpha=5.0, noise_alpha=2.0, epsilon=0.5, bounds_X=BOUNDS, bounds_y=BOUNDS)
+    partition = clone(ridge).set_params(**rescaled_params(ridge, RATIO, None))
+    bounds = (np.full(3, float(BOUNDS[0])), np.full(3, float(BOUNDS[1])))
+    assert partition.total_alpha(bounds)[0] == pytest.approx(ridge.total_alpha(bounds)[0] / RATIO)
 
 
 def test_user_rules_add_override_and_disable():
