@@ -19,11 +19,11 @@ from ._sklearn_compat import Interval
 NOISE_ALPHA = 2.0
 
 
-def noise_scale(epsilon, bounds_X, fit_intercept=True):
+def noise_scale(epsilon, bounds_X, fit_intercept=True, n_targets=1):
     r"""The spectral scale of the noise on ``X'X`` in diffprivlib's ``LinearRegression``.
 
     diffprivlib spends ``epsilon (1 - s)`` (``s = 1 / (d + 1)`` with ``fit_intercept``, else
-    0) evenly on ``1 + d + d (d + 1) / 2`` Laplace releases (one target), so entry ``(i, j)``
+    0) evenly on ``1 + t d + d (d + 1) / 2`` Laplace releases (``t`` targets), so entry ``(i, j)``
     of ``X'X`` gets Laplace noise of scale ``b_ij = w_i w_j / e_local``, with ``w_i`` the
     reach of feature ``i`` (its declared width ``upper - lower`` when the data are centred,
     else ``max(|lower|, |upper|)``: the corner products span at most ``w_i w_j``, up to a
@@ -39,6 +39,7 @@ def noise_scale(epsilon, bounds_X, fit_intercept=True):
     bounds_X : tuple of ndarray of shape (n_features,)
         The declared ``(lower, upper)`` per feature.
     fit_intercept : bool, default=True
+    n_targets : int, default=1
 
     Returns
     -------
@@ -48,7 +49,7 @@ def noise_scale(epsilon, bounds_X, fit_intercept=True):
     d = len(lower)
     reach = upper - lower if fit_intercept else np.maximum(np.abs(lower), np.abs(upper))
     objective_share = d / (d + 1) if fit_intercept else 1.0
-    local_epsilon = epsilon * objective_share / (1 + d + d * (d + 1) / 2)
+    local_epsilon = epsilon * objective_share / (1 + n_targets * d + d * (d + 1) / 2)
     return float(2 * np.sqrt(2) * reach.max() * np.linalg.norm(reach) / local_epsilon)
 
 
@@ -142,20 +143,21 @@ class Ridge(LinearRegression):
         self.alpha = alpha
         self.noise_alpha = noise_alpha
 
-    def total_alpha(self, bounds_X):
+    def total_alpha(self, bounds_X, n_targets=1):
         """``(alpha + noise_alpha * noise_scale, noise_scale)`` for these expanded bounds.
 
         Parameters
         ----------
         bounds_X : tuple of ndarray of shape (n_features,)
             The declared ``(lower, upper)`` per feature.
+        n_targets : int, default=1
 
         Returns
         -------
         alpha : float
         noise_scale : float
         """
-        scale = noise_scale(self.epsilon, bounds_X, self.fit_intercept)
+        scale = noise_scale(self.epsilon, bounds_X, self.fit_intercept, n_targets)
         return self.alpha + self.noise_alpha * scale, scale
 
     def fit(self, X, y, sample_weight=None):
@@ -194,7 +196,7 @@ class Ridge(LinearRegression):
             X, y, fit_intercept=self.fit_intercept, bounds_X=bounds_X, bounds_y=bounds_y,
             epsilon=self.epsilon * intercept_share, copy=self.copy_X,
             random_state=random_state)
-        self.alpha_, self.noise_scale_ = self.total_alpha(bounds_X)
+        self.alpha_, self.noise_scale_ = self.total_alpha(bounds_X, n_targets)
         objectives, self._obj_coefs = _construct_regression_obj(
             X, y, (bounds_X[0] - X_offset, bounds_X[1] - X_offset),
             (bounds_y[0] - y_offset, bounds_y[1] - y_offset),

@@ -118,6 +118,9 @@ def test_noise_scale_is_the_scale_of_diffprivlibs_noise_on_the_gram_matrix(n_fea
     # Without an intercept the data are not centred: a feature's reach is max(|lower|, |upper|).
     assert noise_scale(1.0, (np.full(d, -2.0), np.ones(d)), fit_intercept=False) == (
         pytest.approx(4 * noise_scale(1.0, bounds, fit_intercept=False)))
+    # Each more target adds d releases to the split of epsilon.
+    assert noise_scale(1.0, bounds, n_targets=2) == pytest.approx(
+        scale * (1 + 2 * d + d * (d + 1) / 2) / (1 + d + d * (d + 1) / 2) * (d + 1) / d)
 
 
 def test_it_spends_epsilon_once_and_checks_before_fitting():
