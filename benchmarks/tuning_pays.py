@@ -37,7 +37,10 @@ extended to four tables from the package registry, a second model family and reg
     and after the ``ridge`` panels' results: neither grid nor default is blind to refit
     results): ``Ridge`` as the ``ridge`` panels, ``alpha`` at its default, grid
     ``noise_alpha`` in {0.5, 0.7, 1, 1.4, 2, 2.8, 4, 8}; default ``noise_alpha=2`` (the
-    class's default, :data:`skdptune.linear_model.NOISE_ALPHA`).
+    class's default, :data:`skdptune.linear_model.NOISE_ALPHA`). ``movies-ridge-noise``
+    (added on 25 November 2026, after those two, before any fit on the table): the same grid
+    and default on ``ggplot2movies``' ``movies``, a regression table held out from the choice
+    of ``NOISE_ALPHA``.
   - ``hi-lr``, ``hi-nb`` (added on 25 November 2026, before any search on the table): a fifth
     table, Ecdat's ``HI`` (22,272 rows, the wife's health insurance through her own job), held
     out from the choice of the search's defaults (``partition_size.py``); grids and default
@@ -217,6 +220,7 @@ PANELS = {panel.name: panel for panel in [
     Panel("cps1988-ridge", "cps1988", "ridge"),
     Panel("diamonds-ridge-noise", "diamonds", "ridge-noise"),
     Panel("cps1988-ridge-noise", "cps1988", "ridge-noise"),
+    Panel("movies-ridge-noise", "movies", "ridge-noise"),
     Panel("hi-lr", "hi", "lr"),
     Panel("hi-nb", "hi", "nb"),
 ]}

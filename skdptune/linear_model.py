@@ -14,8 +14,9 @@ from ._sklearn_compat import Interval
 #: :class:`Ridge`'s default ``noise_alpha``. On two real tables (``benchmarks/ridge_penalty.py``:
 #: 43,152 and 22,524 rows, 27 and 13 features, epsilon 0.36 to 4) every ``noise_alpha`` of 2
 #: or more gave a model within 1 R² point of a constant or better, and 2 lost at most 22
-#: points to the best setting; 1.4 and below exploded at small epsilon. A safe untuned
-#: value, chosen on those tables, not an optimum: tune it.
+#: points to the best setting; 1.4 and below exploded at small epsilon. On a third table held
+#: out from that choice (47,030 films, 16 features) 2 was within 2.1 R² points of the best
+#: setting at every epsilon. A safe untuned value, not an optimum.
 NOISE_ALPHA = 2.0
 
 

@@ -178,6 +178,15 @@ def _stand_in(r_package, name, n=400, seed=0):
             "husby": wide(0, 300), "education": pick(["12years", ">16years"]),
             "race": pick(["white", "black"]), "hispanic": pick(["yes", "no"]),
             "region": pick(["south", "west"])})
+    if name == "movies":
+        mpaa = pick(["R", "PG", "NC-17"])
+        mpaa[::5] = np.nan  # not rated: the loader's "none"
+        return pd.DataFrame({
+            "year": rng.integers(1880, 2020, n), "length": wide(0, 300),
+            "votes": rng.integers(1, 2_000_000, n), "rating": wide(1, 10), "mpaa": mpaa,
+            "budget": np.nan, "r1": 10.0,
+            **{genre: rng.integers(0, 2, n) for genre in (
+                "Action", "Animation", "Comedy", "Drama", "Documentary", "Romance", "Short")}})
     raise KeyError((r_package, name))
 
 
@@ -192,7 +201,8 @@ def stand_in_tables(benchmark_lib, monkeypatch):
     datasets.table_split.cache_clear()
 
 
-@pytest.mark.parametrize("name", ["flights", "fertility", "diamonds", "cps1988", "hi"])
+@pytest.mark.parametrize("name", ["flights", "fertility", "diamonds", "cps1988", "hi",
+                                  "movies"])
 def test_the_tables_are_encoded_with_declared_constants_only(stand_in_tables, name):
     datasets = stand_in_tables
     loader, task = datasets.TABLES[name]
@@ -257,7 +267,7 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     # (LR), 6 (NB), 9 (LinearRegression), 6 (Ridge in alpha), 8 (Ridge in noise_alpha) per
     # panel, and one default per panel and epsilon, whose mean at T is the runs' default
     # baseline.
-    assert len(expected) == 2 * (3 * (20 + 6) + 2 * (9 + 6 + 8))
+    assert len(expected) == 2 * (3 * (20 + 6) + 2 * (9 + 6) + 3 * 8)
     assert sorted({float(row["total_epsilon"]) for row in expected}) == pytest.approx(
         [0.5 * (1 - PrivateGridSearchCV(None, {}).check_share), 1.0])
     defaults = {row["panel"]: float(row["mean"]) for row in expected
@@ -331,7 +341,7 @@ def test_the_real_tables_have_the_documented_rows(benchmark_lib):
     from lib import datasets
 
     rows = {"flights": 327_346, "fertility": 254_654, "diamonds": 53_940, "cps1988": 28_155,
-            "hi": 22_272}
+            "hi": 22_272, "movies": 58_788}
     for name, (loader, _) in datasets.TABLES.items():
         X, y, declarations = loader()
         assert len(y) == len(X) == rows[name], name
