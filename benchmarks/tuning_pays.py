@@ -16,7 +16,9 @@ extended to four tables from the package registry, a second model family and reg
   - ``flights-nb``, ``fertility-nb``: diffprivlib ``GaussianNB`` (declared bounds [0, 1] per
     feature), grid ``var_smoothing`` in {1e-9, 1e-6, 1e-3, 1e-2, 1e-1, 1}; default ``1e-9``
     (diffprivlib's default).
-  - ``diamonds-linreg``, ``cps1988-linreg``: diffprivlib ``LinearRegression`` with the declared
+  - ``diamonds-linreg``, ``cps1988-linreg`` (not run since 25 November 2026: the refit gate
+    refuses diffprivlib's ``LinearRegression``, which is not epsilon-DP; ``linreg_ceiling.py``
+    still refits it, never released): diffprivlib ``LinearRegression`` with the declared
     ``bounds_y``, grid ``bounds_X`` = (0, upper) with the numeric features' upper bound in
     {0.25, 0.5, 1} x the indicators' upper bound in {0.25, 0.5, 1} (features above it are
     clipped by the model: a tighter box, less noise, more bias); default: the declared bounds
@@ -256,6 +258,11 @@ class AdultPanel(Panel):
         return self._panel().estimator(epsilon).set_params(accountant=BudgetAccountant(),
                                                            **self.default(declarations))
 
+
+#: The panels run by default: all but the ``linreg`` ones, whose diffprivlib
+#: ``LinearRegression`` the refit gate refuses since 25 November 2026 (it is not epsilon-DP:
+#: ``skdptune.gate``); their earlier runs stay in the results.
+DEFAULT_PANELS = [name for name, panel in PANELS.items() if panel.model != "linreg"]
 
 #: Panels run by name only (``--panels adult-lr --totals 1 2``): data outside the registry.
 EXTRA_PANELS = {"adult-lr": AdultPanel("adult-lr", "adult", "lr")}
@@ -625,8 +632,8 @@ def report(out):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--panels", nargs="+", choices=[*PANELS, *EXTRA_PANELS],
-                        default=list(PANELS))
+    parser.add_argument("--panels", nargs="+", choices=[*DEFAULT_PANELS, *EXTRA_PANELS],
+                        default=DEFAULT_PANELS)
     parser.add_argument("--totals", nargs="+", type=float, default=None,
                         help=f"total epsilons (default {TOTALS})")
     parser.add_argument("--reps", type=int, default=None, help=f"repetitions (default {REPS})")

@@ -199,6 +199,17 @@ def _kmeans_split(step):
     return None
 
 
+def _linear_regression_calibration(step):
+    # Released fits must be epsilon-DP as charged; diffprivlib 0.6.6's is not (its Ridge
+    # counterpart is, with the same releases correctly calibrated).
+    return ("diffprivlib 0.6.6's LinearRegression is not epsilon-DP: the noise on each "
+            "diagonal sum(x_j**2) is calibrated to the lower bound alone (none at all when it is "
+            "0; IBM/differential-privacy-library#105), and its centring spends epsilon / (d + 1) "
+            "on X's means and again on y's. Use skdptune.linear_model.Ridge(alpha=0.0, "
+            "noise_alpha=0.0, bounds_X=..., bounds_y=...) for the same model correctly "
+            "calibrated (or its default penalty, usually better), or refit=False")
+
+
 def _pca_bounds(step):
     # diffprivlib's PCA centres with a DP mean over declared bounds unless centered=True.
     if not step.centered and step.bounds is None:
@@ -280,11 +291,11 @@ ALLOWED = {
     # diffprivlib models, with the public bounds each needs (else it reads them from the data).
     dp.GaussianNB: _dp("bounds"),
     dp.LogisticRegression: _dp("data_norm"),
-    dp.LinearRegression: _dp("bounds_X", "bounds_y"),
+    dp.LinearRegression: _dp("bounds_X", "bounds_y", condition=_linear_regression_calibration),
     Ridge: _dp("bounds_X", "bounds_y",
-               why="diffprivlib's LinearRegression releases, then a public penalty "
-                   "(post-processing): pure epsilon-DP given declared bounds; spends `epsilon` "
-                   "once per fit"),
+               why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
+                   "linear_model.noisy_objective), then a public penalty (post-processing): "
+                   "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
     dp.KMeans: _dp("bounds", condition=_kmeans_split),
     dp.PCA: _dp("data_norm", condition=_pca_bounds),
     dp.StandardScaler: _dp("bounds"),
@@ -325,7 +336,7 @@ ALLOWED = {
 _REMEDIES = {
     "LogisticRegression": "diffprivlib.models.LogisticRegression(data_norm=...)",
     "GaussianNB": "diffprivlib.models.GaussianNB(bounds=...)",
-    "LinearRegression": "diffprivlib.models.LinearRegression(bounds_X=..., bounds_y=...)",
+    "LinearRegression": "skdptune.linear_model.Ridge(bounds_X=..., bounds_y=...)",
     "Ridge": "skdptune.linear_model.Ridge(alpha=..., bounds_X=..., bounds_y=...)",
     "KMeans": "diffprivlib.models.KMeans(bounds=...)",
     "PCA": "diffprivlib.models.PCA(data_norm=...)",

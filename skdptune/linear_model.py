@@ -3,28 +3,31 @@
 from numbers import Real
 
 import numpy as np
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.mechanisms import Laplace, LaplaceFolded
 from diffprivlib.models import LinearRegression
 # diffprivlib's own validate_data: scikit-learn's function from 1.6, the method before.
-from diffprivlib.models.linear_regression import _construct_regression_obj, validate_data
+from diffprivlib.models.linear_regression import validate_data
+from diffprivlib.tools import mean
 from diffprivlib.utils import check_random_state
 from scipy.optimize import minimize
 
 from ._sklearn_compat import Interval
 
-#: :class:`Ridge`'s default ``noise_alpha``. On two real tables (``benchmarks/ridge_penalty.py``:
-#: 43,152 and 22,524 rows, 27 and 13 features, epsilon 0.36 to 4) every ``noise_alpha`` of 2
-#: or more gave a model within 1 R² point of a constant or better, and 2 lost at most 22
-#: points to the best setting; 1.4 and below exploded at small epsilon. On a third table held
-#: out from that choice (47,030 films, 16 features) 2 was within 2.1 R² points of the best
-#: setting at every epsilon. A safe untuned value, not an optimum.
+#: :class:`Ridge`'s default ``noise_alpha``. On three real tables (``benchmarks/ridge_penalty.py``:
+#: 22,524 to 47,030 rows, 13 to 27 features, epsilon 0.36 to 4) the best ``noise_alpha`` was 0.7
+#: to 4 (the best ``alpha`` in records 1e3 to 1e5); 1 and below went far below a constant
+#: predictor at small epsilon, and 2 did not (R² at worst -8 points, on a table where no setting
+#: reached +3 at that epsilon) while losing at most 21 points to the best setting. Chosen on
+#: two of the tables and checked on the third; a safe untuned value, not an optimum.
 NOISE_ALPHA = 2.0
 
 
 def noise_scale(epsilon, bounds_X, fit_intercept=True, n_targets=1):
-    r"""The spectral scale of the noise on ``X'X`` in diffprivlib's ``LinearRegression``.
+    r"""The spectral scale of the noise on ``X'X`` in :class:`Ridge`'s fit.
 
-    diffprivlib spends ``epsilon (1 - s)`` (``s = 1 / (d + 1)`` with ``fit_intercept``, else
-    0) evenly on ``1 + t d + d (d + 1) / 2`` Laplace releases (``t`` targets), so entry ``(i, j)``
+    :class:`Ridge` spends ``epsilon (1 - s)`` (``s = 1 / (d + 1)`` with ``fit_intercept``, else
+    0) evenly on ``t + t d + d (d + 1) / 2`` Laplace releases (``t`` targets), so entry ``(i, j)``
     of ``X'X`` gets Laplace noise of scale ``b_ij = w_i w_j / e_local``, with ``w_i`` the
     reach of feature ``i`` (its declared width ``upper - lower`` when the data are centred,
     else ``max(|lower|, |upper|)``: the corner products span at most ``w_i w_j``, up to a
@@ -50,49 +53,135 @@ def noise_scale(epsilon, bounds_X, fit_intercept=True, n_targets=1):
     d = len(lower)
     reach = upper - lower if fit_intercept else np.maximum(np.abs(lower), np.abs(upper))
     objective_share = d / (d + 1) if fit_intercept else 1.0
-    local_epsilon = epsilon * objective_share / (1 + n_targets * d + d * (d + 1) / 2)
+    local_epsilon = epsilon * objective_share / _n_releases(d, n_targets)
     return float(2 * np.sqrt(2) * reach.max() * np.linalg.norm(reach) / local_epsilon)
 
 
+def _n_releases(n_features, n_targets):
+    """The monomial coefficients of the least-squares objective: ``t`` sums of ``y_k ** 2``,
+    ``t d`` of ``x_j y_k``, ``d (d + 1) / 2`` of ``x_i x_j``."""
+    return n_targets + n_targets * n_features + n_features * (n_features + 1) / 2
+
+
+def _corner_range(a_low, a_high, b_low, b_high):
+    """``max - min`` of ``a * b`` over the box: what one record moves a sum of ``a * b`` by."""
+    corners = [a_low * b_low, a_low * b_high, a_high * b_low, a_high * b_high]
+    return np.max(corners, axis=0) - np.min(corners, axis=0)
+
+
+def noisy_objective(X, y, bounds_X, bounds_y, epsilon, random_state):
+    r"""The functional mechanism's releases (Zhang et al. 2012), calibrated to the boxes.
+
+    diffprivlib 0.6.6's ``_construct_regression_obj`` with two of its calibrations corrected:
+    the noise on each ``sum(x_j ** 2)`` uses ``max(|lower_j|, |upper_j|) ** 2`` (diffprivlib
+    takes the lower bound twice: no noise at all when it is 0, IBM/differential-privacy-library
+    #105), and ``epsilon`` is split over all ``t + t d + d (d + 1) / 2`` releases (diffprivlib
+    divides by ``1 + t d + ...``, too few for ``t > 1`` targets).
+
+    Privacy: every row of ``X`` and ``y`` must lie in the boxes (the caller clips). Under
+    replace-one adjacency a sum of ``f(record)`` moves by at most the range of ``f`` over the
+    box: ``max(|lower|, |upper|) ** 2`` for a square (at least its range), the corner range for
+    a product. Each sum gets Laplace noise of that sensitivity over ``epsilon / (t + t d + d (d
+    + 1) / 2)`` (the squares folded at 0, a post-processing); basic composition gives
+    ``epsilon``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples, n_targets)
+    bounds_X, bounds_y : tuple of ndarray
+        ``(lower, upper)`` boxes holding every row of ``X`` and ``y``.
+    epsilon : float
+    random_state : numpy.random.RandomState
+
+    Returns
+    -------
+    (c, b, Q) : tuple of ndarray
+        Noisy ``sum(y ** 2)`` per target (shape ``(t,)``), ``X'y`` (``(d, t)``) and ``X'X``
+        (``(d, d)``, symmetric).
+    """
+    (x_low, x_high), (y_low, y_high) = bounds_X, bounds_y
+    n_features, n_targets = X.shape[1], y.shape[1]
+    local = epsilon / _n_releases(n_features, n_targets)
+
+    def noisy(value, sensitivity, square):
+        mechanism = (LaplaceFolded(epsilon=local, sensitivity=sensitivity, lower=0,
+                                   upper=float("inf"), random_state=random_state) if square
+                     else Laplace(epsilon=local, sensitivity=sensitivity,
+                                  random_state=random_state))
+        return mechanism.randomise(float(value))
+
+    def square_range(low, high):
+        return max(abs(low), abs(high)) ** 2
+
+    c = np.array([noisy(y[:, k] @ y[:, k], square_range(y_low[k], y_high[k]), True)
+                  for k in range(n_targets)])
+    b = np.array([[noisy(X[:, j] @ y[:, k],
+                         _corner_range(y_low[k], y_high[k], x_low[j], x_high[j]), False)
+                   for k in range(n_targets)] for j in range(n_features)])
+    gram = X.T @ X
+    Q = np.zeros((n_features, n_features))
+    for i in range(n_features):
+        Q[i, i] = noisy(gram[i, i], square_range(x_low[i], x_high[i]), True)
+        for j in range(i + 1, n_features):
+            Q[i, j] = Q[j, i] = noisy(
+                gram[i, j], _corner_range(x_low[i], x_high[i], x_low[j], x_high[j]), False)
+    return c, b.reshape(n_features, n_targets), Q
+
+
+def objective(c, b, Q, alpha):
+    """``w -> (c - 2 b.w + w'Qw + alpha w'w, its gradient)``: diffprivlib's ``inner_obj``,
+    term by term, for one target (``c`` a number, ``b`` of shape ``(d,)``)."""
+    def value_and_gradient(omega):
+        func = c
+        func -= 2 * np.dot(b, omega)
+        func += np.multiply(Q, np.tensordot(omega, omega, axes=0)).sum()
+        func += alpha * (omega ** 2).sum()
+        return func, -2 * b + 2 * np.matmul(Q, omega) + 2 * omega * alpha
+
+    return value_and_gradient
+
+
 class Ridge(LinearRegression):
-    r"""diffprivlib's ``LinearRegression`` with a ridge penalty: ``alpha * ||w||^2``.
+    r"""diffprivlib's ``LinearRegression``, correctly calibrated, with a ridge penalty.
 
     diffprivlib's ``LinearRegression`` (the functional mechanism, Zhang et al. 2012) perturbs
     the coefficients of the least-squares objective: the sums ``y'y``, ``X'y`` and ``X'X`` of
-    the centred data. The noisy ``X'X`` need not be positive definite; the objective is then
-    unbounded below and the solver returns coefficients far outside anything the data support
-    (test R² of -10 and below on real tables at epsilon up to 100). This class minimises the
-    same noisy objective plus ``alpha_ * ||w||^2``, where ``alpha_ = alpha + noise_alpha *
-    noise_scale_``:
+    the centred data. In diffprivlib 0.6.6 it is not ``epsilon``-DP (the refit gate refuses
+    it): the noise on the diagonal of ``X'X`` is calibrated to the lower bound alone (none at
+    all when it is 0), and the means that centre the data spend their share of ``epsilon``
+    twice. This class makes the same releases with those calibrations corrected
+    (:func:`noisy_objective`). The noisy ``X'X`` need not be positive definite; the objective
+    is then unbounded below and the solver returns coefficients far outside anything the data
+    support (test R² of -10 and below on real tables at epsilon up to 100). This class
+    minimises the noisy objective plus ``alpha_ * ||w||^2``, where ``alpha_ = alpha +
+    noise_alpha * noise_scale_``:
 
     - ``alpha`` is scikit-learn's :class:`~sklearn.linear_model.Ridge` penalty against the
       *sum* of squared errors, in units of records;
     - ``noise_alpha`` is in units of the noise itself: ``noise_scale_`` is the spectral scale
-      of the noise diffprivlib adds to ``X'X``, a public function of ``epsilon``, the declared
+      of the noise added to ``X'X``, a public function of ``epsilon``, the declared
       ``bounds_X`` and the number of features (:func:`noise_scale`). The noisy ``X'X`` is
       indefinite when its noise outweighs the data's smallest eigenvalue; a penalty of about
       ``noise_scale_`` makes the objective bounded whatever the data, and the best penalty
-      moves with epsilon as the noise does. On two real tables (``benchmarks/ridge_penalty.py``)
-      the best ``noise_alpha`` was 0.5 to 2 at 13 of 14 epsilons from 0.36 to 4 (8 at the
-      14th, where no setting beat a constant by 3 points), while the best ``alpha`` moved from
-      1e3 to 1e5: a grid in ``noise_alpha`` means nearly the same thing at every budget. A
-      search's partition fits need nothing more: their ``epsilon`` is rescaled, and
-      ``noise_scale_`` with it.
+      moves with epsilon as the noise does. On three real tables
+      (``benchmarks/ridge_penalty.py``) the best ``noise_alpha`` was 0.7 to 4 at 21 epsilons
+      from 0.36 to 4, while the best ``alpha`` moved from 1e3 to 1e5: a grid in
+      ``noise_alpha`` means nearly the same thing at every budget. A search's partition fits
+      need nothing more: their ``epsilon`` is rescaled, and ``noise_scale_`` with it.
 
-    Privacy: the same as diffprivlib's ``LinearRegression`` with the same ``epsilon``,
-    ``bounds_X`` and ``bounds_y``, because the fit *is* that model's releases followed by
-    post-processing. diffprivlib spends ``epsilon / (d + 1)`` on the noisy means that centre
-    the data (``fit_intercept``; ``LaplaceTruncated``, sensitivity ``(upper - lower) / n``:
-    replace-one adjacency with ``n`` public, as for diffprivlib's model) and the rest on the
-    ``1 + d + d (d + 1) / 2`` noisy monomial coefficients (Laplace, sensitivities from the
-    declared bounds); basic composition gives ``epsilon``. The penalty is a function of public
-    constants (``alpha``, ``noise_alpha``, ``epsilon``, the declared ``bounds_X`` and the
-    number of features; never of the data, nor of the noisy offsets) and the coefficients the
-    minimiser of a public function of those noisy releases: no further privacy cost. The fit
-    calls diffprivlib's own ``_preprocess_data`` and ``_construct_regression_obj`` (which
-    takes ``alpha``; diffprivlib's ``fit`` passes 0) and records ``epsilon`` on the
-    accountant, as diffprivlib's does. With ``alpha=0, noise_alpha=0`` it is diffprivlib's
-    ``LinearRegression``, draw for draw.
+    Privacy (replace-one adjacency with ``n`` public, as diffprivlib's models): ``epsilon``
+    per fit, given declared ``bounds_X`` and ``bounds_y``, to which every record is clipped.
+    With ``fit_intercept``, ``epsilon / (d + 1)`` buys the ``d + t`` noisy means that centre
+    the data (``diffprivlib.tools.mean``: ``LaplaceTruncated``, sensitivity ``(upper - lower)
+    / n``; an equal share each), and the rest the ``t + t d + d (d + 1) / 2`` noisy monomial
+    coefficients on the boxes shifted by those means (:func:`noisy_objective`: Laplace,
+    sensitivities the ranges of the monomials over the boxes); basic composition gives
+    ``epsilon``. The penalty is a function of public constants (``alpha``, ``noise_alpha``,
+    ``epsilon``, the declared ``bounds_X``, the numbers of features and targets; never of the
+    data, nor of the noisy offsets) and the coefficients the minimiser of a public function
+    of the noisy releases: no further privacy cost. ``epsilon`` is recorded on the
+    accountant, as diffprivlib's models do.
 
     Parameters
     ----------
@@ -101,7 +190,8 @@ class Ridge(LinearRegression):
         (scikit-learn's ``Ridge`` convention). Not applied to the intercept.
     noise_alpha : float, default=NOISE_ALPHA
         The penalty on ``||w||^2`` in units of :func:`noise_scale`, added to ``alpha``. 0
-        leaves ``alpha`` alone (and ``alpha=0, noise_alpha=0`` is diffprivlib's model).
+        leaves ``alpha`` alone (``alpha=0, noise_alpha=0``: no penalty, diffprivlib's model
+        correctly calibrated).
     epsilon, bounds_X, bounds_y, fit_intercept, copy_X, random_state, accountant
         As for diffprivlib's ``LinearRegression``.
     **unused_args
@@ -162,7 +252,7 @@ class Ridge(LinearRegression):
         return self.alpha + self.noise_alpha * scale, scale
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the penalised model: diffprivlib's ``LinearRegression.fit`` with ``alpha``.
+        """Fit the penalised model on the noisy objective (see the class's privacy note).
 
         Parameters
         ----------
@@ -175,8 +265,15 @@ class Ridge(LinearRegression):
         -------
         self : Ridge
         """
-        # diffprivlib 0.6.6's LinearRegression.fit, line for line, with alpha passed on.
-        # Unlike diffprivlib's, it refuses missing bounds (no bounds read from the data).
+        # Privacy (one fit; replace-one adjacency, n public, as diffprivlib's models): every
+        # record is clipped to the declared boxes. With an intercept, epsilon * s (s = 1 /
+        # (d + 1)) buys the d + t noisy means that centre the data, epsilon * s / (d + t)
+        # each (diffprivlib.tools.mean: LaplaceTruncated, sensitivity (upper - lower) / n),
+        # and epsilon * (1 - s) the objective's releases on the boxes shifted by those means
+        # (noisy_objective); basic composition gives epsilon. diffprivlib 0.6.6's own fit
+        # gives epsilon * s to X's means and again to y's (epsilon (1 + s) in all) and does
+        # not clip without an intercept. The penalty is public; the minimiser is
+        # post-processing.
         self._validate_params()
         if self.bounds_X is None or self.bounds_y is None:
             raise ValueError(
@@ -188,25 +285,30 @@ class Ridge(LinearRegression):
         random_state = check_random_state(self.random_state)
         X, y = validate_data(self, X, y, accept_sparse=False, y_numeric=True,
                              multi_output=True)
-        bounds_X = self._check_bounds(self.bounds_X, X.shape[1])
-        bounds_y = self._check_bounds(self.bounds_y, y.shape[1] if y.ndim > 1 else 1)
-        n_features = X.shape[1]
-        n_targets = y.shape[1] if y.ndim > 1 else 1
-        intercept_share = 1 / (n_features + 1) if self.fit_intercept else 0
-        X, y, X_offset, y_offset, X_scale = self._preprocess_data(
-            X, y, fit_intercept=self.fit_intercept, bounds_X=bounds_X, bounds_y=bounds_y,
-            epsilon=self.epsilon * intercept_share, copy=self.copy_X,
-            random_state=random_state)
+        targets = y.reshape(len(y), -1)
+        n_features, n_targets = X.shape[1], targets.shape[1]
+        bounds_X = self._check_bounds(self.bounds_X, n_features)
+        bounds_y = self._check_bounds(self.bounds_y, n_targets)
+        X, targets = np.clip(X, *bounds_X), np.clip(targets, *bounds_y)
+        share = 1 / (n_features + 1) if self.fit_intercept else 0.0
+        if self.fit_intercept:
+            per_mean = self.epsilon * share / (n_features + n_targets)
+            X_offset, y_offset = (
+                mean(values, axis=0, bounds=bounds, epsilon=per_mean * values.shape[1],
+                     random_state=random_state, accountant=BudgetAccountant())
+                for values, bounds in ((X, bounds_X), (targets, bounds_y)))
+        else:
+            X_offset, y_offset = np.zeros(n_features), np.zeros(n_targets)
         self.alpha_, self.noise_scale_ = self.total_alpha(bounds_X, n_targets)
-        objectives, self._obj_coefs = _construct_regression_obj(
-            X, y, (bounds_X[0] - X_offset, bounds_X[1] - X_offset),
-            (bounds_y[0] - y_offset, bounds_y[1] - y_offset),
-            epsilon=self.epsilon * (1 - intercept_share), alpha=self.alpha_,
-            random_state=random_state)
-        coef = np.zeros((n_features, n_targets))
-        for i, objective in enumerate(objectives):
-            coef[:, i] = minimize(objective, np.zeros(n_features), jac=True).x
+        c, b, Q = self._obj_coefs = noisy_objective(
+            X - X_offset, targets - y_offset, (bounds_X[0] - X_offset, bounds_X[1] - X_offset),
+            (bounds_y[0] - y_offset, bounds_y[1] - y_offset), self.epsilon * (1 - share),
+            random_state)
+        coef = np.column_stack([
+            minimize(objective(c[k], b[:, k], Q, self.alpha_), np.zeros(n_features),
+                     jac=True).x for k in range(n_targets)])
         self.coef_ = np.ravel(coef.T) if y.ndim == 1 else coef.T
-        self._set_intercept(X_offset, y_offset, X_scale)
+        self._set_intercept(X_offset, y_offset[0] if y.ndim == 1 else y_offset,
+                            np.ones(n_features))
         self.accountant.spend(self.epsilon, 0)
         return self

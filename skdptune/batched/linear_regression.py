@@ -1,5 +1,13 @@
 """diffprivlib's ``LinearRegression`` (and :class:`skdptune.linear_model.Ridge`, the same fit
-with a penalty ``alpha``), every partition of a candidate without diffprivlib.
+correctly calibrated and with a penalty ``alpha``), every partition of a candidate without
+diffprivlib.
+
+``Ridge`` differs from what is described below in three places (``calibrated`` plans): its
+rows are clipped with or without an intercept, each of the ``d + 1`` centring means gets
+``epsilon * s / (d + 1)``, and each diagonal ``sum(x_j**2)`` gets the sensitivity
+``max(|lower_j|, |upper_j|)**2``. Partition fits are never released, so emulating
+diffprivlib's uncorrected law for its own model (which the refit gate refuses) is a question
+of fidelity, not privacy.
 
 Emulates ``diffprivlib.models.LinearRegression.fit`` (diffprivlib 0.6.6) followed by
 ``predict`` and :class:`~skdptune.utility.BoundedSquaredErrorScorer` (the score of
@@ -50,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
+from ..linear_model import objective
 from .common import (
     BOUNDED_SQUARED_ERROR,
     FIT_FAILED,
@@ -91,6 +100,9 @@ class LinearRegressionPlan:
     alpha : float
         The ridge penalty, ``Ridge.total_alpha`` at the partition's ``epsilon`` (0 for
         diffprivlib's ``LinearRegression``, which has none).
+    calibrated : bool
+        skdptune's ``Ridge`` (its corrected calibration: see :func:`noisy_statistics`) rather
+        than diffprivlib's ``LinearRegression``.
     """
 
     epsilon: float
@@ -100,6 +112,7 @@ class LinearRegressionPlan:
     y_upper: float
     fit_intercept: bool
     alpha: float = 0.0
+    calibrated: bool = False
 
 
 def plan(estimator, n_features):
@@ -130,7 +143,8 @@ def plan(estimator, n_features):
         return None
     return LinearRegressionPlan(float(estimator.epsilon), bounds[0], bounds[1],
                                 float(bounds_y[0][0]), float(bounds_y[1][0]),
-                                bool(estimator.fit_intercept), float(alpha))
+                                bool(estimator.fit_intercept), float(alpha),
+                                calibrated=hasattr(estimator, "total_alpha"))
 
 
 def _penalty(estimator, bounds):
@@ -151,7 +165,12 @@ def _corner_range(a_low, a_high, b_low, b_high):
 
 
 def noisy_statistics(candidate, X, y, rng):
-    """One partition's noisy offsets and monomial coefficients, as diffprivlib draws them.
+    """One partition's noisy offsets and monomial coefficients, with the law of the fit.
+
+    diffprivlib's ``LinearRegression`` as it draws them; with ``candidate.calibrated``,
+    skdptune's ``Ridge`` (``skdptune.linear_model.noisy_objective``): the rows are clipped
+    with or without an intercept, each of the ``d + 1`` centring means gets ``epsilon * s /
+    (d + 1)``, and the diagonal's sensitivity is ``max(|lower_j|, |upper_j|) ** 2``.
 
     Parameters
     ----------
@@ -175,15 +194,19 @@ def noisy_statistics(candidate, X, y, rng):
     n_pairs = d * (d - 1) // 2
     uniforms = rng.random(d + 1 + 1 + d + d + n_pairs)
     draws = laplace(uniforms)
-    if candidate.fit_intercept:
-        share = 1.0 / (d + 1)
+    if candidate.fit_intercept or candidate.calibrated:
         X = np.clip(X, lower, upper)
         y = np.clip(y, y_lower, y_upper)
+    if candidate.fit_intercept:
+        share = 1.0 / (d + 1)
         # diffprivlib.tools.mean: LaplaceTruncated, sensitivity (upper - lower) / n, epsilon
-        # split over the columns; then clipped to the bounds.
-        X_offset = np.clip(X.mean(axis=0) - (upper - lower) / n / (eps * share / d) * draws[:d],
+        # split over the columns; then clipped to the bounds. diffprivlib gives X's means
+        # epsilon * s and y's again; Ridge gives each of the d + 1 means epsilon * s / (d + 1).
+        x_eps, y_eps = ((eps * share / (d + 1),) * 2 if candidate.calibrated
+                        else (eps * share / d, eps * share))
+        X_offset = np.clip(X.mean(axis=0) - (upper - lower) / n / x_eps * draws[:d],
                            lower, upper)
-        y_offset = float(np.clip(y.mean() - (y_upper - y_lower) / n / (eps * share) * draws[d],
+        y_offset = float(np.clip(y.mean() - (y_upper - y_lower) / n / y_eps * draws[d],
                                  y_lower, y_upper))
         X, y = X - X_offset, y - y_offset
     else:
@@ -197,8 +220,9 @@ def noisy_statistics(candidate, X, y, rng):
     b = X.T @ y - _corner_range(y_lower, y_upper, lower, upper) / local * draws[1:1 + d]
     gram = X.T @ X
     Q = np.empty((d, d))
-    # diffprivlib's diagonal sensitivity is max(|lower_j|, |lower_j|) ** 2.
-    Q[np.diag_indices(d)] = np.abs(np.diag(gram) - lower ** 2 / local * draws[1 + d:1 + 2 * d])
+    # diffprivlib's diagonal sensitivity is max(|lower_j|, |lower_j|) ** 2; Ridge's corrects it.
+    square = np.maximum(np.abs(lower), np.abs(upper)) ** 2 if candidate.calibrated else lower ** 2
+    Q[np.diag_indices(d)] = np.abs(np.diag(gram) - square / local * draws[1 + d:1 + 2 * d])
     i, j = np.triu_indices(d, 1)
     off = gram[i, j] - _corner_range(lower[i], upper[i], lower[j], upper[j]) / local \
         * draws[1 + 2 * d:]
@@ -216,16 +240,8 @@ def solve(c, b, Q, alpha=0.0):
     if eigenvalues[0] > 0 and eigenvalues[-1] <= MAX_CONDITION * eigenvalues[0]:
         return np.linalg.solve(penalised, b)
 
-    def objective(omega):
-        # diffprivlib's inner_obj, term by term.
-        func = c
-        func -= 2 * np.dot(b, omega)
-        func += np.multiply(Q, np.tensordot(omega, omega, axes=0)).sum()
-        func += alpha * (omega ** 2).sum()
-        return func, -2 * b + 2 * np.matmul(Q, omega) + 2 * omega * alpha
-
     with np.errstate(all="ignore"):
-        return minimize(objective, np.zeros(len(b)), jac=True).x
+        return minimize(objective(c, b, Q, alpha), np.zeros(len(b)), jac=True).x
 
 
 def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,

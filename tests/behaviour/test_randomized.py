@@ -27,6 +27,7 @@ from skdptune.accounting import (
     subsampled_tuning_cost,
 )
 from skdptune.exceptions import GateError
+from skdptune.linear_model import Ridge
 from skdptune.randomized import PrivateRandomizedSearchCV
 from skdptune.trials import sample_trial_count
 
@@ -518,7 +519,6 @@ def test_text_through_a_hashing_vectorizer_and_a_private_model():
 
 def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
     # Before: "scoring=None means accuracy, which needs a classifier".
-    from diffprivlib.models import LinearRegression
 
     from skdptune.trials import holdout_sum
     from skdptune.utility import BoundedSquaredErrorScorer
@@ -527,7 +527,7 @@ def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
     X = rng.uniform(-1, 1, (400, 3))
     y = X @ np.array([1.0, 2.0, -1.0]) + rng.normal(0, 0.2, 400)
     search = PrivateRandomizedSearchCV(
-        LinearRegression(bounds_X=(-1, 1), bounds_y=(-4, 4), random_state=0),
+        Ridge(alpha=0.0, noise_alpha=0.0, bounds_X=(-1, 1), bounds_y=(-4, 4), random_state=0),
         {"fit_intercept": [True, False]}, n_iter=3, distribution="geometric", random_state=0,
         accountant=BudgetAccountant(),
     ).fit(X, y)

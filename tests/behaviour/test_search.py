@@ -30,6 +30,7 @@ from sklearn.utils._mocking import CheckingClassifier
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import ScorerOutputError
+from skdptune.linear_model import Ridge
 from skdptune.partition import partition_labels, split_indices
 from skdptune.preprocessing import RowWiseFunctionTransformer
 from skdptune.selection import ProposeTestDoubling
@@ -501,13 +502,13 @@ def _bounded_regression(n_samples=300):
 
 def test_linear_regression_with_bounds_y_is_tuned_without_a_range(capsys):
     # Before: R² was refused until the user computed a utility_range by hand.
-    from diffprivlib.models import LinearRegression
 
     from skdptune.utility import BoundedSquaredErrorScorer
 
     X, y = _bounded_regression()
     acc = BudgetAccountant()
-    search = search_of(LinearRegression(bounds_X=(-1, 1), bounds_y=(-4, 4), random_state=0),
+    search = search_of(Ridge(alpha=0.0, noise_alpha=0.0, bounds_X=(-1, 1), bounds_y=(-4, 4),
+                             random_state=0),
                        {"epsilon": [0.5, 5.0]}, accountant=acc, verbose=1).fit(X, y)
     assert "Scoring with 1 - MSE / (bounds_y range)**2" in capsys.readouterr().out
     assert isinstance(search.scorer_, BoundedSquaredErrorScorer)

@@ -14,6 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.exceptions import UselessModelWarning
+from skdptune.linear_model import Ridge
 from skdptune.trivial import (
     MARGIN_STDS,
     MIDDLE_OF_BOUNDS_Y_SCORE,
@@ -209,14 +210,14 @@ def test_grid_search_reports_a_regression_worse_than_the_middle_of_bounds_y(X):
     rng = np.random.RandomState(1)
     y = 10 * X[:, 0] + rng.rand(len(X))
     # The partition fits spend epsilon=1e-3 each: their predictions are noise.
-    bad = PrivateGridSearchCV(LinearRegression(bounds_X=(0, 0.5), bounds_y=(0, 6),
-                                               epsilon=1e-3, random_state=0),
+    bad = PrivateGridSearchCV(Ridge(alpha=0.0, noise_alpha=0.0, bounds_X=(0, 0.5),
+                                    bounds_y=(0, 6), epsilon=1e-3, random_state=0),
                               {"fit_intercept": [True, False]}, selection_epsilon=20,
                               score_share=0.9, random_state=0, accountant=BudgetAccountant())
     caught = useless_warnings(bad, X, y)
     assert len(caught) == 1 and "middle of bounds_y" in str(caught[0].message)
-    good = PrivateGridSearchCV(LinearRegression(bounds_X=(0, 0.5), bounds_y=(0, 6),
-                                                random_state=0),
+    good = PrivateGridSearchCV(Ridge(alpha=0.0, noise_alpha=0.0, bounds_X=(0, 0.5),
+                                     bounds_y=(0, 6), random_state=0),
                                {"fit_intercept": [True, False]}, epsilon=20,
                                score_share=0.9, random_state=0, accountant=BudgetAccountant())
     assert useless_warnings(good, X, y) == []

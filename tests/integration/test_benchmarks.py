@@ -246,7 +246,7 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     tuning_pays.main(["--smoke", "--out", str(tmp_path)])
     with (tmp_path / "runs.csv").open() as handle:
         rows = list(csv.DictReader(handle))
-    assert [row["panel"] for row in rows] == list(tuning_pays.PANELS)
+    assert [row["panel"] for row in rows] == tuning_pays.DEFAULT_PANELS
     for row in rows:
         value = {key: float(row[key]) for key in (
             "total_epsilon", "epsilon_spent", "delta_spent", "selected_expected",
@@ -264,10 +264,9 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     with (tmp_path / "expected.csv").open() as handle:
         expected = list(csv.DictReader(handle))
     # One row per candidate and epsilon (T, and the refit's T / 2 less the check's share): 20
-    # (LR), 6 (NB), 9 (LinearRegression), 6 (Ridge in alpha), 8 (Ridge in noise_alpha) per
-    # panel, and one default per panel and epsilon, whose mean at T is the runs' default
-    # baseline.
-    assert len(expected) == 2 * (3 * (20 + 6) + 2 * (9 + 6) + 3 * 8)
+    # (LR), 6 (NB), 6 (Ridge in alpha), 8 (Ridge in noise_alpha) per panel, and one default
+    # per panel and epsilon, whose mean at T is the runs' default baseline.
+    assert len(expected) == 2 * (3 * (20 + 6) + 2 * 6 + 3 * 8)
     assert sorted({float(row["total_epsilon"]) for row in expected}) == pytest.approx(
         [0.5 * (1 - PrivateGridSearchCV(None, {}).check_share), 1.0])
     defaults = {row["panel"]: float(row["mean"]) for row in expected
@@ -278,11 +277,11 @@ def test_tuning_pays_smoke_runs_every_panel_at_the_full_budget(stand_in_tables, 
     assert {row["useless_warning"] for row in rows} <= {"True", "False"}
     assert all(row["trivial_lead"] != "" for row in rows)  # every panel's score is checked
     table = (tmp_path / "table.md").read_text()
-    assert all(f"| grid | {name} (" in table for name in tuning_pays.PANELS)
+    assert all(f"| grid | {name} (" in table for name in tuning_pays.DEFAULT_PANELS)
     assert "Targets (issue 18)" in capsys.readouterr().out
     # Resumable: a second run (of one panel) finds its search done and runs none, and keeps
     # the other panels' expected scores.
-    tuning_pays.main(["--smoke", "--panels", "cps1988-linreg", "--out", str(tmp_path)])
+    tuning_pays.main(["--smoke", "--panels", "cps1988-ridge", "--out", str(tmp_path)])
     assert len((tmp_path / "runs.csv").read_text().splitlines()) == 1 + len(rows)
     # The other method is a new search, with the panel's default candidate named.
     tuning_pays.main(["--smoke", "--panels", "flights-nb", "--method", "default", "--out",

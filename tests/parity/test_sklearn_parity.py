@@ -101,6 +101,7 @@ from sklearn.utils.fixes import CSR_CONTAINERS
 from sklearn.utils.validation import _num_samples
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
+from skdptune.linear_model import Ridge as DPRidge
 from skdptune.utility import kmeans_score_range
 
 pytestmark = pytest.mark.filterwarnings(
@@ -435,15 +436,16 @@ def test_grid_search_pipeline_steps():
     # check that parameters that are estimators are cloned before fitting
     # Ported: two private linear regressions (R² needs a utility_range).
     def regression(**params):
-        return DPLinearRegression(bounds_X=(-2, 2), bounds_y=(0, 3), random_state=0, **params)
+        return DPRidge(alpha=0.0, noise_alpha=0.0, bounds_X=(-2, 2), bounds_y=(0, 3),
+                       random_state=0, **params)
 
     pipe = Pipeline([("regressor", regression())])
     param_grid = {"regressor": [regression(epsilon=1.0), regression(epsilon=0.5)]}
     grid_search = grid(pipe, param_grid, utility_range=(-1, 1))
     grid_search.fit(X, y)
     regressor_results = grid_search.cv_results_["param_regressor"]
-    assert isinstance(regressor_results[0], DPLinearRegression)
-    assert isinstance(regressor_results[1], DPLinearRegression)
+    assert isinstance(regressor_results[0], DPRidge)
+    assert isinstance(regressor_results[1], DPRidge)
     assert not hasattr(regressor_results[0], "coef_")
     assert not hasattr(regressor_results[1], "coef_")
     assert regressor_results[0] is not grid_search.best_estimator_
@@ -561,7 +563,8 @@ def test_classes__property():
     assert_array_equal(grid_search.best_estimator_.classes_, grid_search.classes_)
 
     # Test that regressors do not have a classes_ attribute
-    regression = DPLinearRegression(bounds_X=BOUNDS, bounds_y=(0, 1), random_state=0)
+    regression = DPRidge(alpha=0.0, noise_alpha=0.0, bounds_X=BOUNDS, bounds_y=(0, 1),
+                         random_state=0)
     grid_search = grid(regression, {"epsilon": [1.0, 2.0]}, utility_range=(-1, 1),
                        selection_epsilon=1.0)  # a grid over epsilon: the explicit split
     grid_search.fit(X, y)

@@ -238,6 +238,45 @@ def test_on_diffprivlibs_own_noisy_objective_the_solution_is_diffprivlibs():
     assert indefinite >= 5
 
 
+def _noise_spread(plan, X, y, draws=4000, seed=0):
+    """Standard deviations, over draws, of a plan's noisy X offsets and X'X diagonal."""
+    rng = np.random.default_rng(seed)
+    stats = [linear_regression.noisy_statistics(plan, X, y, rng) for _ in range(draws)]
+    offsets = np.array([stat[0] for stat in stats])
+    diagonals = np.array([np.diag(stat[4]) for stat in stats])
+    return offsets.std(axis=0), diagonals.std(axis=0)
+
+
+def test_ridge_plans_have_ridges_calibration_and_diffprivlibs_keep_diffprivlibs():
+    # Partition fits emulate the refit's law: a Ridge candidate's diagonal of X'X gets noise of
+    # sensitivity max(|lower|, |upper|)**2 (diffprivlib's model: lower**2, here 0, so none),
+    # and each of its d + 1 centring means epsilon * s / (d + 1) (diffprivlib's: X's means
+    # epsilon * s / d each, y's epsilon * s). Laplace(b) has standard deviation sqrt(2) b;
+    # 4,000 draws put the sample's within 5 % (a false-failure rate far below 1e-6).
+    rng = np.random.default_rng(1)
+    d, n = 3, 400
+    X, y = rng.uniform(0.3, 0.7, (n, d)), rng.uniform(0.0, 1.0, n)
+    box = (np.zeros(d), np.ones(d))
+    ridge = linear_regression.plan(Ridge(bounds_X=box, bounds_y=(0.0, 1.0), epsilon=2.0,
+                                         fit_intercept=False, noise_alpha=0.0, alpha=0.0), d)
+    theirs = linear_regression.plan(LinearRegression(bounds_X=box, bounds_y=(0.0, 1.0),
+                                                     epsilon=2.0, fit_intercept=False), d)
+    assert ridge.calibrated and not theirs.calibrated
+    local = 2.0 / (1 + d + d * (d + 1) / 2)
+    _, diagonal = _noise_spread(ridge, X, y)
+    np.testing.assert_allclose(diagonal, np.sqrt(2) / local, rtol=0.05)
+    _, diagonal = _noise_spread(theirs, X, y)
+    np.testing.assert_allclose(diagonal, 0.0, atol=1e-6)  # rounding only
+    # Centring: with an intercept.
+    share = 2.0 / (d + 1)
+    for cls, per_mean in ((Ridge, share / (d + 1)), (LinearRegression, share / d)):
+        extra = {"noise_alpha": 0.0, "alpha": 0.0} if cls is Ridge else {}
+        plan = linear_regression.plan(cls(bounds_X=box, bounds_y=(0.0, 1.0), epsilon=2.0,
+                                          **extra), d)
+        offsets, _ = _noise_spread(plan, X, y)
+        np.testing.assert_allclose(offsets, np.sqrt(2) / n / per_mean, rtol=0.05)
+
+
 @pytest.mark.parametrize("alpha", [3.0, 30.0])
 def test_with_a_penalty_the_solution_is_that_of_diffprivlibs_penalised_objective(alpha):
     # diffprivlib's _construct_regression_obj takes alpha (its LinearRegression passes 0;

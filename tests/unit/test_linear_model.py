@@ -1,8 +1,9 @@
 """skdptune.linear_model.Ridge: diffprivlib's LinearRegression with a public ridge penalty.
 
-What is checked: with no penalty it is diffprivlib's model draw for draw (so the glue that
-passes the penalty on is diffprivlib's fit); with one its coefficients are the minimiser of a
-public function of diffprivlib's noisy releases (post-processing, the privacy argument);
+What is checked: every release is calibrated to the range of its monomial over the declared
+boxes and the budget adds up to ``epsilon`` (where diffprivlib 0.6.6's LinearRegression gets
+both wrong), rows are clipped; its coefficients are the minimiser of a public function of the
+noisy releases (post-processing, the privacy argument);
 ``noise_scale`` is the scale of diffprivlib's noise on ``X'X`` and the penalty adds
 ``noise_alpha`` of it; it spends ``epsilon`` once; its parameters follow scikit-learn's
 conventions; the refit gate admits it with declared bounds and points scikit-learn's ``Ridge``
@@ -14,8 +15,6 @@ import pickle
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import LinearRegression
-from diffprivlib.models.linear_regression import _construct_regression_obj
 from diffprivlib.utils import BudgetError
 from sklearn.base import clone
 from sklearn.linear_model import Ridge as SkRidge
@@ -23,7 +22,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import GateError
-from skdptune.linear_model import NOISE_ALPHA, Ridge, noise_scale
+from skdptune.linear_model import NOISE_ALPHA, Ridge, noise_scale, noisy_objective
 
 BOUNDS_X, BOUNDS_Y = (0.0, 1.0), (-2.0, 4.0)
 
@@ -41,17 +40,65 @@ def _ridge(**params):
     return Ridge(**params)
 
 
+class _Recorder:
+    """Stands in for a diffprivlib mechanism or ``mean``: records what it was asked for."""
+
+    def __init__(self, log, kind):
+        self.log, self.kind = log, kind
+
+    def __call__(self, *args, epsilon, **kwargs):
+        self.log.append((self.kind, epsilon, kwargs.get("sensitivity")))
+        if self.kind == "mean":  # diffprivlib.tools.mean(values, axis=0, ...)
+            return np.clip(args[0].mean(axis=0), *kwargs["bounds"])
+        return self
+
+    def randomise(self, value):
+        return value
+
+
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("targets", [1, 2])
-def test_without_a_penalty_it_is_diffprivlibs_fit_draw_for_draw(fit_intercept, targets):
-    X, y = _data()
+def test_every_release_is_calibrated_and_the_budget_adds_up_to_epsilon(monkeypatch,
+                                                                      fit_intercept, targets):
+    # diffprivlib 0.6.6's LinearRegression calibrates each diagonal sum(x_j**2) to the lower
+    # bound alone (0 here: no noise at all), spends epsilon / (d + 1) on X's means and again
+    # on y's, and divides the objective's epsilon by 1 + t d + d (d + 1) / 2 releases for t
+    # targets. Ridge must do none of this.
+    from skdptune import linear_model
+
+    log = []
+    for name, kind in (("Laplace", "laplace"), ("LaplaceFolded", "folded"), ("mean", "mean")):
+        monkeypatch.setattr(linear_model, name, _Recorder(log, kind))
+    X, y = _data(n_features=3)
     y = y if targets == 1 else np.c_[y, 2 - y]
-    params = dict(epsilon=2.0, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, random_state=3,
-                  fit_intercept=fit_intercept)
-    theirs = LinearRegression(accountant=BudgetAccountant(), **params).fit(X, y)
-    ours = Ridge(alpha=0.0, noise_alpha=0.0, accountant=BudgetAccountant(), **params).fit(X, y)
-    np.testing.assert_array_equal(ours.coef_, theirs.coef_)
-    np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+    _ridge(epsilon=0.8, fit_intercept=fit_intercept, bounds_y=(-2.0, 4.0)).fit(X, y)
+    d, t = 3, targets
+    releases = t + t * d + d * (d + 1) // 2
+    mechanisms = [entry for entry in log if entry[0] != "mean"]
+    assert len(mechanisms) == releases
+    centring = sum(epsilon for kind, epsilon, _ in log if kind == "mean")
+    objective = sum(epsilon for _, epsilon, _ in mechanisms)
+    assert centring == pytest.approx(0.8 / (d + 1) if fit_intercept else 0.0)
+    assert centring + objective == pytest.approx(0.8)
+    if not fit_intercept:  # the boxes are the declared ones: X in [0, 1], y in [-2, 4]
+        folded = sorted(sensitivity for kind, _, sensitivity in mechanisms if kind == "folded")
+        assert folded == [1.0] * d + [16.0] * t  # sum(x_j**2) and sum(y**2)
+        laplace = sorted(sensitivity for kind, _, sensitivity in mechanisms if kind == "laplace")
+        assert laplace == [1.0] * (d * (d - 1) // 2) + [6.0] * (t * d)  # x_i x_j and x_j y
+    else:  # centred boxes contain 0: a square's range is max(|lower|, |upper|)**2 > 0
+        assert all(sensitivity > 0 for kind, _, sensitivity in mechanisms)
+
+
+def test_rows_outside_the_declared_bounds_are_clipped_with_or_without_an_intercept():
+    X, y = _data(seed=3)
+    wild_X, wild_y = X.copy(), y.copy()
+    wild_X[:10] *= 50.0
+    wild_y[:10] = 1e4
+    for fit_intercept in (True, False):
+        fits = [_ridge(epsilon=1.0, fit_intercept=fit_intercept, random_state=4).fit(*data)
+                for data in ((wild_X, wild_y), (np.clip(wild_X, *BOUNDS_X),
+                                                np.clip(wild_y, *BOUNDS_Y)))]
+        np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
 
 
 @pytest.mark.parametrize("alpha, noise_alpha", [(10.0, 0.0), (1000.0, 0.0), (0.0, 0.01),
@@ -92,20 +139,20 @@ def test_a_penalty_tames_an_indefinite_noisy_objective():
 
 
 @pytest.mark.parametrize("n_features", [20, 40])
-def test_noise_scale_is_the_scale_of_diffprivlibs_noise_on_the_gram_matrix(n_features):
-    # Data in [0, 1] (every corner product range 1): the largest eigenvalue of diffprivlib's
-    # noise on X'X, over 30 draws, against noise_scale at the same objective epsilon (a Ridge
-    # with an intercept gives the objective epsilon * d / (d + 1)). The semicircle law puts the
-    # mean ratio near 1 for large d (0.93 and 0.96 measured; deterministic seeds).
+def test_noise_scale_is_the_scale_of_the_noise_on_the_gram_matrix(n_features):
+    # Data in [0, 1] (every monomial's range 1): the largest eigenvalue of the noise that
+    # noisy_objective adds to X'X, over 30 draws, against noise_scale at the same objective
+    # epsilon (a Ridge with an intercept gives the objective epsilon * d / (d + 1)). The
+    # semicircle law puts the mean ratio near 1 for large d (deterministic seeds).
     rng = np.random.default_rng(0)
     X = rng.random((500, n_features))
     y = X.sum(axis=1)
     bounds = (np.zeros(n_features), np.ones(n_features))
     largest = []
     for seed in range(30):
-        _, (_, _, Q) = _construct_regression_obj(
-            X, y, bounds, (np.array([0.0]), np.array([n_features])), epsilon=1.0, alpha=0.0,
-            random_state=np.random.RandomState(seed))
+        _, _, Q = noisy_objective(X, y[:, None], bounds, (np.array([0.0]),
+                                                          np.array([float(n_features)])),
+                                  epsilon=1.0, random_state=np.random.RandomState(seed))
         largest.append(np.abs(np.linalg.eigvalsh(Q - X.T @ X)).max())
     scale = noise_scale((n_features + 1) / n_features, bounds, fit_intercept=True)
     assert 0.8 < np.mean(largest) / scale < 1.2
@@ -120,7 +167,7 @@ def test_noise_scale_is_the_scale_of_diffprivlibs_noise_on_the_gram_matrix(n_fea
         pytest.approx(4 * noise_scale(1.0, bounds, fit_intercept=False)))
     # Each more target adds d releases to the split of epsilon.
     assert noise_scale(1.0, bounds, n_targets=2) == pytest.approx(
-        scale * (1 + 2 * d + d * (d + 1) / 2) / (1 + d + d * (d + 1) / 2) * (d + 1) / d)
+        scale * (2 + 2 * d + d * (d + 1) / 2) / (1 + d + d * (d + 1) / 2) * (d + 1) / d)
 
 
 def test_it_spends_epsilon_once_and_checks_before_fitting():
