@@ -64,7 +64,8 @@ def _n_releases(n_features, n_targets):
 
 
 def _corner_range(a_low, a_high, b_low, b_high):
-    """``max - min`` of ``a * b`` over the box: what one record moves a sum of ``a * b`` by."""
+    """``max - min`` of ``a * b`` over the box: what one record moves a sum of ``a * b`` by
+    (diffprivlib's ``get_max_sensitivity``, elementwise over arrays of bounds)."""
     corners = [a_low * b_low, a_low * b_high, a_high * b_low, a_high * b_high]
     return np.max(corners, axis=0) - np.min(corners, axis=0)
 

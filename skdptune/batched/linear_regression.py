@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ..linear_model import objective
+from ..linear_model import _corner_range, objective
 from .common import (
     BOUNDED_SQUARED_ERROR,
     FIT_FAILED,
@@ -156,12 +156,6 @@ def _penalty(estimator, bounds):
     if not (nonnegative_finite(estimator.alpha) and nonnegative_finite(estimator.noise_alpha)):
         return None
     return float(estimator.total_alpha(bounds)[0])
-
-
-def _corner_range(a_low, a_high, b_low, b_high):
-    """``max - min`` of the corner products, diffprivlib's ``get_max_sensitivity``."""
-    corners = np.stack([a_low * b_low, a_low * b_high, a_high * b_low, a_high * b_high])
-    return corners.max(axis=0) - corners.min(axis=0)
 
 
 def noisy_statistics(candidate, X, y, rng):
