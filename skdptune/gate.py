@@ -291,7 +291,10 @@ ALLOWED = {
     # diffprivlib models, with the public bounds each needs (else it reads them from the data).
     dp.GaussianNB: _dp("bounds"),
     dp.LogisticRegression: _dp("data_norm"),
-    dp.LinearRegression: _dp("bounds_X", "bounds_y", condition=_linear_regression_calibration),
+    dp.LinearRegression: _dp("bounds_X", "bounds_y", condition=_linear_regression_calibration,
+                             why="refused in a released fit: diffprivlib 0.6.6's calibration is "
+                                 "not epsilon-DP (skdptune.linear_model.Ridge makes the same "
+                                 "releases correctly calibrated); partition fits only"),
     Ridge: _dp("bounds_X", "bounds_y",
                why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
                    "linear_model.noisy_objective), then a public penalty (post-processing): "
