@@ -52,9 +52,14 @@ def noise_scale(epsilon, bounds_X, fit_intercept=True, n_targets=1):
     lower, upper = (np.asarray(bound, dtype=float) for bound in bounds_X)
     d = len(lower)
     reach = upper - lower if fit_intercept else np.maximum(np.abs(lower), np.abs(upper))
-    objective_share = d / (d + 1) if fit_intercept else 1.0
-    local_epsilon = epsilon * objective_share / _n_releases(d, n_targets)
+    local_epsilon = epsilon * (1 - _centring_share(d, fit_intercept)) / _n_releases(d, n_targets)
     return float(2 * np.sqrt(2) * reach.max() * np.linalg.norm(reach) / local_epsilon)
+
+
+def _centring_share(n_features, fit_intercept):
+    """The share ``s`` of a fit's ``epsilon`` that buys the centring means: ``1 / (d + 1)``
+    with an intercept (diffprivlib's choice), else 0."""
+    return 1 / (n_features + 1) if fit_intercept else 0.0
 
 
 def _n_releases(n_features, n_targets):
@@ -68,6 +73,12 @@ def _corner_range(a_low, a_high, b_low, b_high):
     (diffprivlib's ``get_max_sensitivity``, elementwise over arrays of bounds)."""
     corners = [a_low * b_low, a_low * b_high, a_high * b_low, a_high * b_high]
     return np.max(corners, axis=0) - np.min(corners, axis=0)
+
+
+def _square_range(low, high):
+    """``max(|low|, |high|) ** 2``, elementwise: at least what one record moves a sum of
+    squares by (exactly, when the box contains 0)."""
+    return np.maximum(np.abs(low), np.abs(high)) ** 2
 
 
 def noisy_objective(X, y, bounds_X, bounds_y, epsilon, random_state):
@@ -112,10 +123,7 @@ def noisy_objective(X, y, bounds_X, bounds_y, epsilon, random_state):
                                   random_state=random_state))
         return mechanism.randomise(float(value))
 
-    def square_range(low, high):
-        return max(abs(low), abs(high)) ** 2
-
-    c = np.array([noisy(y[:, k] @ y[:, k], square_range(y_low[k], y_high[k]), True)
+    c = np.array([noisy(y[:, k] @ y[:, k], _square_range(y_low[k], y_high[k]), True)
                   for k in range(n_targets)])
     b = np.array([[noisy(X[:, j] @ y[:, k],
                          _corner_range(y_low[k], y_high[k], x_low[j], x_high[j]), False)
@@ -123,7 +131,7 @@ def noisy_objective(X, y, bounds_X, bounds_y, epsilon, random_state):
     gram = X.T @ X
     Q = np.zeros((n_features, n_features))
     for i in range(n_features):
-        Q[i, i] = noisy(gram[i, i], square_range(x_low[i], x_high[i]), True)
+        Q[i, i] = noisy(gram[i, i], _square_range(x_low[i], x_high[i]), True)
         for j in range(i + 1, n_features):
             Q[i, j] = Q[j, i] = noisy(
                 gram[i, j], _corner_range(x_low[i], x_high[i], x_low[j], x_high[j]), False)
@@ -291,7 +299,7 @@ class Ridge(LinearRegression):
         bounds_X = self._check_bounds(self.bounds_X, n_features)
         bounds_y = self._check_bounds(self.bounds_y, n_targets)
         X, targets = np.clip(X, *bounds_X), np.clip(targets, *bounds_y)
-        share = 1 / (n_features + 1) if self.fit_intercept else 0.0
+        share = _centring_share(n_features, self.fit_intercept)
         if self.fit_intercept:
             per_mean = self.epsilon * share / (n_features + n_targets)
             X_offset, y_offset = (

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ..linear_model import _corner_range, objective
+from ..linear_model import Ridge, _corner_range, _square_range, objective
 from .common import (
     BOUNDED_SQUARED_ERROR,
     FIT_FAILED,
@@ -144,14 +144,14 @@ def plan(estimator, n_features):
     return LinearRegressionPlan(float(estimator.epsilon), bounds[0], bounds[1],
                                 float(bounds_y[0][0]), float(bounds_y[1][0]),
                                 bool(estimator.fit_intercept), float(alpha),
-                                calibrated=hasattr(estimator, "total_alpha"))
+                                calibrated=isinstance(estimator, Ridge))
 
 
 def _penalty(estimator, bounds):
     """``Ridge.total_alpha`` (at the estimator's, i.e. the partition's, ``epsilon``), 0 for
     diffprivlib's ``LinearRegression``, None when a penalty parameter is not a finite number
     at least 0 (the per-fit path then raises scikit-learn's error)."""
-    if not hasattr(estimator, "total_alpha"):
+    if not isinstance(estimator, Ridge):
         return 0.0
     if not (nonnegative_finite(estimator.alpha) and nonnegative_finite(estimator.noise_alpha)):
         return None
@@ -215,7 +215,7 @@ def noisy_statistics(candidate, X, y, rng):
     gram = X.T @ X
     Q = np.empty((d, d))
     # diffprivlib's diagonal sensitivity is max(|lower_j|, |lower_j|) ** 2; Ridge's corrects it.
-    square = np.maximum(np.abs(lower), np.abs(upper)) ** 2 if candidate.calibrated else lower ** 2
+    square = _square_range(lower, upper) if candidate.calibrated else lower ** 2
     Q[np.diag_indices(d)] = np.abs(np.diag(gram) - square / local * draws[1 + d:1 + 2 * d])
     i, j = np.triu_indices(d, 1)
     off = gram[i, j] - _corner_range(lower[i], upper[i], lower[j], upper[j]) / local \
