@@ -51,7 +51,8 @@ import numpy as np
 import pandas as pd
 import psutil
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
+from diffprivlib.models import GaussianNB, RandomForestClassifier
+from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from lib import datasets
 from sklearn.base import clone

@@ -85,7 +85,7 @@ plt.show()
 # selector and the selector's share of the budget (``selection_share`` of ``epsilon``, or
 # ``selection_epsilon``, less ``score_share``) from the search itself. Here the selection's
 # epsilon is given explicitly, as in the figures above.
-from diffprivlib.models import LogisticRegression
+from skdptune.linear_model import LogisticRegression
 
 from skdptune import PrivateGridSearchCV
 

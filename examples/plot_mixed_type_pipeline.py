@@ -57,7 +57,8 @@ X_train, X_test, y_train, y_test = train_test_split(frame, target, test_size=0.2
 # standard deviations; diffprivlib's logistic regression clips every row to ``data_norm``,
 # which we set to cover three standard deviations per numeric column plus the two ones of
 # the one-hot part: ``sqrt(2 * 3**2 + 2)``.
-from diffprivlib.models import LogisticRegression, StandardScaler
+from diffprivlib.models import StandardScaler
+from skdptune.linear_model import LogisticRegression
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder

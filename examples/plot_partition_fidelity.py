@@ -27,7 +27,7 @@ a demonstration on public data, never something to print for private data.
 # -------------
 import matplotlib.pyplot as plt
 import numpy as np
-from diffprivlib.models import LogisticRegression
+from skdptune.linear_model import LogisticRegression
 from scipy.stats import spearmanr
 from sklearn.base import clone
 from sklearn.datasets import make_classification

@@ -12,7 +12,7 @@ that public constant is the ``data_norm`` diffprivlib's LogisticRegression needs
 
 import numpy as np
 from diffprivlib import BudgetAccountant
-from diffprivlib.models import LogisticRegression
+from skdptune.linear_model import LogisticRegression
 from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 

@@ -42,7 +42,7 @@ from . import batched
 from ._sklearn_compat import _check_method_params, _PassthroughScorer, _safe_indexing
 from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
 from .exceptions import ScorerOutputError
-from .utility import EMPTY_PART_UTILITY, BoundedSquaredErrorScorer, scores_accuracy
+from .utility import EMPTY_PART_UTILITY, BoundedR2Scorer, scores_accuracy
 
 # Tasks per worker that joblib gets to balance the load; fewer, larger tasks pay fewer fixed
 #: costs.
@@ -164,7 +164,7 @@ def _batched_groups(estimator, candidates, X, y, fit_params, score_params, utili
             layout = None if Xt is None else batched.lay_out(stage, Xt)
             data = None if layout is None else batched.prepare_data(
                 layout.X, y, family.MAX_CLASSES,
-                regression=batched.family_score(family) == batched.BOUNDED_SQUARED_ERROR,
+                regression=batched.family_score(family) == batched.BOUNDED_R2,
                 unsupervised=not batched.uses_labels(family))
             transformed[key, family] = None if data is None else (data, layout.slots)
         if transformed[key, family] is None:
@@ -207,7 +207,7 @@ def batched_route(configured, utility):
     (:meth:`skdptune.PrivateGridSearchCV.forecast`) and ``fit``'s verbose line share: a
     :class:`~sklearn.pipeline.Pipeline` cut by :func:`skdptune.batched.split_pipeline`, a
     final estimator with a batched family, and a utility that is the family's per-partition
-    score (plain accuracy; for a regression family the default bounded squared error; for
+    score (plain accuracy; for a regression family the default bounded R²; for
     ``KMeans`` its own ``score``). What follows depends on the data in the evaluate stage
     only: the steps applied to all rows, the conversion of ``X`` and ``y``
     (:func:`skdptune.batched.prepare_data`) and the family's ``plan`` at the width they give;
@@ -238,16 +238,16 @@ def batched_route(configured, utility):
 
 def _scores_as(family, utility, configured):
     """Whether the search's utility is the score the family computes per partition
-    (:func:`skdptune.batched.family_score`): plain accuracy, or the default bounded squared
-    error (:class:`~skdptune.utility.BoundedSquaredErrorScorer` with range ``(0, 1)``, which
-    reads the candidate's own ``bounds_y``, as the family's plan does), or the estimator's own
+    (:func:`skdptune.batched.family_score`): plain accuracy, or the default bounded R²
+    (:class:`~skdptune.utility.BoundedR2Scorer`, which reads the candidate's own ``bounds_y``,
+    as the family's plan does, under any range), or the estimator's own
     ``score`` (``scoring=None``, any declared or default range)."""
     score = batched.family_score(family)
     if score == batched.ACCURACY:
         return _is_plain_accuracy(utility, configured)
-    if score == batched.BOUNDED_SQUARED_ERROR:
-        return (type(getattr(utility, "scorer", None)) is BoundedSquaredErrorScorer
-                and getattr(utility, "low", None) == 0.0 and getattr(utility, "high", None) == 1.0)
+    if score == batched.BOUNDED_R2:
+        # Whatever range maps it (the engine applies the utility's map).
+        return type(getattr(utility, "scorer", None)) is BoundedR2Scorer
     if score == batched.NEGATIVE_INERTIA:
         # scoring=None: the candidate's own score, scikit-learn's KMeans.score (through
         # Pipeline.score), whatever range maps it (the engine applies the utility's map).

@@ -7,14 +7,18 @@ is understood. So the gate is an **allowlist**, :data:`ALLOWED`: one line per cl
 exactly: a subclass may override ``fit``), saying why the class is allowed, what it spends and
 what it needs declared. Everything else is refused with a message naming the step and the
 remedy. The gate runs on every candidate of the grid (a grid can swap steps) before the data
-are touched, and gives the budget each candidate declares, which is what the search reserves
+are touched, and gives the budget each candidate spends (what its steps declare, times their
+entries' charges), which is what the search reserves
 and charges.
 
 Kinds of entries:
 
-- ``"dp"``: a diffprivlib model. It spends ``epsilon`` (pure DP, ``delta = 0``) once per fit:
+- ``"dp"``: a diffprivlib model. It records ``epsilon`` (pure DP, ``delta = 0``) once per fit:
   diffprivlib 0.6.6 calls ``accountant.spend(self.epsilon, 0)`` at the end of every model's
-  ``fit``. Its public bounds (``bounds``, ``data_norm``, ...) must be declared, or diffprivlib
+  ``fit``. Where its calibration falls short of that under the library's replace-one adjacency,
+  the entry's ``charge`` says how many times ``epsilon`` a fit really spends, and the search
+  charges (and, given a total, budgets) that; where no factor is known, the entry refuses the
+  release. Its public bounds (``bounds``, ``data_norm``, ...) must be declared, or diffprivlib
   would read them from the data (a ``PrivacyLeakWarning``). A user's own DP estimator joins
   this kind with :func:`register_dp_estimator`, on the user's responsibility.
 - ``"composition"``: ``Pipeline``, ``ColumnTransformer``, ``FeatureUnion``. They add nothing
@@ -53,9 +57,9 @@ from sklearn.preprocessing import (
 from .partition_scaling import RULES as SCALING_RULES
 from .partition_scaling import ScalingRule
 from .exceptions import GateError
-from .linear_model import Ridge
+from .linear_model import LogisticRegression, Ridge
 from .preprocessing import RowWiseFunctionTransformer
-from .validation import check_record_wise, validate_candidate
+from .validation import check_record_wise, is_diffprivlib_model, validate_candidate
 
 #: How a step's output sparsity follows its input: always dense, as its input, always sparse.
 DENSE, SAME, SPARSE = "dense", "same", "sparse"
@@ -82,8 +86,12 @@ class Rule:
     output : {"dense", "same", "sparse"} or callable
         Sparsity of the output: ``output(step)`` may return one of the three.
     spends : str
-        For ``"dp"`` entries: the parameter holding the pure epsilon the step spends once per
+        For ``"dp"`` entries: the parameter holding the pure epsilon the step records once per
         fit, which the search reads to reserve and charge (and scales in the one-budget form).
+    charge : callable or None
+        For ``"dp"`` entries: ``charge(step) -> float >= 1``, the epsilon a fit really spends
+        per unit of ``spends`` (a diffprivlib calibration that falls short under replace-one
+        adjacency, with the proof in the function's docstring); None: 1.
     """
 
     kind: str
@@ -93,6 +101,12 @@ class Rule:
     accepts_sparse: bool = False
     output: object = DENSE
     spends: str = "epsilon"
+    charge: Optional[Callable] = None
+
+    def factor(self, step):
+        """What a fit of ``step`` spends per unit of its ``spends`` parameter (1 unless the
+        entry's ``charge`` says more)."""
+        return 1.0 if self.charge is None else float(self.charge(step))
 
 
 def _public_number(value, name):
@@ -158,45 +172,92 @@ PUBLIC_PARAMETERS = {
 }
 
 
-def _dp(*declared, condition=None,
+def _dp(*declared, condition=None, charge=None,
         why="a diffprivlib model: pure epsilon-DP given declared bounds; spends `epsilon` once "
             "per fit"):
-    return Rule("dp", why, declared=declared, condition=condition)
+    return Rule("dp", why, declared=declared, condition=condition, charge=charge)
 
 
-def kmeans_overspend(n_features, rho=0.225):
-    """What diffprivlib 0.6.6's ``KMeans`` spends per unit of the ``epsilon`` it records.
+def tree_charge(step):
+    """What diffprivlib 0.6.6's ``DecisionTreeClassifier`` and ``RandomForestClassifier`` spend
+    per unit of the ``epsilon`` they record: 2.
 
-    Its ``_split_epsilon`` returns ``(epsilon_i, epsilon_0)`` times ``normaliser =
-    epsilon / iters / (d + c)`` (``c = cbrt(4 d rho^2)``, ``d`` the number of features), and
-    ``_update_centers`` binds them as ``epsilon_0, epsilon_i``: each iteration's count gets
-    ``normaliser`` (``GeometricFolded``, sensitivity 1) and each of the ``d`` coordinate sums
-    ``c * normaliser`` (``LaplaceBoundedDomain``, sensitivity ``upper - lower``). Clusters are
-    disjoint (parallel composition); the count and the ``d`` sums compose sequentially, as do
-    the iterations: ``epsilon * (1 + d c) / (d + c)`` in all, against the ``epsilon``
-    recorded. Above 1 from ``d = 5`` (1.003; 1.21 at ``d = 10``, 2.1 at ``d = 50``).
+    A tree's splits are drawn from the declared bounds alone (public). Each leaf's label is
+    ``PermuteAndFlip(epsilon, sensitivity=1, monotonic=True)`` on the leaf's class counts;
+    leaves hold disjoint records (parallel composition). The monotonic form (exponent
+    ``epsilon / sensitivity``) is ``epsilon``-DP only when a neighbouring dataset moves every
+    count the same way, as adding or removing a record does. Replacing one (the library's
+    adjacency) lowers a count and raises another: in one leaf (a new label), or in two leaves
+    (a new row). Either way the labels are ``2 epsilon``-DP (the non-monotone form's exponent
+    is ``epsilon / (2 sensitivity)``). The forest gives each tree all of ``epsilon`` on a
+    disjoint, position-based block of the records (parallel composition: a replaced record
+    keeps its block), so it spends what one tree does.
+
+    Parameters
+    ----------
+    step : DecisionTreeClassifier or RandomForestClassifier
+
+    Returns
+    -------
+    factor : float
     """
-    c = np.cbrt(4 * n_features * rho ** 2)
-    return float((1 + n_features * c) / (n_features + c))
+    return 2.0
 
 
-def _kmeans_split(step):
-    # Released KMeans fits are charged what diffprivlib records; refuse where it spends more.
-    bounds = step.bounds
-    widths = {np.size(bound) for bound in bounds} if isinstance(bounds, tuple) else set()
-    if not widths or widths == {1}:
-        return ("diffprivlib 0.6.6's KMeans spends more than the epsilon it records on inputs "
-                "of 5 or more features (its budget split is bound in swapped order: "
-                "skdptune.gate.kmeans_overspend), so a released fit needs its width declared: "
-                "give per-feature bounds=(lower, upper) arrays, of at most 4 features")
-    width = max(widths)
-    if kmeans_overspend(width) > 1:
-        return (f"diffprivlib 0.6.6's KMeans spends {kmeans_overspend(width):.3g} times the "
-                f"epsilon it records on {width} features (its budget split is bound in swapped "
-                "order: skdptune.gate.kmeans_overspend); the search would report less than was "
-                "spent. Released KMeans fits are allowed on at most 4 features (reduce the "
-                "width first, e.g. with a DP PCA), or use refit=False")
-    return None
+def gaussian_nb_charge(step):
+    """What diffprivlib 0.6.6's ``GaussianNB`` spends per unit of the ``epsilon`` it records:
+    ``(4 + 2 mean_j(M_j / w_j)) / 3``, with ``w_j = upper_j - lower_j`` and ``M_j =
+    max(|lower_j|, |upper_j|)`` from the declared bounds (2 for bounds ``[0, 1]``).
+
+    Its fit releases, per class present, a count (``GeometricTruncated(epsilon / 3,
+    sensitivity=1)``), then per feature a sum (``LaplaceTruncated(epsilon / (3 d),
+    sensitivity=w_j)``, divided by the noisy count) and a sum of squares about that mean
+    (``LaplaceBoundedDomain(epsilon / (3 d), sensitivity=max(mean - lower_j, upper_j -
+    mean)**2)``); classes hold disjoint records, so it records ``epsilon``. Replacing a record
+    by one of another class changes two classes' releases at once: two counts by 1 each
+    (``2 epsilon / 3``), two sums of each feature by up to ``M_j`` each (``2 (M_j / w_j)
+    epsilon / (3 d)``, which exceeds ``w_j`` when the bounds exclude 0), and two sums of squares
+    by up to their sensitivity each (``2 epsilon / 3``). Sequential composition over the
+    three gives the factor; a replacement within a class costs at most ``epsilon``. The class
+    labels themselves (``classes_``) are not covered: see the documentation's known faults.
+
+    Parameters
+    ----------
+    step : GaussianNB
+        With declared ``bounds``.
+
+    Returns
+    -------
+    factor : float
+    """
+    lower, upper = (np.asarray(bound, dtype=float) for bound in step.bounds)
+    ratio = np.maximum(np.abs(lower), np.abs(upper)) / (upper - lower)
+    return float((4.0 + 2.0 * np.mean(ratio)) / 3.0)
+
+
+def _logistic_regression_calibration(step):
+    # Released fits must be epsilon-DP as charged; diffprivlib 0.6.6's is only where its
+    # calibration covers the rows (skdptune.linear_model.LogisticRegression says why).
+    if not step.fit_intercept and step.data_norm is not None and step.data_norm <= 1:
+        return None
+    why = ("its intercept is not penalised, which no epsilon covers"
+           if step.fit_intercept else
+           f"with data_norm={step.data_norm!r} > 1 its noise is calibrated to data_norm / 4 "
+           "instead of data_norm**2 / 4")
+    return (f"diffprivlib 0.6.6's LogisticRegression is not epsilon-DP here: {why}. Use "
+            "skdptune.linear_model.LogisticRegression with the same parameters (the same "
+            "model, fitted where diffprivlib's calibration holds), fit_intercept=False with "
+            "data_norm <= 1, or refit=False")
+
+
+def _kmeans_release(step):
+    # Released fits must be epsilon-DP as charged; no factor makes diffprivlib 0.6.6's so.
+    return ("diffprivlib 0.6.6's KMeans is not differentially private at any epsilon: a "
+            "cluster that no record is nearest to keeps its centre exactly, with no noise "
+            "(`if cluster not in labels: continue`), so one record decides whether a centre "
+            "moves; and the fitted model keeps every training row's cluster (labels_) and the "
+            "exact inertia_. Its partition fits (never released) still select: use "
+            "refit=False")
 
 
 def _linear_regression_calibration(step):
@@ -210,12 +271,14 @@ def _linear_regression_calibration(step):
             "calibrated (or its default penalty, usually better), or refit=False")
 
 
-def _pca_bounds(step):
-    # diffprivlib's PCA centres with a DP mean over declared bounds unless centered=True.
-    if not step.centered and step.bounds is None:
-        return ("it needs `bounds` (public per-feature bounds for its DP mean) unless "
-                "centered=True; declare bounds=(lower, upper)")
-    return None
+def _pca_release(step):
+    # Released fits must be epsilon-DP as charged; no factor is known for diffprivlib 0.6.6's.
+    return ("diffprivlib 0.6.6's PCA samples its components from the wrong distribution: its "
+            "Bingham sampler's rejection step divides by (u' Omega u)**(d/2) where it should "
+            "multiply, and the law it samples from spends up to 1.2 times its share of epsilon "
+            "per component at d = 5 and 5 times at d = 10 (measured exactly on neighbouring "
+            "datasets); no charge is known to cover the whole fit. Its partition fits (never "
+            "released) still select: use refit=False")
 
 
 def _declared_categories(step):
@@ -285,12 +348,25 @@ def _sparse_if(attribute):
 
 
 _PUBLIC_ROW_WISE = "stateless and row-wise: fitting reads nothing private"
+_TREE_WHY = ("a diffprivlib model: pure DP given declared bounds and classes; a fit spends "
+             "tree_charge (2) times the `epsilon` it records under replace-one adjacency, and "
+             "is charged that")
 
 #: The allowlist. Adding a class is one line here, with its reason.
 ALLOWED = {
     # diffprivlib models, with the public bounds each needs (else it reads them from the data).
-    dp.GaussianNB: _dp("bounds"),
-    dp.LogisticRegression: _dp("data_norm"),
+    dp.GaussianNB: _dp("bounds", charge=gaussian_nb_charge,
+                       why="a diffprivlib model: pure DP given declared bounds; a fit spends "
+                           "gaussian_nb_charge times the `epsilon` it records under replace-one "
+                           "adjacency, and is charged that"),
+    dp.LogisticRegression: _dp("data_norm", condition=_logistic_regression_calibration,
+                               why="a diffprivlib model: pure epsilon-DP without an intercept "
+                                   "and with data_norm <= 1 (_logistic_regression_"
+                                   "calibration); otherwise partition fits only"),
+    LogisticRegression: _dp("data_norm",
+                            why="diffprivlib's LogisticRegression on rows mapped into the unit "
+                                "ball, its intercept penalised: pure epsilon-DP given "
+                                "data_norm; spends `epsilon` once per fit"),
     dp.LinearRegression: _dp("bounds_X", "bounds_y", condition=_linear_regression_calibration,
                              why="refused in a released fit: diffprivlib 0.6.6's calibration is "
                                  "not epsilon-DP (skdptune.linear_model.Ridge makes the same "
@@ -299,11 +375,16 @@ ALLOWED = {
                why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
                    "linear_model.noisy_objective), then a public penalty (post-processing): "
                    "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
-    dp.KMeans: _dp("bounds", condition=_kmeans_split),
-    dp.PCA: _dp("data_norm", condition=_pca_bounds),
+    dp.KMeans: _dp("bounds", condition=_kmeans_release,
+                   why="refused in a released fit: diffprivlib 0.6.6's KMeans is not DP "
+                       "(_kmeans_release says why); partition fits only"),
+    dp.PCA: _dp("data_norm", condition=_pca_release,
+                why="refused in a released fit: diffprivlib 0.6.6's PCA overspends "
+                    "(_pca_release says why); partition fits only"),
     dp.StandardScaler: _dp("bounds"),
-    dp.RandomForestClassifier: _dp("bounds", "classes"),
-    dp.DecisionTreeClassifier: _dp("bounds", "classes"),
+    dp.RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge,
+                                   why=_TREE_WHY),
+    dp.DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge, why=_TREE_WHY),
     # Pure compositions: every branch is checked; budgets add up.
     Pipeline: Rule("composition", "runs its steps in sequence", condition=_no_memory,
                    accepts_sparse=True),
@@ -337,12 +418,14 @@ ALLOWED = {
 
 # Advice for classes users commonly reach for; anything else gets the generic remedy.
 _REMEDIES = {
-    "LogisticRegression": "diffprivlib.models.LogisticRegression(data_norm=...)",
+    "LogisticRegression": "skdptune.linear_model.LogisticRegression(data_norm=...)",
     "GaussianNB": "diffprivlib.models.GaussianNB(bounds=...)",
     "LinearRegression": "skdptune.linear_model.Ridge(bounds_X=..., bounds_y=...)",
     "Ridge": "skdptune.linear_model.Ridge(alpha=..., bounds_X=..., bounds_y=...)",
-    "KMeans": "diffprivlib.models.KMeans(bounds=...)",
-    "PCA": "diffprivlib.models.PCA(data_norm=...)",
+    "KMeans": "diffprivlib.models.KMeans(bounds=...) with refit=False (a released "
+              "diffprivlib KMeans is not private)",
+    "PCA": "diffprivlib.models.PCA(data_norm=...) with refit=False (a released diffprivlib "
+           "PCA overspends)",
     "StandardScaler": "diffprivlib.models.StandardScaler(bounds=...)",
     "MinMaxScaler": "diffprivlib.models.StandardScaler(bounds=...), or a "
                     "skdptune.preprocessing.RowWiseFunctionTransformer scaling by public bounds",
@@ -543,7 +626,7 @@ def _constructor_params(cls):
 
 
 def check_release(estimator, *, sparse_input=False, context="", seeded_search=False):
-    """Check that a fit of ``estimator`` is DP and return the budget it declares.
+    """Check that a fit of ``estimator`` is DP and return the budget it spends.
 
     Parameters
     ----------
@@ -562,8 +645,10 @@ def check_release(estimator, *, sparse_input=False, context="", seeded_search=Fa
     Returns
     -------
     budget : (float, float)
-        ``(epsilon, delta)`` the fit declares: the sum over its diffprivlib steps (sequential
-        composition). A fit may spend less (never more: a search treats more as a failure).
+        ``(epsilon, delta)`` the fit spends: the sum over its diffprivlib steps (sequential
+        composition) of each step's declared budget times its entry's charge
+        (:meth:`Rule.factor`). A fit records less (the declared budgets); it may never record
+        more: a search treats that as a failure.
 
     Raises
     ------
@@ -631,14 +716,16 @@ def split_budget(candidate, epsilon):
 
     Each step's budget (its rule's ``spends`` parameter: ``epsilon`` for diffprivlib models,
     the registered name for :func:`register_dp_estimator` classes) is scaled by the same
-    factor, so the candidate's own proportions between its steps are kept and their sum
-    (sequential composition) is ``epsilon``. Call it on a candidate the gate accepted.
+    factor, so the candidate's own proportions between its steps are kept and what they
+    really spend (each budget times its entry's charge, :meth:`Rule.factor`), summed by
+    sequential composition, is ``epsilon``. Call it on a candidate the gate accepted.
     """
-    steps = [(path, step, ALLOWED[type(step)].spends) for path, step in _steps(candidate)
+    steps = [(path, step, ALLOWED[type(step)]) for path, step in _steps(candidate)
              if ALLOWED.get(type(step)) is not None and ALLOWED[type(step)].kind == "dp"]
-    declared = sum(float(getattr(step, name)) for _, step, name in steps)
-    return {_child(path, name): float(getattr(step, name)) * epsilon / declared
-            for path, step, name in steps}
+    spent = sum(float(getattr(step, rule.spends)) * rule.factor(step)
+                for _, step, rule in steps)
+    return {_child(path, rule.spends): float(getattr(step, rule.spends)) * epsilon / spent
+            for path, step, rule in steps}
 
 
 #: Relative slack when comparing a spend with a budget: diffprivlib and the gate add the same
@@ -725,7 +812,7 @@ def check_public_parameters(estimator, context=""):
         if rule is None or rule.kind != "dp":
             continue
         _budget(step, path, context, rule.spends)
-        if not type(step).__module__.startswith("diffprivlib"):
+        if type(step) in _REGISTERED or not is_diffprivlib_model(step):
             continue  # a registered class: its parameters mean what its author says
         for name, check in PUBLIC_PARAMETERS.items():
             value = getattr(step, name, None)
@@ -783,7 +870,8 @@ def _walk(step, path, sparse_input, context):
                 _refuse(step, path, context,
                         f"{name}=None would be read from the private data ({how}); declare "
                         f"{name}=... from public knowledge")
-        return _budget(step, path, context, rule.spends), False
+        # What the fit really spends: the recorded budget times the entry's charge.
+        return _budget(step, path, context, rule.spends) * rule.factor(step), False
     output = rule.output(step) if callable(rule.output) else rule.output
     return 0.0, {DENSE: False, SAME: sparse_input, SPARSE: True}[output]
 

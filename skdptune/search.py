@@ -57,7 +57,7 @@ from .selection import SELECTORS, OneShotSelector, _as_selector, default_offsets
 from .selection.score import estimate_std, estimate_utility
 from .trivial import estimate_lead, lead_kind
 from .utility import (
-    BoundedSquaredErrorScorer,
+    BoundedR2Scorer,
     default_kmeans_range,
     make_utility,
     selection_metric,
@@ -261,11 +261,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
         accuracy (``ClassifierMixin.score``), and the estimator must have one (refused before
         the data otherwise). Without a ``utility_range``, None is bounded from the declared
         bounds for two diffprivlib models (also at the end of a pipeline), and ``verbose``
-        says so: for ``LinearRegression(bounds_y=(low, high))`` it means
-        :class:`skdptune.utility.BoundedSquaredErrorScorer`, ``1 - mean((clip(pred) -
-        clip(y))**2) / (high - low)**2`` with predictions and targets clipped to the bounds
-        (in ``[0, 1]``, instead of the unbounded R²), which :meth:`score` and
-        :attr:`best_score_` then report too; for ``KMeans(bounds=...)`` it is
+        says so: for ``LinearRegression(bounds_y=(low, high))`` (and
+        :class:`skdptune.linear_model.Ridge`) it means
+        :class:`skdptune.utility.BoundedR2Scorer`, the R² of predictions and targets clipped
+        to the bounds, each partition's clipped to ``[-1, 1]``
+        (:data:`skdptune.utility.R2_RANGE`; 0: no better than the held-out mean), which
+        :meth:`score` and :attr:`best_score_` then report too;
+        :class:`skdptune.utility.BoundedSquaredErrorScorer` is the alternative whose every
+        value is in ``[0, 1]`` before any clip, but it resolves R² far more coarsely (see
+        its class); for ``KMeans(bounds=...)`` it is
         ``KMeans.score`` with the range :func:`skdptune.utility.kmeans_score_range` gives for
         ``n_samples * validation_fraction / n_partitions`` records (after ``n_partitions`` is
         resolved, ``"auto"`` included). A callable is called ``scoring(estimator, X, y)``, or
@@ -403,7 +407,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         side channel outside the DP guarantee (as in diffprivlib).
     scorer_ : callable
         The scorer used on partitions and by :meth:`score`: with several metrics, the one
-        ``refit`` names; :class:`skdptune.utility.BoundedSquaredErrorScorer` for
+        ``refit`` names; :class:`skdptune.utility.BoundedR2Scorer` for
         ``scoring=None`` on ``LinearRegression(bounds_y=...)`` (see ``scoring``).
     n_features_in_ : int
         Number of features seen during fit.
@@ -840,9 +844,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
                     f"the declared bounds and {n_records:g} validation records per partition"
                 )
         scorer, utility = make_utility(estimator, metric, utility_range, key)
-        if isinstance(scorer, BoundedSquaredErrorScorer) and metric is None:
-            scoring_note = ("Scoring with 1 - MSE / (bounds_y range)**2, predictions and "
-                            "targets clipped to the declared bounds_y (scoring=None)")
+        if isinstance(scorer, BoundedR2Scorer) and metric is None:
+            scoring_note = ("Scoring with R² of predictions and targets clipped to the "
+                            "declared bounds_y, each partition's clipped to [-1, 1] "
+                            "(scoring=None)")
         for params, candidate in zip(candidates, built):
             check_scorer_applies(scorer, candidate, params)
         return scorer, utility, scoring_note

@@ -82,12 +82,17 @@ from sklearn.pipeline import Pipeline
 from .dp_fit import private_fit_context
 from .exceptions import UselessModelWarning
 from .selection.score import estimate_std
-from .utility import BoundedSquaredErrorScorer, declared_bounds_y, scores_accuracy
+from .utility import (
+    BoundedR2Scorer,
+    BoundedSquaredErrorScorer,
+    declared_bounds_y,
+    scores_accuracy,
+)
 
 #: ``k``: how many noise standard deviations ``best_score_`` must clear above the baseline.
 MARGIN_STDS = 2.0
 
-#: The best score of both scorers with a baseline (accuracy, the bounded squared error).
+#: The best score of every scorer with a baseline (accuracy, the bounded squared error, R²).
 PERFECT_SCORE = 1.0
 
 #: What predicting the middle of ``bounds_y`` scores at least under
@@ -228,7 +233,8 @@ def _classifier(model):
 
 
 def trivial_baseline(scorer, model):
-    """What a constant predictor scores at least, whatever the data, under ``scorer``.
+    """What a constant predictor scores at least, whatever the data, under ``scorer`` (for
+    R², what the best constant scores: a model below it is no better than a constant).
 
     Parameters
     ----------
@@ -246,6 +252,8 @@ def trivial_baseline(scorer, model):
         return (MIDDLE_OF_BOUNDS_Y_SCORE,
                 "what predicting the middle of bounds_y scores at least, whatever the data "
                 "(a clipped target is at most half the range from it)")
+    if isinstance(scorer, BoundedR2Scorer):
+        return (0.0, "the R² of predicting the held-out targets' mean")
     if model is None:
         return None
     score_func = getattr(scorer, "_score_func", None)

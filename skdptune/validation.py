@@ -285,7 +285,7 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
                 "them. Remove or impute those values before fit (an imputer inside the "
                 "pipeline must not learn its fill values from the private data)."
             ) from None
-    if type(first_step(estimator)).__module__.startswith("diffprivlib"):
+    if is_diffprivlib_model(first_step(estimator)):
         _check_numeric(X)
     # type_of_target cannot tell for y of 3 or more dimensions: left to the estimator.
     if y is not None and is_classifier(estimator) and np.ndim(np.asarray(y)) <= 2:
@@ -352,6 +352,12 @@ def first_step(estimator):
     return estimator
 
 
+def is_diffprivlib_model(step):
+    """Whether ``step`` is a diffprivlib model or derives from one (skdptune's ``Ridge`` and
+    ``LogisticRegression`` do): its public parameters mean what diffprivlib's do."""
+    return any(cls.__module__.startswith("diffprivlib") for cls in type(step).__mro__)
+
+
 def accepts_sparse(estimator):
     """Whether the first step declares sparse input support (scikit-learn's tag).
 
@@ -361,7 +367,7 @@ def accepts_sparse(estimator):
     first = first_step(estimator)
     return (
         get_tags(first).input_tags.sparse
-        and not type(first).__module__.startswith("diffprivlib")
+        and not is_diffprivlib_model(first)
     )
 
 

@@ -15,7 +15,8 @@ from functools import lru_cache, partial
 import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace
-from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
+from diffprivlib.models import GaussianNB, RandomForestClassifier
+from skdptune.linear_model import LogisticRegression
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
+from diffprivlib.models import GaussianNB, RandomForestClassifier
+from skdptune.linear_model import LogisticRegression
 from sklearn.datasets import make_classification
 from sklearn.model_selection import ParameterGrid, train_test_split
 

@@ -31,7 +31,7 @@ A family declares the per-partition score it computes as ``SCORE``
 (:func:`~skdptune.batched.common.family_score`; absent: plain accuracy of class codes). The
 engine batches a candidate only when the search's utility is that score
 (:func:`skdptune.evaluate.batched_route`); a family scored by
-:data:`~skdptune.batched.common.BOUNDED_SQUARED_ERROR` (diffprivlib's ``LinearRegression``)
+:data:`~skdptune.batched.common.BOUNDED_R2` (diffprivlib's ``LinearRegression``)
 receives ``y`` as float values, not codes (:func:`prepare_data` with ``regression``), and
 returns that score where the others return accuracy. A family scored by
 :data:`~skdptune.batched.common.NEGATIVE_INERTIA` (diffprivlib's ``KMeans``, whose ``score`` is
@@ -84,6 +84,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 from .. import gate
 from ..dp_fit import private_fit_context
+from ..linear_model import LogisticRegression as CalibratedLogisticRegression
 from ..linear_model import Ridge
 from . import (
     forest,
@@ -96,7 +97,7 @@ from . import (
 )
 from .common import (  # noqa: F401 - re-exported
     ACCURACY,
-    BOUNDED_SQUARED_ERROR,
+    BOUNDED_R2,
     NEGATIVE_INERTIA,
     family_score,
     uses_labels,
@@ -106,6 +107,7 @@ from .common import (  # noqa: F401 - re-exported
 FAMILIES = {
     GaussianNB: gaussian_nb,
     LogisticRegression: logistic_regression,
+    CalibratedLogisticRegression: logistic_regression,
     RandomForestClassifier: forest,
     DecisionTreeClassifier: forest,
     LinearRegression: linear_regression,
@@ -451,7 +453,7 @@ def batched_family(estimator):
 def prepare_data(X, y, max_classes, regression=False, unsupervised=False):
     """``X`` as a dense finite float64 array and ``y`` as class codes, or None to fall back.
 
-    With ``regression`` (a family whose ``SCORE`` is :data:`BOUNDED_SQUARED_ERROR`), ``y`` is
+    With ``regression`` (a family whose ``SCORE`` is :data:`BOUNDED_R2`), ``y`` is
     kept as finite float64 values instead of codes (``n_classes`` 0, ``labels`` None), as
     diffprivlib's ``validate_data(y_numeric=True)`` converts it. The codes follow
     ``np.unique`` order, so each partition's classes (the labels present in

@@ -23,9 +23,9 @@ FIT_FAILED = -np.inf
 #: utility is that score (:func:`skdptune.evaluate.batched_route`).
 #: Plain accuracy of predicted class codes (``y`` encoded as codes by ``prepare_data``).
 ACCURACY = "accuracy"
-#: :class:`~skdptune.utility.BoundedSquaredErrorScorer` with the candidate's ``bounds_y`` (the
-#: default of ``scoring=None`` on diffprivlib's ``LinearRegression``); ``y`` stays float.
-BOUNDED_SQUARED_ERROR = "bounded_squared_error"
+#: :class:`~skdptune.utility.BoundedR2Scorer` with the candidate's ``bounds_y`` (the default of
+#: ``scoring=None`` on diffprivlib's ``LinearRegression``); ``y`` stays float.
+BOUNDED_R2 = "bounded_r2"
 #: The estimator's own ``score`` (``scoring=None``, scikit-learn's ``_PassthroughScorer``) of
 #: diffprivlib's ``KMeans``: scikit-learn's ``KMeans.score``, minus the inertia of the
 #: held-out rows; the family returns the raw score and the engine maps it by the utility's

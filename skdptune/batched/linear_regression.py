@@ -10,7 +10,7 @@ diffprivlib's uncorrected law for its own model (which the refit gate refuses) i
 of fidelity, not privacy.
 
 Emulates ``diffprivlib.models.LinearRegression.fit`` (diffprivlib 0.6.6) followed by
-``predict`` and :class:`~skdptune.utility.BoundedSquaredErrorScorer` (the score of
+``predict`` and :class:`~skdptune.utility.BoundedR2Scorer` (the score of
 ``scoring=None`` with the candidate's ``bounds_y``), partition by partition. The output has the
 law of a diffprivlib fit on that partition with the candidate's (already rescaled) parameters;
 the noise comes from the partition's own stream (not a secure sampler: partition fits are never
@@ -19,7 +19,7 @@ in its place:
 
 - ``validate_data`` (float ``X`` and ``y``), ``check_bounds`` of ``bounds_X`` (``d``) and
   ``bounds_y`` (1): the engine gives float64 ``X`` and ``y`` (``prepare_data`` with
-  ``SCORE = BOUNDED_SQUARED_ERROR``); the bounds are expanded in :func:`plan`.
+  ``SCORE = BOUNDED_R2``); the bounds are expanded in :func:`plan`.
 - ``_preprocess_data`` with ``epsilon * s``, ``s = 1 / (d + 1)`` with ``fit_intercept`` (else
   ``s = 0``): with ``fit_intercept``, ``X`` and ``y`` are clipped to the bounds, and centred on
   noisy means, ``diffprivlib.tools.mean``: per column (the ``epsilon * s`` split over the ``d``
@@ -44,10 +44,11 @@ in its place:
   on its path: that partition's noisy objective is handed to the same
   ``scipy.optimize.minimize`` call, partition by partition.
 - ``intercept_ = y_offset - X_offset . coef_`` (0 without ``fit_intercept``); ``predict`` is
-  ``X coef_ + intercept_``; the score is ``1 - mean(clip(((clip(pred) - clip(y)) / (high -
-  low))**2, 0, 1))``, predictions and targets clipped to ``bounds_y``. A score that is not
-  finite (a diverged solve) is :data:`~skdptune.batched.common.FIT_FAILED`, as the per-fit
-  path scores a NaN ``error_score``.
+  ``X coef_ + intercept_``; the score is ``BoundedR2Scorer.scores_of`` (R² of predictions and
+  targets clipped to ``bounds_y``), the one definition the per-fit path calls. A prediction
+  that is not finite (a diverged solve) scores
+  :data:`~skdptune.batched.common.FIT_FAILED`, as the per-fit path scores a NaN
+  ``error_score``.
 
 Every quantity of a partition is a function of its own rows, the public parameters and its own
 stream: nothing is computed across partitions from data.
@@ -59,8 +60,9 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..linear_model import Ridge, _corner_range, _square_range, objective
+from ..utility import BoundedR2Scorer
 from .common import (
-    BOUNDED_SQUARED_ERROR,
+    BOUNDED_R2,
     FIT_FAILED,
     declared_bounds,
     laplace,
@@ -69,8 +71,8 @@ from .common import (
 )
 
 #: The per-partition score this family computes: the engine batches a candidate only under the
-#: search's default bounded squared error.
-SCORE = BOUNDED_SQUARED_ERROR
+#: search's default bounded R².
+SCORE = BOUNDED_R2
 
 #: Unused by a regression family (``y`` is not encoded), kept for the engine's interface.
 MAX_CLASSES = None
@@ -240,7 +242,7 @@ def solve(c, b, Q, alpha=0.0):
 
 def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
                          n_parts, n_classes, rngs):
-    """The bounded squared error score of every plan's fit on every partition of a block.
+    """The bounded R² of every plan's fit on every partition of a block.
 
     Parameters
     ----------
@@ -260,14 +262,15 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
     Returns
     -------
     scores : ndarray of shape (len(plans), n_parts)
-        ``1 - mean(clipped squared error) / (bounds_y range)**2`` in ``[0, 1]``; NaN where a
-        partition has no training or no held-out rows; ``FIT_FAILED`` where it is not finite.
+        :meth:`~skdptune.utility.BoundedR2Scorer.scores_of`, at most 1 (the engine clips it
+        to ``[0, 1]``); NaN where a partition has no training or no held-out rows;
+        ``FIT_FAILED`` where the prediction is not finite.
     """
     train_rows = [np.flatnonzero(part_train == p) for p in range(n_parts)]
     val_rows = [np.flatnonzero(part_val == p) for p in range(n_parts)]
     result = np.full((len(plans), n_parts), np.nan)
     for j, candidate in enumerate(plans):
-        span = candidate.y_upper - candidate.y_lower
+        bounds_y = (candidate.y_lower, candidate.y_upper)
         for p in range(n_parts):
             train, val = train_rows[p], val_rows[p]
             if not len(train) or not len(val):
@@ -278,9 +281,6 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
             intercept = y_offset - X_offset @ coef if candidate.fit_intercept else 0.0
             with np.errstate(all="ignore"):
                 prediction = X_val[val] @ coef + intercept
-                error = ((np.clip(prediction, candidate.y_lower, candidate.y_upper)
-                          - np.clip(y_val[val], candidate.y_lower, candidate.y_upper))
-                         / span) ** 2
-                score = 1.0 - np.clip(error, 0.0, 1.0).mean()
-            result[j, p] = score if np.isfinite(score) else FIT_FAILED
+            result[j, p] = (BoundedR2Scorer.scores_of(prediction, y_val[val], bounds_y)
+                            if np.all(np.isfinite(prediction)) else FIT_FAILED)
     return result

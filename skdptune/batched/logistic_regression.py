@@ -1,4 +1,6 @@
-"""diffprivlib's ``LogisticRegression``, all partitions of a candidate in one array program.
+"""diffprivlib's ``LogisticRegression``, all partitions of a candidate in one array program
+(and :class:`skdptune.linear_model.LogisticRegression`: the same fit on rows mapped into the
+unit ball, ``unit_ball`` plans).
 
 Emulates ``diffprivlib.models.LogisticRegression.fit`` (diffprivlib 0.6.6, objective
 perturbation after Chaudhuri, Monteleoni & Sarwate 2011) followed by ``predict`` and accuracy,
@@ -76,10 +78,13 @@ sizes, which a record's value does not change). Every problem is stopped by its 
 
 from dataclasses import dataclass
 from numbers import Integral
+from typing import Optional
 
 import numpy as np
 from scipy.special import expit
 
+from ..linear_model import LogisticRegression as CalibratedLogisticRegression
+from ..linear_model import logistic_features, logistic_unit_ball
 from . import lbfgsb
 from .common import FIT_FAILED, positive_finite
 
@@ -153,6 +158,11 @@ class LogisticRegressionPlan:
         and on the problems diffprivlib's own solver is run on.
     max_iter : int
         diffprivlib's ``max_iter``, on the problems diffprivlib's own solver is run on.
+    unit_ball : (float, bool) or None
+        For :class:`skdptune.linear_model.LogisticRegression`: its ``(data_norm,
+        fit_intercept)``. Its rows are mapped by
+        :func:`~skdptune.linear_model.logistic_features` before the fit (the other fields then
+        describe its inner diffprivlib fit); None for diffprivlib's class.
     """
 
     epsilon: float
@@ -161,6 +171,7 @@ class LogisticRegressionPlan:
     fit_intercept: bool
     tol: float = 1e-4
     max_iter: int = 100
+    unit_ball: Optional[tuple] = None
 
 
 def plan(estimator, n_features):
@@ -202,6 +213,12 @@ def plan(estimator, n_features):
         estimator._validate_params()  # scikit-learn's own constraints, as fit checks them
     except Exception:  # noqa: BLE001 - whatever the real fit would make of it
         return None
+    if isinstance(estimator, CalibratedLogisticRegression):
+        # Its inner diffprivlib fit, on rows mapped into the unit ball (see the class).
+        scale, inner_norm = logistic_unit_ball(data_norm, fit_intercept)
+        return LogisticRegressionPlan(float(epsilon), inner_norm, float(C) * scale ** 2, False,
+                                      float(tol), int(max_iter),
+                                      (float(data_norm), bool(fit_intercept)))
     return LogisticRegressionPlan(float(epsilon), float(data_norm), float(C),
                                   bool(fit_intercept), float(tol), int(max_iter))
 
@@ -312,9 +329,13 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
     n_val = np.bincount(part_val, minlength=n_parts)
     result = np.full((len(plans), n_parts), np.nan)
     for j, candidate in enumerate(plans):
-        w = fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes,
+        Z_train, Z_val = X_train, X_val
+        if candidate.unit_ball is not None:
+            Z_train = logistic_features(X_train, *candidate.unit_ball, clip=True)
+            Z_val = logistic_features(X_val, *candidate.unit_ball, clip=False)
+        w = fit_partitions(candidate, Z_train, y_train, part_train, n_parts, n_classes,
                            rngs[j], problems=problems)
-        correct = _predict(w, problems, X_val, part_val, candidate.fit_intercept) == y_val
+        correct = _predict(w, problems, Z_val, part_val, candidate.fit_intercept) == y_val
         hits = np.bincount(part_val, weights=correct, minlength=n_parts)
         with np.errstate(invalid="ignore", divide="ignore"):
             accuracy = hits / n_val

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LogisticRegression, StandardScaler
+from diffprivlib.models import GaussianNB, StandardScaler
+from skdptune.linear_model import LogisticRegression
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression

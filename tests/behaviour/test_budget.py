@@ -4,7 +4,8 @@
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LogisticRegression
+from diffprivlib.models import GaussianNB
+from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from scipy import stats
 from sklearn.pipeline import make_pipeline

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 from diffprivlib import BudgetAccountant
-from diffprivlib.models import GaussianNB, LogisticRegression
+from diffprivlib.models import GaussianNB
+from skdptune.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from skdptune import PrivateGridSearchCV
@@ -84,17 +85,17 @@ def test_the_charge_is_the_same_with_and_without_a_default(binary_data):
 
 
 def test_a_large_margin_keeps_the_default_whatever_the_utilities(binary_data):
-    # Without a default these seeds select C=0.1 or C=1 (C=0.01 scores far below them). A
-    # margin of 1 (utilities lie in [0, 1]) leaves each other candidate's coin at most
+    # Without a default these seeds select C=1 or C=0.01, never C=10. A margin of 1
+    # (utilities lie in [0, 1]) leaves each other candidate's coin at most
     # exp(-epsilon_s * 1 / (2 / k)) = exp(-6.75) at k = 30: the default is kept, each seed
     # failing with probability below 3 * 0.0012.
     X, y = binary_data
     for seed in range(3):
         plain = search().set_params(random_state=seed, n_partitions=30).fit(X, y)
-        favoured = search(default={"C": 0.01}, default_margin=1.0).set_params(
+        favoured = search(default={"C": 10.0}, default_margin=1.0).set_params(
             random_state=seed, n_partitions=30).fit(X, y)
-        assert plain.best_index_ != 0
-        assert favoured.best_index_ == favoured.default_index_ == 0
+        assert plain.best_index_ != 3
+        assert favoured.best_index_ == favoured.default_index_ == 3
 
 
 def test_the_verbose_line_says_whether_the_default_was_kept(binary_data, capsys):

@@ -1,58 +1,35 @@
-"""The refit gate's KMeans entry: diffprivlib 0.6.6's KMeans spends more than it records on 5
-or more features (skdptune.gate.kmeans_overspend), so such a release is refused."""
-
-import math
+"""The refit gate's KMeans entry: diffprivlib 0.6.6's KMeans is not differentially private (a
+cluster no record is nearest to keeps its centre exactly; the model keeps labels_ and
+inertia_), so a release is refused before anything is charged, and selection alone
+(refit=False) still runs."""
 
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import KMeans
-from diffprivlib.models import k_means as dp_k_means
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.exceptions import GateError
-from skdptune.gate import kmeans_overspend
 
 
-def _spent_per_iteration(n_features, epsilon=1.0, iters=1):
-    """What one of diffprivlib's update passes spends, read off the mechanisms it builds."""
-    spent = []
-
-    class Recording:
-        def __init__(self, cls):
-            self.cls = cls
-
-        def __call__(self, *args, epsilon, **kwargs):
-            spent.append((self.cls.__name__, epsilon))
-            return self.cls(*args, epsilon=epsilon, **kwargs)
-
-    model = KMeans(n_clusters=1, epsilon=epsilon, bounds=(np.zeros(n_features),
-                                                          np.ones(n_features)))
-    X = np.full((5, n_features), 0.5)
-    original = (dp_k_means.GeometricFolded, dp_k_means.LaplaceBoundedDomain)
-    dp_k_means.GeometricFolded = Recording(original[0])
-    dp_k_means.LaplaceBoundedDomain = Recording(original[1])
-    try:
-        model.bounds = model._check_bounds(model.bounds, n_features, min_separation=1e-5)
-        model._update_centers(X, centers=np.full((1, n_features), 0.5),
-                              labels=np.zeros(5, dtype=int), dims=n_features,
-                              total_iters=iters, random_state=np.random.RandomState(0))
-    finally:
-        dp_k_means.GeometricFolded, dp_k_means.LaplaceBoundedDomain = original
-    return spent
+def _centres_after_one_update(labels, X):
+    model = KMeans(n_clusters=2, epsilon=1.0, bounds=(np.zeros(2), np.ones(2)))
+    model.bounds = model._check_bounds(model.bounds, 2, min_separation=1e-5)
+    start = np.array([[0.25, 0.25], [0.75, 0.75]])
+    return model._update_centers(X, centers=start.copy(), labels=labels, dims=2, total_iters=1,
+                                 random_state=np.random.RandomState(0)), start
 
 
-@pytest.mark.parametrize("n_features", [2, 4, 5, 10, 50])
-def test_overspend_is_what_diffprivlibs_mechanisms_take(n_features):
-    # One cluster, one iteration: the count and each coordinate sum compose sequentially, so a
-    # pass spends the sum of its mechanisms' epsilons, which diffprivlib means to be epsilon.
-    spent = _spent_per_iteration(n_features)
-    assert [name for name, _ in spent] == ["GeometricFolded"] + ["LaplaceBoundedDomain"] * n_features
-    assert math.isclose(sum(e for _, e in spent), kmeans_overspend(n_features), rel_tol=1e-12)
-
-
-def test_overspend_crosses_one_at_five_features():
-    assert [kmeans_overspend(d) > 1 for d in range(1, 8)] == [False] * 4 + [True] * 3
+def test_an_empty_cluster_keeps_its_centre_exactly_in_diffprivlib():
+    # The reason for the refusal, in diffprivlib's own code: one record in cluster 1 moves its
+    # centre (noise), none leaves it exactly where it was. Fails once diffprivlib adds noise
+    # to empty clusters too (then the gate's entry is worth revisiting).
+    X = np.full((6, 2), 0.2)
+    X[5] = 0.8
+    with_one, start = _centres_after_one_update(np.array([0, 0, 0, 0, 0, 1]), X)
+    without, _ = _centres_after_one_update(np.zeros(6, dtype=int), X)
+    assert np.array_equal(without[1], start[1])
+    assert not np.array_equal(with_one[1], start[1])
 
 
 def _blobs(n_features):
@@ -61,29 +38,14 @@ def _blobs(n_features):
 
 
 @pytest.mark.parametrize("search", [PrivateGridSearchCV, PrivateRandomizedSearchCV])
-@pytest.mark.parametrize("bounds, match", [
-    ((np.zeros(6), np.ones(6)), "spends 1.0[0-9]+ times the epsilon it records on 6 features"),
-    ((0.0, 1.0), "give per-feature bounds=\\(lower, upper\\) arrays, of at most 4 features"),
-])
-def test_a_release_that_would_overspend_is_refused_before_anything_is_charged(search, bounds,
-                                                                                match):
-    n_features = 6
-    X = _blobs(n_features)
+def test_a_release_is_refused_before_anything_is_charged(search):
+    X = _blobs(3)
     accountant = BudgetAccountant()
-    with pytest.raises(GateError, match=match):
-        search(KMeans(bounds=bounds), {"n_clusters": [2, 3]}, epsilon=1.0,
+    with pytest.raises(GateError, match="KMeans is not differentially private at any epsilon"
+                                         ".*refit=False"):
+        search(KMeans(bounds=(np.zeros(3), np.ones(3))), {"n_clusters": [2, 3]}, epsilon=1.0,
                accountant=accountant, utility_range=(-1000, 0)).fit(X, np.zeros(len(X)))
     assert accountant.spent_budget == []
-
-
-def test_four_declared_features_are_released_and_charged_what_they_spend():
-    X = _blobs(4)
-    accountant = BudgetAccountant()
-    search = PrivateGridSearchCV(KMeans(bounds=(np.zeros(4), np.ones(4))), {"n_clusters": [2, 3]},
-                                 epsilon=1.0, accountant=accountant, n_partitions=5,
-                                 random_state=0).fit(X)
-    assert search.best_estimator_.cluster_centers_.shape[1] == 4
-    assert tuple(search.privacy_spent_) == pytest.approx((1.0, 0.0))
 
 
 def test_selection_only_needs_no_release(binary_data):

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import sklearn
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, KMeans, LogisticRegression
+from diffprivlib.models import GaussianNB, KMeans
+from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from diffprivlib.utils import BudgetError, PrivacyLeakWarning
 from scipy.sparse import coo_array, coo_matrix
@@ -30,6 +31,7 @@ from sklearn.utils._mocking import CheckingClassifier
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import ScorerOutputError
+from skdptune.gate import gaussian_nb_charge
 from skdptune.linear_model import Ridge
 from skdptune.partition import partition_labels, split_indices
 from skdptune.preprocessing import RowWiseFunctionTransformer
@@ -39,9 +41,12 @@ from skdptune.utility import kmeans_score_range
 
 # The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
 BOUNDS = (0.0, 1.0)
-# KMeans refits need per-feature bounds of at most 4 features (skdptune.gate.kmeans_overspend).
+# Per-feature KMeans bounds: a width known before the fit (its default range needs it).
 KMEANS_BOUNDS = (np.zeros(4), np.ones(4))
 DATA_NORM = 2.0  # sqrt(4), the largest norm of a row in [0, 1]^4
+# A released GaussianNB is charged this many times the epsilon it records (its calibration
+# falls short under replace-one adjacency; skdptune.gate.gaussian_nb_charge): 2 for BOUNDS.
+GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=BOUNDS))
 
 
 def gnb(**params):
@@ -166,8 +171,9 @@ def test_accountant_is_charged_the_selection_then_the_refit(binary_data):
     acc = BudgetAccountant()
     search = search_of(gnb(epsilon=0.7), {"var_smoothing": [1e-9, 1e-6]}, accountant=acc,
                        selection_epsilon=0.4).fit(X, y)
-    assert acc.spent_budget == [(0.4, 0.0), (0.7, 0.0)]
-    assert tuple(search.privacy_spent_) == pytest.approx((0.4 + 0.7, 0.0))
+    # The refit's charge includes GaussianNB's factor.
+    assert acc.spent_budget == [(0.4, 0.0), (GNB_CHARGE * 0.7, 0.0)]
+    assert tuple(search.privacy_spent_) == pytest.approx((0.4 + GNB_CHARGE * 0.7, 0.0))
 
 
 def test_default_accountant_is_charged(binary_data):
@@ -243,8 +249,9 @@ def test_privacy_varying_grid_charges_the_maximum(binary_data, recording_selecto
         selector=recording_selector(index=0, score=0.5, delegate=False), selection_epsilon=0.3,
     ).fit(X, y)
     assert search.best_params_ == {"epsilon": 0.5}
-    assert search.privacy_spent_[0] == pytest.approx(0.3 + 2.0)
-    assert search.privacy_report_["refit_epsilon"] == pytest.approx(2.0)
+    # The grid's maximum epsilon, times GaussianNB's charge factor.
+    assert search.privacy_spent_[0] == pytest.approx(0.3 + GNB_CHARGE * 2.0)
+    assert search.privacy_report_["refit_epsilon"] == pytest.approx(GNB_CHARGE * 2.0)
 
     pipeline = Pipeline([
         ("scale", DPStandardScaler(epsilon=0.5, bounds=BOUNDS, random_state=0)),
@@ -267,7 +274,8 @@ def test_privacy_report_adds_up(binary_data):
         assert report[f"total_{part}"] == pytest.approx(
             report[f"selection_{part}"] + report[f"refit_{part}"]
         )
-    assert report["refit_epsilon"] == pytest.approx(2.0)  # the grid's maximum
+    # The grid's maximum, times GaussianNB's charge factor.
+    assert report["refit_epsilon"] == pytest.approx(GNB_CHARGE * 2.0)
     assert tuple(search.privacy_spent_) == (report["total_epsilon"], report["total_delta"])
     assert report["n_partitions"] == search.n_partitions_ == 5
     assert report["max_iter"] == auto_max_iter(0.01, 0.0)
@@ -333,8 +341,8 @@ def test_clone_keeps_the_accountant(binary_data):
     assert clone(search).accountant is acc
     assert clone(make_pipeline(FunctionTransformer(), search))[-1].accountant is acc
     cross_val_score(search, X, y, cv=2)
-    # Two fits, each charged its selection then its refit.
-    assert acc.spent_budget == [(1.0, 0.0), (2.0, 0.0)] * 2
+    # Two fits, each charged its selection then its refit (GaussianNB's factor included).
+    assert acc.spent_budget == [(1.0, 0.0), (GNB_CHARGE * 2.0, 0.0)] * 2
 
 
 def test_set_params_reaches_the_selector_instance(binary_data):
@@ -478,20 +486,21 @@ def test_kmeans_with_declared_bounds_gets_its_range_after_n_partitions_is_resolv
     # Before: "not known to be bounded", and the user had to fix n_partitions to compute a
     # range with kmeans_score_range by hand.
     X, _ = binary_data
+    # refit=False: the refit gate refuses a released diffprivlib KMeans (not DP).
     default = search_of(KMeans(bounds=KMEANS_BOUNDS, random_state=0), {"n_clusters": [2, 3]},
-                        n_partitions="auto", selector=recording_selector(), verbose=1).fit(X)
+                        n_partitions="auto", selector=recording_selector(), verbose=1,
+                        refit=False).fit(X)
     k = default.n_partitions_
     n_records = len(X) * 0.2 / k
     low, high = kmeans_score_range(KMEANS_BOUNDS, n_records, n_features=X.shape[1])
     assert f"Scoring with KMeans.score, utility_range=({low:g}, 0) from the declared bounds " \
            f"and {n_records:g} validation records per partition" in capsys.readouterr().out
-    by_hand = search_of(KMeans(bounds=KMEANS_BOUNDS, random_state=0), {"n_clusters": [2, 3]},
-                        n_partitions=k, utility_range=(low, high),
-                        selector=recording_selector()).fit(X)
+    search_of(KMeans(bounds=KMEANS_BOUNDS, random_state=0), {"n_clusters": [2, 3]},
+              n_partitions=k, utility_range=(low, high), selector=recording_selector(),
+              refit=False).fit(X)
     assert recording_selector.calls[0]["utilities"].tolist() == \
         recording_selector.calls[1]["utilities"].tolist()
     assert low <= default.best_score_ <= high
-    assert default.score(X) == default.best_estimator_.score(X)  # KMeans.score, as before
 
 
 def _bounded_regression(n_samples=300):
@@ -503,18 +512,20 @@ def _bounded_regression(n_samples=300):
 def test_linear_regression_with_bounds_y_is_tuned_without_a_range(capsys):
     # Before: R² was refused until the user computed a utility_range by hand.
 
-    from skdptune.utility import BoundedSquaredErrorScorer
+    from skdptune.utility import R2_RANGE, BoundedR2Scorer
 
     X, y = _bounded_regression()
     acc = BudgetAccountant()
     search = search_of(Ridge(alpha=0.0, noise_alpha=0.0, bounds_X=(-1, 1), bounds_y=(-4, 4),
                              random_state=0),
                        {"epsilon": [0.5, 5.0]}, accountant=acc, verbose=1).fit(X, y)
-    assert "Scoring with 1 - MSE / (bounds_y range)**2" in capsys.readouterr().out
-    assert isinstance(search.scorer_, BoundedSquaredErrorScorer)
-    assert 0.0 <= search.best_score_ <= 1.0
+    assert "Scoring with R² of predictions and targets clipped" in capsys.readouterr().out
+    assert isinstance(search.scorer_, BoundedR2Scorer)
+    # In the scorer's range: R² mapped from R2_RANGE = (-1, 1) (was [0, 1] for the bounded MSE).
+    assert R2_RANGE[0] <= search.best_score_ <= R2_RANGE[1]
     prediction = np.clip(search.best_estimator_.predict(X), -4, 4)
-    assert search.score(X, y) == pytest.approx(1 - np.mean((prediction - y) ** 2) / 64)
+    assert search.score(X, y) == pytest.approx(
+        1 - np.sum((prediction - y) ** 2) / np.sum((y - y.mean()) ** 2))
     assert len(acc.spent_budget) == 2  # selection and refit, as for any estimator
 
 
@@ -707,13 +718,12 @@ def test_unsupervised_callable_scorer_is_called_without_y(binary_data, recording
 def test_kmeans_score_with_a_range_from_public_bounds(binary_data, recording_selector):
     X, _ = binary_data
     n_records = len(X) * 0.2 / 5  # validation_fraction * n_samples / n_partitions
-    search = search_of(KMeans(bounds=KMEANS_BOUNDS, random_state=0), {"n_clusters": [2, 3]},
-                       utility_range=kmeans_score_range(([0.0] * 4, [1.0] * 4), n_records),
-                       selector=recording_selector()).fit(X)
+    search_of(KMeans(bounds=KMEANS_BOUNDS, random_state=0), {"n_clusters": [2, 3]},
+              utility_range=kmeans_score_range(([0.0] * 4, [1.0] * 4), n_records),
+              selector=recording_selector(), refit=False).fit(X)
     utilities = recording_selector.calls[0]["utilities"]
     # Spread over [0, 1], not all within 1e-12 of 1 as with a guessed (-1e13, 0).
     assert np.all((utilities > 0.5) & (utilities < 1.0))
-    assert search.score(X) == search.best_estimator_.score(X)
 
 
 def _seed_leaving_a_part_empty(n_samples, n_partitions, validation_fraction):
@@ -893,7 +903,8 @@ def test_a_callable_refit_chooses_from_the_released_cv_results(binary_data):
     assert not hasattr(search, "best_score_")  # as GridSearchCV with a callable refit
     # No best_score_ is released, so the selector gets the whole selection budget.
     assert search.privacy_report_["score_epsilon"] == 0
-    assert acc.spent_budget == [(0.6, 1e-6), (2.0, 0.0)]  # the refit: the grid's maximum
+    # The refit: the grid's maximum, times GaussianNB's charge factor.
+    assert acc.spent_budget == [(0.6, 1e-6), (GNB_CHARGE * 2.0, 0.0)]
 
 
 @pytest.mark.parametrize("returned, error, match", [
@@ -967,7 +978,8 @@ def test_verbose_prints_what_grid_search_cv_prints_and_nothing_private(binary_da
     assert search.best_score_std_ == pytest.approx(np.sqrt(2) * 0.2 / (0.1 * 0.5))
     assert [line for line in lines if line.startswith("Refit ")] == [
         "Refit " + selected[0].split(": ", 1)[1].split("; ", 1)[0] + " on all the data, "
-        "privately; charged epsilon=2, delta=0"
+        # The grid's maximum epsilon, times GaussianNB's charge factor.
+        f"privately; charged epsilon={GNB_CHARGE * 2.0:g}, delta=0"
     ]
     # No other line speaks of a score (no per-fit score).
     assert [line for line in lines if "score" in line] == selected

@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LinearRegression, LogisticRegression
+from diffprivlib.models import GaussianNB, LinearRegression
+from skdptune.linear_model import LogisticRegression
 from scipy import stats
 from sklearn.utils._param_validation import InvalidParameterError
 

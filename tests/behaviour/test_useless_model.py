@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import LinearRegression, LogisticRegression, StandardScaler
+from diffprivlib.models import LinearRegression, StandardScaler
+from skdptune.linear_model import LogisticRegression
 from sklearn.metrics import get_scorer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
@@ -21,7 +22,7 @@ from skdptune.trivial import (
     constant_class,
     trivial_findings,
 )
-from skdptune.utility import BoundedSquaredErrorScorer
+from skdptune.utility import BoundedR2Scorer, BoundedSquaredErrorScorer
 
 ACCURACY = get_scorer("accuracy")
 
@@ -145,6 +146,15 @@ def test_middle_of_bounds_y_scores_at_least_the_regression_baseline_whatever_the
     assert trivial_findings(0.8, 0.01, scorer, middle) == []
 
 
+def test_a_regression_whose_r2_is_not_clearly_above_zero_is_reported():
+    # scoring=None's R² of a regressor: a constant predicting the held-out mean scores 0.
+    scorer = BoundedR2Scorer()
+    model = LinearRegression(bounds_X=(0, 1), bounds_y=(0, 10))
+    findings = trivial_findings(0.015, 0.01, scorer, model)
+    assert len(findings) == 1 and "held-out targets' mean" in findings[0]
+    assert trivial_findings(0.03, 0.01, scorer, model) == []
+
+
 # --- end to end ----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -206,7 +216,7 @@ def test_searches_report_a_score_not_distinguishable_from_chance(X, Search, mode
     assert learnt.best_score_ > 0.5 + MARGIN_STDS * learnt.best_score_std_
 
 
-def test_grid_search_reports_a_regression_worse_than_the_middle_of_bounds_y(X):
+def test_grid_search_reports_a_regression_no_better_than_a_constant(X):
     rng = np.random.RandomState(1)
     y = 10 * X[:, 0] + rng.rand(len(X))
     # The partition fits spend epsilon=1e-3 each: their predictions are noise.
@@ -215,7 +225,7 @@ def test_grid_search_reports_a_regression_worse_than_the_middle_of_bounds_y(X):
                               {"fit_intercept": [True, False]}, selection_epsilon=20,
                               score_share=0.9, random_state=0, accountant=BudgetAccountant())
     caught = useless_warnings(bad, X, y)
-    assert len(caught) == 1 and "middle of bounds_y" in str(caught[0].message)
+    assert len(caught) == 1 and "held-out targets' mean" in str(caught[0].message)
     good = PrivateGridSearchCV(Ridge(alpha=0.0, noise_alpha=0.0, bounds_X=(0, 0.5),
                                      bounds_y=(0, 6), random_state=0),
                                {"fit_intercept": [True, False]}, epsilon=20,

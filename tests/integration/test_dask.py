@@ -12,7 +12,8 @@ import threading
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
+from diffprivlib.models import GaussianNB, RandomForestClassifier
+from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from joblib import parallel_backend
 from sklearn.datasets import make_classification

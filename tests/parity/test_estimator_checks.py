@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, KMeans, LogisticRegression
+from diffprivlib.models import GaussianNB, KMeans
+from skdptune.linear_model import LogisticRegression
 from sklearn.base import clone
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline

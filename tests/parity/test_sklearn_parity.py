@@ -45,7 +45,6 @@ from diffprivlib.models import PCA as DPPCA
 from diffprivlib.models import DecisionTreeClassifier as DPDecisionTree
 from diffprivlib.models import GaussianNB, KMeans
 from diffprivlib.models import LinearRegression as DPLinearRegression
-from diffprivlib.models import LogisticRegression as DPLogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from scipy.stats import expon, uniform
 from sklearn import config_context
@@ -100,7 +99,9 @@ from sklearn.utils._testing import (
 from sklearn.utils.fixes import CSR_CONTAINERS
 from sklearn.utils.validation import _num_samples
 
+from skdptune.linear_model import LogisticRegression as DPLogisticRegression
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
+from skdptune.exceptions import GateError
 from skdptune.linear_model import Ridge as DPRidge
 from skdptune.utility import kmeans_score_range
 
@@ -976,6 +977,8 @@ def test_unsupervised_grid_search():
     # Ported: diffprivlib's KMeans with declared bounds; the selection is noisy, so the
     # selected number of clusters is a candidate. adjusted_rand_score lies in [-0.5, 1] and
     # KMeans.score's range comes from the bounds (skdptune.utility.kmeans_score_range).
+    # The refit gate refuses a released diffprivlib KMeans (not DP): single-metric searches
+    # select with refit=False, and multi-metric ones, whose refit=<metric> refits, are refused.
     X, y = make_blobs(n_samples=50, random_state=0)
     X = np.clip(X, -15, 15)
     km = KMeans(bounds=([-15, -15], [15, 15]), random_state=0)  # per feature: the gate
@@ -986,18 +989,18 @@ def test_unsupervised_grid_search():
     for refit in ["adjusted_rand_score", "fowlkes_mallows_score"]:
         grid_search = grid(km, param_grid=dict(n_clusters=[2, 3, 4]), scoring=scoring,
                            refit=refit, utility_range=ranges[refit])
-        grid_search.fit(X, y)
-        assert grid_search.best_params_["n_clusters"] in [2, 3, 4]
+        with pytest.raises(GateError, match="KMeans is not differentially private"):
+            grid_search.fit(X, y)
 
     # Single metric evaluation unsupervised
     grid_search = grid(km, param_grid=dict(n_clusters=[2, 3, 4]),
-                       scoring="fowlkes_mallows_score")
+                       scoring="fowlkes_mallows_score", refit=False)
     grid_search.fit(X, y)
     assert grid_search.best_params_["n_clusters"] in [2, 3, 4]
 
     # Now without a score, and without y
     n_records = len(X) * 0.5 / 2  # validation_fraction * n_samples / n_partitions
-    grid_search = grid(km, param_grid=dict(n_clusters=[2, 3, 4]),
+    grid_search = grid(km, param_grid=dict(n_clusters=[2, 3, 4]), refit=False,
                        utility_range=kmeans_score_range((-15, 15), n_records, n_features=2))
     grid_search.fit(X)
     assert grid_search.best_params_["n_clusters"] in [2, 3, 4]
@@ -1274,9 +1277,11 @@ def test_search_cv_score_samples_method__randomized():
     assert_allclose(search_cv.score_samples(X), search_cv.best_estimator_.score_samples(X))
 
 
-def test_search_cv_score_samples_method__grid():
+def test_search_cv_score_samples_method__grid(allow_in_gate):
     # Ported: diffprivlib's PCA (its score, an average log-likelihood, needs a range), since
-    # a released model must be private; the point is the delegation of score_samples.
+    # a released model must be private; the point is the delegation of score_samples. The
+    # gate refuses a released diffprivlib PCA (it overspends): admitted here as a test double.
+    allow_in_gate(DPPCA)
     X, _ = _outlier_data()
     search_cv = grid(DPPCA(data_norm=8.5, bounds=(-6, 6), random_state=0),
                      {"n_components": [1, 2]}, utility_range=(-20, 0))
@@ -1475,9 +1480,11 @@ def test_grid_search_cv_splits_consistency():
     gs.fit(X, y)
 
 
-def test_transform_inverse_transform_round_trip():
+def test_transform_inverse_transform_round_trip(allow_in_gate):
     # Ported: diffprivlib's PCA keeping every component (an orthonormal basis, so the round
-    # trip is exact up to floating point), for a private refit.
+    # trip is exact up to floating point). The gate refuses a released diffprivlib PCA (it
+    # overspends): admitted here as a test double.
+    allow_in_gate(DPPCA)
     X_, _ = classification(n_samples=40, n_features=2, n_informative=2, n_redundant=0,
                            random_state=0)
     grid_search = grid(DPPCA(n_components=2, data_norm=5.0, bounds=BOUNDS, random_state=0),

@@ -10,8 +10,11 @@ from diffprivlib.utils import BudgetError
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.base import BasePrivateSearch, Plan
+from skdptune.gate import gaussian_nb_charge
 
 BOUNDS = (0.0, 1.0)  # binary_data lies in [0, 1]^4 (tests/conftest.py)
+# A fit of GaussianNB is charged this many times the epsilon it records (2 for BOUNDS).
+GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=BOUNDS))
 
 
 def grid(accountant):
@@ -21,7 +24,9 @@ def grid(accountant):
 
 
 def randomized(accountant):
-    return PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]},
+    # Each trial's fit is charged GNB_CHARGE * epsilon: exactly trial_epsilon=1.0.
+    return PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS, epsilon=1.0 / GNB_CHARGE),
+                                     {"var_smoothing": [1e-9]},
                                      trial_epsilon=1.0, n_iter=2.0, distribution="geometric",
                                      accountant=accountant, random_state=0)
 

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import GeometricTruncated, LaplaceBoundedDomain
-from diffprivlib.models import GaussianNB, LogisticRegression
+from diffprivlib.models import GaussianNB
+from skdptune.linear_model import LogisticRegression
 from scipy import stats
 
 from conftest import class_blobs, column_ks, count_paths

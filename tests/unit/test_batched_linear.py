@@ -1,13 +1,13 @@
 """Batched partition fits of diffprivlib's LinearRegression and skdptune's Ridge
 (batched.linear_regression).
 
-What is checked: which candidates take the batched path (the search's default bounded squared
-error with declared bounds) and which fall back; that the noisy statistics (offsets and
+What is checked: which candidates take the batched path (the search's default bounded R² with
+declared bounds) and which fall back; that the noisy statistics (offsets and
 monomial coefficients) have the law of diffprivlib's ``_preprocess_data`` and
 ``_construct_regression_obj``; that the direct solve lands where diffprivlib's BFGS does; that
 a partition's utility depends on its own records and stream only (replace one record: only
 its partition moves); and that the batched utilities have the law of diffprivlib's own fits
-scored by ``BoundedSquaredErrorScorer`` on the same partitions.
+scored by ``BoundedR2Scorer`` on the same partitions.
 
 Statistical tests use alpha = 1e-3 per comparison; a test that makes several comparisons
 states their count, and its false-failure rate is at most alpha times that count
@@ -28,7 +28,7 @@ from conftest import count_paths
 from skdptune import PrivateGridSearchCV, evaluate
 from skdptune.batched import linear_regression
 from skdptune.linear_model import Ridge, noise_scale
-from skdptune.utility import BoundedSquaredErrorScorer, make_utility
+from skdptune.utility import BoundedR2Scorer, BoundedSquaredErrorScorer, make_utility
 
 ALPHA = 1e-3
 BOUNDS_X, BOUNDS_Y = (-1.0, 2.0), (-3.0, 4.0)
@@ -115,13 +115,15 @@ def test_other_scorings_fall_back(paths, scoring):
 def test_routing_needs_declared_bounds_and_the_default_score():
     _, default = make_utility(_estimator(), None, None)
     _, r2 = make_utility(_estimator(), "r2", (-1.0, 1.0))
-    _, rescaled = make_utility(_estimator(), BoundedSquaredErrorScorer(), (0.0, 2.0))
+    _, rescaled = make_utility(_estimator(), BoundedR2Scorer(), (-1.0, 1.0))
+    _, squared_error = make_utility(_estimator(), BoundedSquaredErrorScorer(), None)
     candidates = [{}, {"bounds_X": None}, {"bounds_y": None}, {"epsilon": float("inf")},
                   {"bounds_y": (1.0, 1.0)}]
     assert evaluate.candidate_paths(_estimator(), candidates, default, 3) == (
         "batched", "per-fit", "per-fit", "per-fit", "per-fit")
     assert evaluate.candidate_paths(_estimator(), [{}], r2, 3) == ("per-fit",)
-    assert evaluate.candidate_paths(_estimator(), [{}], rescaled, 3) == ("per-fit",)
+    assert evaluate.candidate_paths(_estimator(), [{}], rescaled, 3) == ("batched",)
+    assert evaluate.candidate_paths(_estimator(), [{}], squared_error, 3) == ("per-fit",)
 
 
 def test_float_targets_reach_the_family_unencoded():
@@ -336,7 +338,7 @@ def test_replacing_one_record_moves_only_its_partition():
 def _compare_utilities(n_train, epsilon, fit_intercept, repetitions, seed, n_features=3,
                        cls=LinearRegression, **extra):
     """KS p-value of the batched utilities against diffprivlib's own fits (or skdptune's
-    ``Ridge``'s, which call diffprivlib's mechanisms) scored by ``BoundedSquaredErrorScorer``,
+    ``Ridge``'s, which call diffprivlib's mechanisms) scored by ``BoundedR2Scorer``,
     the same partition fitted ``repetitions`` times by each."""
     X, y = _data(n_train + 200, n_features, seed=seed)
     split = (np.arange(n_train), np.arange(n_train, n_train + 200))
@@ -344,7 +346,7 @@ def _compare_utilities(n_train, epsilon, fit_intercept, repetitions, seed, n_fea
     ours = _values([candidate], X, y, [split] * repetitions, entropy=seed,
                    estimator=_estimator(cls))[0]
     state = np.random.RandomState(seed)
-    scorer = BoundedSquaredErrorScorer()
+    scorer = BoundedR2Scorer()
     theirs = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -352,7 +354,8 @@ def _compare_utilities(n_train, epsilon, fit_intercept, repetitions, seed, n_fea
             model = _estimator(cls, random_state=state, accountant=BudgetAccountant(),
                                **candidate)
             theirs.append(scorer(model.fit(X[split[0]], y[split[0]]), X[split[1]], y[split[1]]))
-    theirs = np.clip(np.nan_to_num(np.array(theirs), nan=np.nan), 0.0, 1.0)
+    _, utility = make_utility(_estimator(cls), None, None)  # the search's map of R² to [0, 1]
+    theirs = utility.to_utility(np.array(theirs))
     return stats.ks_2samp(ours, theirs).pvalue, np.mean(ours), np.mean(theirs)
 
 

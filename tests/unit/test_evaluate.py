@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LogisticRegression
+from diffprivlib.models import GaussianNB
+from skdptune.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 from skdptune import PrivateGridSearchCV

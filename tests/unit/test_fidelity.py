@@ -7,7 +7,8 @@ and what is charged never depend on them.
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LogisticRegression, RandomForestClassifier
+from diffprivlib.models import GaussianNB, RandomForestClassifier
+from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer

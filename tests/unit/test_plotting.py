@@ -9,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LogisticRegression
+from diffprivlib.models import GaussianNB
+from skdptune.linear_model import LogisticRegression
 from sklearn.exceptions import NotFittedError
 
 from skdptune import (
@@ -18,6 +19,7 @@ from skdptune import (
     PrivateRandomizedSearchCV,
     SelectionTraceDisplay,
 )
+from skdptune.gate import gaussian_nb_charge
 from skdptune.selection import Iteration, ProposeTestDoubling, SelectionResult
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -29,6 +31,10 @@ import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 def close_figures():
     yield
     plt.close("all")
+
+
+# A fit of GaussianNB(bounds=(0, 1)) is charged this many times the epsilon it records (2).
+GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=(0, 1)))
 
 
 def doubling_result(trace, index, score):
@@ -164,7 +170,9 @@ def test_budget_display_of_a_grid_search(binary_data):
     display = PrivacyBudgetDisplay.from_estimator(search)
     report = search.privacy_report_
     assert display.labels == ["selector", "score estimate", "selection", "refit"]
-    np.testing.assert_allclose(display.epsilons, [0.4, 0.1, 0.5, 0.75])
+    # The refit is charged GaussianNB's epsilon=0.75 times its charge factor.
+    refit = GNB_CHARGE * 0.75
+    np.testing.assert_allclose(display.epsilons, [0.4, 0.1, 0.5, refit])
     assert (display.total_epsilon, display.total_delta) == tuple(search.privacy_spent_)
     assert display.total_epsilon == pytest.approx(
         report["selector_epsilon"] + report["score_epsilon"] + report["refit_epsilon"])
@@ -174,7 +182,7 @@ def test_budget_display_of_a_grid_search(binary_data):
         widths = [bar.patches[0].get_width() for bar in display.bars_[row]]
         assert sum(widths) == pytest.approx(total)
     assert len(display.bars_["total"]) == 3
-    assert "ε=1.25" in display.ax_.get_title()
+    assert f"ε={0.5 + refit:.3g}" in display.ax_.get_title()  # 0.5 + 2 * 0.75: ε=2
     assert "replace one record" in display.ax_.get_xlabel()
 
 
@@ -196,7 +204,8 @@ def test_budget_display_reads_the_charge_records_of_either_search(binary_data):
     # stripped of each search's own keys gives the same rows (before, it told the searches
     # apart by which keys were present, and drew a grid search as a randomized one).
     X, y = binary_data
-    nb = GaussianNB(bounds=(0, 1), epsilon=0.75)
+    # Charged GNB_CHARGE * epsilon = 0.75 per fit: within trial_epsilon=0.75 below.
+    nb = GaussianNB(bounds=(0, 1), epsilon=0.75 / GNB_CHARGE)
     searches = {
         ("selector", "score estimate", "selection", "refit"): PrivateGridSearchCV(
             nb, {"var_smoothing": [1e-9, 1e-3]}, selection_epsilon=0.5, delta=1e-6,

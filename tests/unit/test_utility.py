@@ -112,21 +112,65 @@ def _regression(n_samples=400, seed=0):
     return X, X @ np.array([1.0, -2.0]) + rng.normal(0, 0.1, n_samples)
 
 
-def test_linear_regression_with_bounds_y_is_scored_by_a_bounded_squared_error():
-    # Before: "not known to be bounded ... utility_range" until a range was computed by hand.
+def test_linear_regression_with_bounds_y_is_scored_by_its_r2_of_clipped_values():
+    # Before: "not known to be bounded ... utility_range" until a range was computed by hand;
+    # then a bounded squared error, which resolves R² some 50 times more coarsely.
     from diffprivlib.models import LinearRegression
+    from sklearn.metrics import r2_score
     from sklearn.pipeline import make_pipeline
+
+    from skdptune.utility import BoundedR2Scorer
+
+    X, y = _regression()
+    y[:5] = 10.0  # beyond the bounds: clipped, as the refit clips them
+    model = LinearRegression(bounds_X=(-1, 1), bounds_y=(-3, 3), epsilon=1e6,
+                             random_state=0).fit(X, y)
+    for estimator in (model, make_pipeline(StandardScaler(), LinearRegression(bounds_y=(-3, 3)))):
+        scorer, utility = make_utility(estimator, None, None)
+        assert isinstance(scorer, BoundedR2Scorer)
+        assert (utility.low, utility.high) == (-1.0, 1.0)
+    scorer, utility = make_utility(model, None, None)
+    expected = r2_score(np.clip(y, -3, 3), np.clip(model.predict(X), -3, 3))
+    assert 0.9 < expected < 1
+    assert scorer(model, X, y) == pytest.approx(expected)
+    assert utility(model, X, y) == pytest.approx((expected + 1) / 2)
+    # Worse than twice the mean's error: R² below -1, which the utility clips to 0.
+    assert scorer(model, X, -y) < -1 and utility(model, X, -y) == 0.0
+    weights = np.r_[np.ones(200), np.zeros(200)]
+    assert scorer(model, X, y, sample_weight=weights) == pytest.approx(
+        scorer(model, X[:200], y[:200]))
+    # A declared utility_range keeps estimator.score (R² of unclipped values).
+    r2, _ = make_utility(model, None, (-1, 1))
+    assert not isinstance(r2, BoundedR2Scorer)
+
+
+def test_bounded_r2_follows_r2_score_on_constant_targets_and_several_targets():
+    from sklearn.metrics import r2_score
+
+    from skdptune.utility import BoundedR2Scorer
+
+    scores_of = BoundedR2Scorer.scores_of
+    constant = np.full(4, 2.0)
+    assert scores_of(constant, constant, (0.0, 5.0)) == 1.0
+    assert scores_of(constant + 1, constant, (0.0, 5.0)) == 0.0
+    assert scores_of(np.array([3.0]), np.array([1.0]), (0.0, 5.0)) == 0.0  # one record
+    assert scores_of(np.array([9.0, 9.0]), np.array([6.0, 7.0]), (0.0, 5.0)) == 1.0  # clipped
+    rng = np.random.RandomState(0)
+    Y, P = rng.uniform(-1, 1, (50, 2)) * [1, 100], rng.uniform(-1, 1, (50, 2)) * [1, 100]
+    assert scores_of(P, Y, (np.array([-1.0, -100.0]), np.array([1.0, 100.0]))) == \
+        pytest.approx(r2_score(Y, P))
+
+
+def test_bounded_squared_error_is_bounded_whatever_the_data():
+    from diffprivlib.models import LinearRegression
 
     from skdptune.utility import BoundedSquaredErrorScorer
 
     X, y = _regression()
     model = LinearRegression(bounds_X=(-1, 1), bounds_y=(-3, 3), epsilon=1e6,
                              random_state=0).fit(X, y)
-    for estimator in (model, make_pipeline(StandardScaler(), LinearRegression(bounds_y=(-3, 3)))):
-        scorer, utility = make_utility(estimator, None, None)
-        assert isinstance(scorer, BoundedSquaredErrorScorer)
-        assert (utility.low, utility.high) == (0.0, 1.0)
-    scorer, utility = make_utility(model, None, None)
+    scorer, utility = make_utility(model, BoundedSquaredErrorScorer(), None)
+    assert (utility.low, utility.high) == (0.0, 1.0)
     expected = 1 - np.mean((np.clip(model.predict(X), -3, 3) - np.clip(y, -3, 3)) ** 2) / 36
     assert utility(model, X, y) == pytest.approx(expected)
     # In [0, 1] whatever the data: targets far outside the bounds, the worst predictions.
@@ -135,9 +179,6 @@ def test_linear_regression_with_bounds_y_is_scored_by_a_bounded_squared_error():
     weights = np.r_[np.ones(200), np.zeros(200)]
     assert scorer(model, X, y, sample_weight=weights) == pytest.approx(
         scorer(model, X[:200], y[:200]))
-    # A declared utility_range keeps estimator.score (R²).
-    r2, _ = make_utility(model, None, (-1, 1))
-    assert not isinstance(r2, BoundedSquaredErrorScorer)
 
 
 @pytest.mark.parametrize("bounds_y", [(1, 1), (0, np.inf), (np.nan, 1)])

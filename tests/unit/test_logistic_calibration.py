@@ -1,0 +1,135 @@
+"""skdptune.linear_model.LogisticRegression: diffprivlib's LogisticRegression fitted where its
+calibration holds (rows in the unit ball, the intercept a penalised constant feature), the gate
+entries that send diffprivlib's other configurations to it, and its batched partition fits.
+
+What is checked: the model is exactly diffprivlib's fit on the mapped rows (same seed, same
+coefficients); the gate refuses diffprivlib's class with an intercept or data_norm > 1 in a
+released fit and accepts it otherwise, and accepts this class; the batched plan is the inner
+fit's, on the same mapped rows (same streams, same utilities); and the batched utilities have
+the law of this class's own fits (KS test, alpha = 1e-3; seeds fixed, so a run is
+reproducible either way).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import LogisticRegression as DPLogisticRegression
+from scipy import stats
+
+from skdptune import PrivateGridSearchCV, evaluate
+from skdptune.batched import logistic_regression
+from skdptune.exceptions import GateError
+from skdptune.gate import check_release
+from skdptune.linear_model import LogisticRegression, logistic_features, logistic_unit_ball
+from skdptune.partition import partition_labels, split_indices
+from skdptune.utility import make_utility
+
+ALPHA = 1e-3
+
+
+def _data(n, n_classes=2, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    centres = np.random.default_rng(99).uniform(0, 1, (n_classes, 3))
+    return np.clip(centres[y] + rng.normal(0, 0.3, (n, 3)), 0, 1), y
+
+
+@pytest.mark.parametrize("n_classes, data_norm, fit_intercept", [
+    (2, 2.0, True), (3, 2.0, True), (2, 3.0, False), (2, 0.5, False), (2, 0.5, True)])
+def test_the_model_is_diffprivlibs_fit_on_rows_in_the_unit_ball(n_classes, data_norm,
+                                                                fit_intercept):
+    X, y = _data(400, n_classes)
+    X[0] *= 10  # a row beyond data_norm: clipped by both
+    ours = LogisticRegression(epsilon=2.0, data_norm=data_norm, C=0.7,
+                              fit_intercept=fit_intercept, random_state=3,
+                              accountant=BudgetAccountant()).fit(X, y)
+    scale, inner_norm = logistic_unit_ball(data_norm, fit_intercept)
+    assert inner_norm <= 1.0
+    inner = DPLogisticRegression(epsilon=2.0, data_norm=inner_norm, C=0.7 * scale ** 2,
+                                 fit_intercept=False, random_state=3,
+                                 accountant=BudgetAccountant())
+    inner.fit(logistic_features(X, data_norm, fit_intercept, clip=True), y)
+    Z = logistic_features(X, data_norm, fit_intercept, clip=False)
+    np.testing.assert_allclose(ours.decision_function(X), inner.decision_function(Z),
+                               rtol=1e-10, atol=1e-12)
+    assert ours.coef_.shape == (1 if n_classes == 2 else n_classes, 3)
+    np.testing.assert_array_equal(ours.predict(X), inner.predict(Z))
+
+
+def test_one_fit_records_epsilon_and_warm_start_is_refused():
+    X, y = _data(200)
+    accountant = BudgetAccountant()
+    LogisticRegression(epsilon=0.7, data_norm=2.0, accountant=accountant).fit(X, y)
+    assert accountant.total()[0] == pytest.approx(0.7)
+    with pytest.raises(ValueError, match="warm_start=True is not supported"):
+        LogisticRegression(data_norm=2.0, warm_start=True).fit(X, y)
+
+
+@pytest.mark.parametrize("params, refused", [
+    ({"fit_intercept": True, "data_norm": 1.0}, "intercept is not penalised"),
+    ({"fit_intercept": True, "data_norm": 0.5}, "intercept is not penalised"),
+    ({"fit_intercept": False, "data_norm": 2.0}, "data_norm=2.0 > 1"),
+    ({"fit_intercept": False, "data_norm": 1.0}, None),
+    ({"fit_intercept": False, "data_norm": 0.3}, None),
+])
+def test_the_gate_releases_diffprivlibs_model_only_where_its_calibration_holds(params,
+                                                                               refused):
+    if refused is None:
+        assert check_release(DPLogisticRegression(**params)) == (1.0, 0.0)
+    else:
+        with pytest.raises(GateError, match=f"{refused}.*skdptune.linear_model."
+                                            "LogisticRegression"):
+            check_release(DPLogisticRegression(**params))
+    assert check_release(LogisticRegression(**params)) == (1.0, 0.0)
+
+
+def test_a_refused_release_charges_nothing_and_selection_alone_runs(binary_data):
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    search = PrivateGridSearchCV(DPLogisticRegression(data_norm=2.0), {"C": [0.1, 1.0]},
+                                 epsilon=1.0, accountant=accountant)
+    with pytest.raises(GateError, match="intercept is not penalised"):
+        search.fit(X, y)
+    assert accountant.spent_budget == []
+    search.set_params(refit=False, random_state=0).fit(X, y)
+    assert search.best_params_["C"] in (0.1, 1.0)
+
+
+def _values(estimator, candidates, X, y, splits, entropy):
+    _, utility = make_utility(estimator, "accuracy", None)
+    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
+                                                          utility)
+    assert family is logistic_regression
+    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, 1,
+                                    "2*n_jobs", 0, error_score="raise")
+
+
+def test_the_batched_plan_is_the_inner_fit_on_the_mapped_rows():
+    X, y = _data(600, 3)
+    splits = split_indices(*partition_labels(len(X), 5, 0.3, 1), 5)
+    candidates = [{"C": 0.5, "epsilon": 3.0}, {"C": 4.0, "epsilon": 1.0}]
+    ours = _values(LogisticRegression(data_norm=2.0), candidates, X, y, splits, entropy=7)
+    scale, inner_norm = logistic_unit_ball(2.0, True)
+    inner = _values(DPLogisticRegression(data_norm=inner_norm, fit_intercept=False),
+                    [{"C": c["C"] * scale ** 2, "epsilon": c["epsilon"]} for c in candidates],
+                    logistic_features(X, 2.0, True, clip=False),  # rows in [0, 1]^3: norm < 2
+                    y, splits, entropy=7)
+    np.testing.assert_array_equal(ours, inner)
+
+
+def test_partition_utilities_have_the_law_of_its_own_fits():
+    X, y = _data(480, 2, seed=5)
+    split = (np.arange(80), np.arange(80, 480))
+    candidate = {"epsilon": 3.0, "C": 2.0}
+    ours = _values(LogisticRegression(data_norm=2.0), [candidate], X, y, [split] * 200,
+                   entropy=5)[0]
+    state = np.random.RandomState(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = [LogisticRegression(data_norm=2.0, random_state=state,
+                                     accountant=BudgetAccountant(), **candidate)
+                  .fit(X[split[0]], y[split[0]]).score(X[split[1]], y[split[1]])
+                  for _ in range(200)]
+    assert stats.ks_2samp(ours, theirs).pvalue > ALPHA, (ours.mean(), np.mean(theirs))
