@@ -45,8 +45,8 @@ in its place:
   ``scipy.optimize.minimize`` call, partition by partition.
 - ``intercept_ = y_offset - X_offset . coef_`` (0 without ``fit_intercept``); ``predict`` is
   ``X coef_ + intercept_``; the score is ``BoundedR2Scorer.scores_of`` (R² of predictions and
-  targets clipped to ``bounds_y``), the one definition the per-fit path calls. A prediction
-  that is not finite (a diverged solve) scores
+  targets clipped to ``bounds_y``), the one definition the per-fit path calls. A score that
+  is not finite (a NaN prediction of a diverged solve) is
   :data:`~skdptune.batched.common.FIT_FAILED`, as the per-fit path scores a NaN
   ``error_score``.
 
@@ -264,7 +264,7 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
     scores : ndarray of shape (len(plans), n_parts)
         :meth:`~skdptune.utility.BoundedR2Scorer.scores_of`, at most 1 (the engine clips it
         to ``[0, 1]``); NaN where a partition has no training or no held-out rows;
-        ``FIT_FAILED`` where the prediction is not finite.
+        ``FIT_FAILED`` where it is not finite.
     """
     train_rows = [np.flatnonzero(part_train == p) for p in range(n_parts)]
     val_rows = [np.flatnonzero(part_val == p) for p in range(n_parts)]
@@ -280,7 +280,7 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
             coef = solve(c, b, Q, candidate.alpha)
             intercept = y_offset - X_offset @ coef if candidate.fit_intercept else 0.0
             with np.errstate(all="ignore"):
-                prediction = X_val[val] @ coef + intercept
-            result[j, p] = (BoundedR2Scorer.scores_of(prediction, y_val[val], bounds_y)
-                            if np.all(np.isfinite(prediction)) else FIT_FAILED)
+                score = BoundedR2Scorer.scores_of(X_val[val] @ coef + intercept, y_val[val],
+                                                  bounds_y)
+            result[j, p] = score if np.isfinite(score) else FIT_FAILED
     return result
