@@ -328,11 +328,15 @@ def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part
     problems = _Problems(y_train, part_train, n_parts, n_classes)
     n_val = np.bincount(part_val, minlength=n_parts)
     result = np.full((len(plans), n_parts), np.nan)
+    # The rows each unit-ball mapping gives, computed once for the candidates that share it
+    # (a grid over C shares its data_norm).
+    mapped = {None: (X_train, X_val)}
     for j, candidate in enumerate(plans):
-        Z_train, Z_val = X_train, X_val
-        if candidate.unit_ball is not None:
-            Z_train = logistic_features(X_train, *candidate.unit_ball, clip=True)
-            Z_val = logistic_features(X_val, *candidate.unit_ball, clip=False)
+        if candidate.unit_ball not in mapped:
+            mapped[candidate.unit_ball] = (
+                logistic_features(X_train, *candidate.unit_ball, clip=True),
+                logistic_features(X_val, *candidate.unit_ball, clip=False))
+        Z_train, Z_val = mapped[candidate.unit_ball]
         w = fit_partitions(candidate, Z_train, y_train, part_train, n_parts, n_classes,
                            rngs[j], problems=problems)
         correct = _predict(w, problems, Z_val, part_val, candidate.fit_intercept) == y_val
