@@ -325,6 +325,40 @@ class Ridge(LinearRegression):
         return self
 
 
+def objective_perturbation(epsilon, norm, C):
+    """What diffprivlib's ``Vector`` mechanism makes of one logistic problem (diffprivlib
+    0.6.6, ``Vector.randomise`` with ``function_sensitivity=0.25``, ``data_sensitivity=norm``,
+    ``alpha=1 / C``).
+
+    It sets ``epsilon' = epsilon - 2 log(1 + norm * C / 4)``; where that is not positive it
+    takes ``epsilon' = epsilon / 2`` and adds a ridge that brings the penalty on the *sum* of
+    losses from ``1 / C`` up to ``norm / (4 expm1(epsilon / 4))``. The objective's noise
+    vector then has norm ``Gamma(D, 2 * norm / epsilon')``.
+
+    Parameters
+    ----------
+    epsilon : float or ndarray
+        The problem's epsilon.
+    norm : float
+        The bound on a row's L2 norm as the mechanism sees it (the intercept's 1 included).
+    C : float or ndarray
+        Inverse penalty on the sum of losses, as the mechanism sees it.
+
+    Returns
+    -------
+    epsilon_p : float or ndarray
+        ``epsilon'``.
+    extra : float or ndarray
+        The extra ridge times ``n`` (diffprivlib's ``delta * n``): 0 where ``epsilon' > 0``.
+    """
+    epsilon = np.asarray(epsilon, dtype=float)
+    epsilon_p = epsilon - 2 * np.log1p(0.25 * norm * C)
+    short = epsilon_p <= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        extra = np.where(short, 0.25 * norm / np.expm1(epsilon / 4) - 1.0 / C, 0.0)
+    return np.where(short, epsilon / 2, epsilon_p), extra
+
+
 def logistic_unit_ball(data_norm, fit_intercept):
     """How :class:`LogisticRegression` maps a clipped row into diffprivlib's calibrated case.
 

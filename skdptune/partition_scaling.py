@@ -8,7 +8,9 @@ penalty weighed against a *sum* of per-record losses (scikit-learn's ``C``) regu
 ``ratio`` times harder. Candidates are then ranked by how they behave at the wrong scale.
 
 So partition fits rescale each candidate's data-size-dependent parameters by ``ratio``, with
-one rule per (class, parameter) in :data:`RULES`. This costs no privacy: partition fits are
+one rule per (class, parameter) in :data:`RULES`. Where a mechanism's noise depends on
+several parameters at once (objective perturbation's on ``epsilon`` and ``C``), their rules
+compute the partition's values together from the candidate's own parameters. This costs no privacy: partition fits are
 never charged, because the selection's guarantee rests only on the ``1 / k`` sensitivity of
 bounded utilities, whatever each partition's fit does with its own records. The ratio depends
 only on ``k`` and ``validation_fraction`` (not on ``n``, which neighbouring datasets do not
@@ -19,11 +21,13 @@ rescaling.
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Callable, Optional
 
+import numpy as np
 from diffprivlib import models as dp
 from sklearn import ensemble, kernel_ridge, linear_model, neighbors, svm, tree
 
-from .linear_model import Ridge
+from .linear_model import LogisticRegression, Ridge, logistic_unit_ball, objective_perturbation
 
 #: The scalings a rule can apply (``value`` is the candidate's, ``ratio`` > 1).
 SCALINGS = {
@@ -38,24 +42,34 @@ class ScalingRule:
 
     Attributes
     ----------
-    scaling : {"proportional", "inverse", "inverse_count"}
+    scaling : {"proportional", "inverse", "inverse_count"} or str
         ``proportional``: ``value * ratio``; ``inverse``: ``value / ratio``;
         ``inverse_count``: an integer count of records becomes ``max(minimum, round(value /
-        ratio))`` (a float is a fraction of the records, which needs no rescaling).
+        ratio))`` (a float is a fraction of the records, which needs no rescaling). Any other
+        name is a joint rule's (see ``joint``).
     why : str
         The justification, from the estimator's objective or noise scale.
     minimum : int, default=1
         Smallest valid count, for ``inverse_count``.
+    joint : callable or None, default=None
+        ``joint(owner, ratio) -> {parameter: value}``: the partition's values of several
+        parameters of ``owner`` (the step that has them) computed together; None where it
+        does not apply, and then the parameter is scaled ``proportional``.
     """
 
     scaling: str
     why: str
     minimum: int = 1
+    joint: Optional[Callable] = None
 
-    def apply(self, value, ratio):
-        """The partition fit's value of the parameter; non-numbers are left as they are."""
+    def apply(self, value, ratio, owner=None, name=None):
+        """The partition fit's value of the parameter ``name`` of ``owner``; non-numbers are
+        left as they are."""
         if isinstance(value, bool) or not isinstance(value, Real):
             return value
+        if self.joint is not None:
+            values = self.joint(owner, ratio)
+            return value * ratio if values is None else values[name]
         if self.scaling == "inverse_count":
             if not isinstance(value, Integral):
                 return value  # a fraction of the records: scale-free
@@ -86,6 +100,64 @@ _L2_LEAF = ScalingRule(
 
 _TREES = {"min_samples_leaf": _LEAF_COUNT, "min_samples_split": _SPLIT_COUNT}
 
+
+def objective_perturbation_partition(owner, ratio):
+    """A partition fit's ``epsilon`` and ``C`` for a logistic regression by objective
+    perturbation (diffprivlib's, or :class:`skdptune.linear_model.LogisticRegression`).
+
+    The refit minimises the mean loss plus ``a ||w||^2 / (2 n)`` plus ``b . w / n``, with
+    ``||b||`` of scale ``2 R / epsilon'`` (:func:`~skdptune.linear_model.objective_perturbation`:
+    ``epsilon'`` and the penalty ``a`` on the sum of losses, ``1 / C`` or, where ``epsilon' <= 0``,
+    diffprivlib's larger one). On ``n / ratio`` records the partition has the refit's penalty
+    and noise per record with ``a / ratio`` and ``ratio * epsilon'``: it is given ``C = ratio /
+    a`` and the ``epsilon`` whose ``epsilon'`` that is, ``ratio * epsilon' + 2 log(1 + R C /
+    4)`` (then positive, so never diffprivlib's other regime). Scaling ``epsilon`` and ``C`` by
+    ``ratio`` each would give partitions less noise than the refit's, more so the larger
+    ``C``, and put them and the refit on different sides of ``epsilon' <= 0``.
+
+    Exact for one problem (two classes). With ``K > 2`` classes diffprivlib gives each
+    one-vs-rest problem ``epsilon / K``, and ``K`` is not public here: the rule then treats
+    ``epsilon`` as one problem's (approximate; partition fits are never charged). For
+    diffprivlib's class with ``fit_intercept=True`` the refit's extra ridge also penalises the
+    intercept, which the partition's ``C`` does not (that class is only released without an
+    intercept).
+
+    Parameters
+    ----------
+    owner : LogisticRegression
+        The candidate step, parameters as written.
+    ratio : float
+        :func:`partition_ratio`.
+
+    Returns
+    -------
+    params : dict or None
+        ``{"epsilon": ..., "C": ...}``; None without a numeric ``data_norm``, ``epsilon`` and
+        ``C``.
+    """
+    params = owner.get_params(deep=False)
+    epsilon, C, data_norm = params["epsilon"], params["C"], params["data_norm"]
+    if not all(isinstance(v, Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
+               for v in (epsilon, C, data_norm)):
+        return None
+    fit_intercept = bool(params["fit_intercept"])
+    if isinstance(owner, LogisticRegression):  # diffprivlib fits the mapped rows, C * scale**2
+        scale, norm = logistic_unit_ball(data_norm, fit_intercept)
+        c_factor = scale ** 2
+    else:
+        norm, c_factor = float(np.sqrt(data_norm ** 2 + fit_intercept)), 1.0
+    epsilon_p, extra = objective_perturbation(epsilon, norm, C * c_factor)
+    C_part = ratio / (1.0 / (C * c_factor) + float(extra))
+    return {"epsilon": float(ratio * epsilon_p + 2 * np.log1p(0.25 * norm * C_part)),
+            "C": C_part / c_factor}
+
+
+_OBJECTIVE_PERTURBATION = ScalingRule(
+    "objective_perturbation",
+    "objective perturbation: epsilon and C together give the partition the refit's noise "
+    "and penalty per record (objective_perturbation_partition)",
+    joint=objective_perturbation_partition)
+
 #: Built-in rules: class -> {parameter: ScalingRule}. Found through the class's MRO, so a
 #: subclass (diffprivlib's LogisticRegression of scikit-learn's) inherits its parent's rules.
 #: Checked and deliberately absent: Lasso, ElasticNet, SGD*, MLP* (their penalties are weighed
@@ -95,7 +167,7 @@ _TREES = {"min_samples_leaf": _LEAF_COUNT, "min_samples_split": _SPLIT_COUNT}
 #: noise_scale(epsilon * ratio) is noise_alpha * noise_scale(epsilon) / ratio already).
 RULES = {
     dp.GaussianNB: {"epsilon": _DP_NOISE},
-    dp.LogisticRegression: {"epsilon": _DP_NOISE},
+    dp.LogisticRegression: {"epsilon": _OBJECTIVE_PERTURBATION, "C": _OBJECTIVE_PERTURBATION},
     dp.LinearRegression: {"epsilon": _DP_NOISE},
     Ridge: {"alpha": _SUM_LOSS_ALPHA},  # skdptune's; epsilon's rule is dp.LinearRegression's
     dp.KMeans: {"epsilon": _DP_NOISE},
@@ -162,7 +234,7 @@ def user_rule(rule):
 class _CallableScalingRule:
     function: object
 
-    def apply(self, value, ratio):
+    def apply(self, value, ratio, owner=None, name=None):
         return self.function(value, ratio)
 
 
@@ -201,7 +273,7 @@ def rescaled_params(candidate, ratio, user_rules):
             rule = rules_for(owners[owner_path]).get(name)
         if rule is None:
             continue
-        scaled = rule.apply(value, ratio)
+        scaled = rule.apply(value, ratio, owners[owner_path], name)
         if scaled is not value and scaled != value:
             changes[path] = scaled
     return changes

@@ -84,7 +84,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..linear_model import LogisticRegression as CalibratedLogisticRegression
-from ..linear_model import logistic_features, logistic_unit_ball
+from ..linear_model import logistic_features, logistic_unit_ball, objective_perturbation
 from . import lbfgsb
 from .common import FIT_FAILED, positive_finite
 
@@ -248,14 +248,8 @@ def noise_parameters(epsilon, data_norm, C, n, fit_intercept):
     # loss's second derivative is at most 1/4, and a clipped row (with its intercept 1) has
     # norm at most `norm`.
     norm = np.sqrt(data_norm ** 2 + 1) if fit_intercept else data_norm
-    epsilon = np.asarray(epsilon, dtype=float)
-    n = np.asarray(n, dtype=float)
-    epsilon_p = epsilon - 2 * np.log1p(0.25 * norm * C)
-    short = epsilon_p <= 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        delta = np.where(short, (0.25 * norm / np.expm1(epsilon / 4) - 1.0 / C) / n, 0.0)
-    epsilon_p = np.where(short, epsilon / 2, epsilon_p)
-    return 2 * norm / epsilon_p, delta
+    epsilon_p, extra = objective_perturbation(epsilon, norm, C)
+    return 2 * norm / epsilon_p, extra / np.asarray(n, dtype=float)
 
 
 def noise_draws(rng, n_problems, dimension):

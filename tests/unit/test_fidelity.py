@@ -35,14 +35,18 @@ def test_every_rule_has_a_justification():
     for cls, rules in RULES.items():
         for name, rule in rules.items():
             assert len(rule.why) > 30, (cls, name)
-            assert rule.scaling in ("proportional", "inverse", "inverse_count")
+            assert rule.scaling in ("proportional", "inverse", "inverse_count") or rule.joint
 
 
 @pytest.mark.parametrize(
     "candidate, expected",
     [
-        (LogisticRegression(epsilon=0.5, C=2.0, data_norm=3.0), {"epsilon": 0.5 * RATIO,
-                                                                "C": 2.0 * RATIO}),
+        # Objective perturbation, rows in the unit ball (scale**2 = 10): C * scale**2 = 0.2
+        # keeps epsilon' = 0.5 - 2 log(1.05) > 0, so C * ratio and ratio * epsilon' + 2 log(1
+        # + C * ratio * scale**2 / 4), below epsilon * ratio.
+        (LogisticRegression(epsilon=0.5, C=0.02, data_norm=3.0),
+         {"epsilon": RATIO * (0.5 - 2 * np.log(1.05)) + 2 * np.log(1 + 0.05 * RATIO),
+          "C": 0.02 * RATIO}),
         (SkLogisticRegression(C=0.1), {"C": 0.1 * RATIO}),
         (Ridge(alpha=5.0), {"alpha": 5.0 / RATIO}),
         (Lasso(alpha=5.0), {}),  # penalty against the mean loss: scale-free
@@ -68,6 +72,48 @@ def test_built_in_rules(candidate, expected):
     assert changes.keys() == expected.keys()
     for name, value in expected.items():
         assert changes[name] == pytest.approx(value)
+
+
+def _perturbation(epsilon, norm, C, n):
+    """diffprivlib's own Vector mechanism on a zero loss: (b / n, penalty per record) where the
+    objective gains b . w / n and the penalty on the mean loss is 1 / (C n) + delta."""
+    from diffprivlib.mechanisms import Vector
+
+    def zero(w):
+        return 0.0, np.zeros_like(w)
+
+    perturbed = Vector(epsilon=epsilon, dimension=3, alpha=1.0 / C, function_sensitivity=0.25,
+                       data_sensitivity=norm, n=n, random_state=0).randomise(zero)
+    at_zero = perturbed(np.zeros(3))[1]
+    delta = (perturbed(np.ones(3))[1] - at_zero)[0]
+    return at_zero, 1.0 / (C * n) + delta
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 0.71, 4.0])
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+@pytest.mark.parametrize("data_norm, fit_intercept, calibrated",
+                         [(0.5, True, True), (2.0, True, True), (0.5, False, True),
+                          (2.0, True, False), (1.0, False, False)])
+def test_a_logistic_partition_fit_has_the_refits_noise_and_penalty_per_record(
+        epsilon, C, data_norm, fit_intercept, calibrated):
+    # The same draws (seed) through diffprivlib's mechanism, at the refit's n and the
+    # partition's n / ratio: the noise vector over n and the penalty per record must agree,
+    # in both of diffprivlib's regimes (epsilon' > 0 or not; C = 1 and 100 cross it).
+    from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
+    cls = LogisticRegression if calibrated else DPLogisticRegression
+    candidate = cls(epsilon=epsilon, C=C, data_norm=data_norm, fit_intercept=fit_intercept)
+    partition = rescaled_params(candidate, RATIO, None)
+    norm = np.sqrt(data_norm ** 2 + fit_intercept)
+    factor = max(norm, 1.0) ** 2 if calibrated else 1.0  # the calibrated class's C * scale**2
+    if calibrated:
+        norm = norm / max(norm, 1.0)
+    n = 10_000
+    noise, penalty = _perturbation(epsilon, norm, C * factor, n)
+    noise_p, penalty_p = _perturbation(partition["epsilon"], norm, partition["C"] * factor,
+                                       n / RATIO)
+    assert noise_p == pytest.approx(noise, rel=1e-9)
+    assert penalty_p == pytest.approx(penalty, rel=1e-9)
 
 
 def test_a_dp_ridge_partition_fit_has_the_refits_penalty_per_record():
