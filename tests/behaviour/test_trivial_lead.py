@@ -149,6 +149,26 @@ def test_lead_rule_warns_below_k_stds_and_only_when_it_can_tell():
     assert trivial_findings(None, None, None, None, float("nan"), std) == []
 
 
+def test_a_decided_lead_overrules_the_noisier_best_score_rule():
+    # HI at a total of 1: best_score_ 0.52 (std 0.099) fails the score rule, while the lead
+    # 0.166 (std 0.004) shows a useful model (79 % on the test part against 63 %).
+    from sklearn.metrics import get_scorer
+
+    model = LogisticRegression(data_norm=1.0)
+    model.classes_, model.coef_, model.intercept_ = np.array([0, 1]), np.ones((1, 1)), np.zeros(1)
+    accuracy = get_scorer("accuracy")
+    assert trivial_findings(0.519, 0.099, accuracy, model)  # alone: warned
+    assert trivial_findings(0.519, 0.099, accuracy, model, 0.166, 0.004) == []
+    # an undecided lead, or a decided one below LEAD_RESOLUTION (a model fitted to noise leads
+    # a constant by a little on its training records), leaves the score rule in force
+    noisy = LEAD_RESOLUTION / MARGIN_STDS * 1.01
+    assert trivial_findings(0.519, 0.099, accuracy, model, 0.166, noisy)
+    assert trivial_findings(0.519, 0.099, accuracy, model, LEAD_RESOLUTION - 1e-3, 0.004)
+    # a decided lead that is not positive is warned on too
+    findings = trivial_findings(0.519, 0.099, accuracy, model, 0.0, 0.004)
+    assert ["trivial_lead_=" in f for f in findings] == [True, False]
+
+
 def test_lead_kind_is_decided_from_the_parameters():
     assert lead_kind(LogisticRegression(), None, None) == ACCURACY
     assert lead_kind(GaussianNB(), "accuracy", None) == ACCURACY
