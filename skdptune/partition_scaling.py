@@ -52,9 +52,10 @@ class ScalingRule:
     minimum : int, default=1
         Smallest valid count, for ``inverse_count``.
     joint : callable or None, default=None
-        ``joint(owner, ratio) -> {parameter: value}``: the partition's values of several
-        parameters of ``owner`` (the step that has them) computed together; None where it
-        does not apply, and then the parameter is scaled ``proportional``.
+        ``joint(owner, ratio, given) -> {parameter: value}``: the partition's values of
+        several parameters of ``owner`` (the step that has them) computed together, ``given``
+        the partition's values of those the user's rules decide; None where it does not
+        apply, and then the parameter is scaled ``proportional``.
     """
 
     scaling: str
@@ -62,13 +63,14 @@ class ScalingRule:
     minimum: int = 1
     joint: Optional[Callable] = None
 
-    def apply(self, value, ratio, owner=None, name=None):
-        """The partition fit's value of the parameter ``name`` of ``owner``; non-numbers are
-        left as they are."""
+    def apply(self, value, ratio, owner=None, name=None, given=None):
+        """The partition fit's value of the parameter ``name`` of ``owner`` (``given``: the
+        partition's values of ``owner``'s parameters that the user's rules decide); non-numbers
+        are left as they are."""
         if isinstance(value, bool) or not isinstance(value, Real):
             return value
         if self.joint is not None:
-            values = self.joint(owner, ratio)
+            values = self.joint(owner, ratio, given or {})
             return value * ratio if values is None else values[name]
         if self.scaling == "inverse_count":
             if not isinstance(value, Integral):
@@ -101,7 +103,7 @@ _L2_LEAF = ScalingRule(
 _TREES = {"min_samples_leaf": _LEAF_COUNT, "min_samples_split": _SPLIT_COUNT}
 
 
-def objective_perturbation_partition(owner, ratio):
+def objective_perturbation_partition(owner, ratio, given=None):
     """A partition fit's ``epsilon`` and ``C`` for a logistic regression by objective
     perturbation (diffprivlib's, or :class:`skdptune.linear_model.LogisticRegression`).
 
@@ -115,12 +117,20 @@ def objective_perturbation_partition(owner, ratio):
     ``ratio`` each would give partitions less noise than the refit's, more so the larger
     ``C``, and put them and the refit on different sides of ``epsilon' <= 0``.
 
+    Where the user's rule decides the partition's ``C`` (``given``), ``epsilon`` is the one
+    whose ``epsilon'`` is ``ratio`` times the refit's with that ``C``: the refit's noise per
+    record, the user's penalty.
+
     Exact for one problem (two classes). With ``K > 2`` classes diffprivlib gives each
-    one-vs-rest problem ``epsilon / K``, and ``K`` is not public here: the rule then treats
-    ``epsilon`` as one problem's (approximate; partition fits are never charged). For
-    diffprivlib's class with ``fit_intercept=True`` the refit's extra ridge also penalises the
-    intercept, which the partition's ``C`` does not (that class is only released without an
-    intercept).
+    one-vs-rest problem ``epsilon / K``, so each pays the ``2 log(1 + R C / 4)`` term of a
+    partition that the rule budgeted once, and ``K`` is not known before the data. The
+    partition then has too little noise, or, where that term exceeds a problem's share,
+    diffprivlib's other regime and far more (at ``ratio`` 12.5, ``K = 3``, ``data_norm`` 1,
+    ``epsilon`` 1: about 2 times the refit's noise per record at ``C`` = 1, 33 times at
+    ``C`` = 100). Partition fits are never charged: this affects the ranking, not the
+    guarantee. For diffprivlib's class with ``fit_intercept=True`` the refit's extra ridge
+    also penalises the intercept, which the partition's ``C`` does not (that class is only
+    released without an intercept).
 
     Parameters
     ----------
@@ -128,6 +138,8 @@ def objective_perturbation_partition(owner, ratio):
         The candidate step, parameters as written.
     ratio : float
         :func:`partition_ratio`.
+    given : dict or None, default=None
+        The partition's ``{"C": value}`` when a user's rule decides it.
 
     Returns
     -------
@@ -137,8 +149,8 @@ def objective_perturbation_partition(owner, ratio):
     """
     params = owner.get_params(deep=False)
     epsilon, C, data_norm = params["epsilon"], params["C"], params["data_norm"]
-    if not all(isinstance(v, Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
-               for v in (epsilon, C, data_norm)):
+    C_given = (given or {}).get("C", C)
+    if not all(_positive_number(v) for v in (epsilon, C, data_norm, C_given)):
         return None
     fit_intercept = bool(params["fit_intercept"])
     if isinstance(owner, LogisticRegression):  # diffprivlib fits the mapped rows, C * scale**2
@@ -148,8 +160,19 @@ def objective_perturbation_partition(owner, ratio):
         norm, c_factor = float(np.sqrt(data_norm ** 2 + fit_intercept)), 1.0
     epsilon_p, extra = objective_perturbation(epsilon, norm, C * c_factor)
     C_part = ratio / (1.0 / (C * c_factor) + float(extra))
+    if given and "C" in given:
+        C_part = C_given * c_factor
     return {"epsilon": float(ratio * epsilon_p + 2 * np.log1p(0.25 * norm * C_part)),
             "C": C_part / c_factor}
+
+
+def _positive_number(value):
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return False
+    try:
+        return bool(np.isfinite(float(value)) and value > 0)
+    except OverflowError:
+        return False
 
 
 _OBJECTIVE_PERTURBATION = ScalingRule(
@@ -234,7 +257,7 @@ def user_rule(rule):
 class _CallableScalingRule:
     function: object
 
-    def apply(self, value, ratio, owner=None, name=None):
+    def apply(self, value, ratio):
         return self.function(value, ratio)
 
 
@@ -264,7 +287,7 @@ def rescaled_params(candidate, ratio, user_rules):
     owners.update((path, value) for path, value in params.items()
                   if hasattr(value, "get_params") and not isinstance(value, type))
     user_rules = user_rules or {}
-    changes = {}
+    changes, joint = {}, []
     for path, value in params.items():
         owner_path, _, name = path.rpartition("__")
         if path in user_rules:
@@ -273,7 +296,18 @@ def rescaled_params(candidate, ratio, user_rules):
             rule = rules_for(owners[owner_path]).get(name)
         if rule is None:
             continue
-        scaled = rule.apply(value, ratio, owners[owner_path], name)
+        if getattr(rule, "joint", None) is not None:
+            joint.append((path, value, rule, owner_path, name))  # after the user's rules
+            continue
+        scaled = rule.apply(value, ratio)
+        if scaled is not value and scaled != value:
+            changes[path] = scaled
+    for path, value, rule, owner_path, name in joint:
+        prefix = f"{owner_path}__" if owner_path else ""
+        given = {other[len(prefix):]: changes.get(other, params[other]) for other in user_rules
+                 if other.startswith(prefix) and "__" not in other[len(prefix):]
+                 and other in params}
+        scaled = rule.apply(value, ratio, owners[owner_path], name, given)
         if scaled is not value and scaled != value:
             changes[path] = scaled
     return changes

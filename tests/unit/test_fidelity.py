@@ -116,6 +116,19 @@ def test_a_logistic_partition_fit_has_the_refits_noise_and_penalty_per_record(
     assert penalty_p == pytest.approx(penalty, rel=1e-9)
 
 
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("user", ["none", lambda value, ratio: value * ratio ** 0.5])
+def test_a_users_rule_for_C_is_applied_first_and_epsilon_keeps_the_refits_noise(C, user):
+    candidate = LogisticRegression(epsilon=1.0, C=C, data_norm=1.0)
+    partition = rescaled_params(candidate, RATIO, {"C": user})
+    C_part = partition.get("C", C)
+    assert C_part == pytest.approx(C if user == "none" else C * RATIO ** 0.5)
+    factor, n = 2.0, 10_000  # rows divided by sqrt(2): C * 2 inside, norm 1
+    noise, _ = _perturbation(1.0, 1.0, C * factor, n)
+    noise_p, _ = _perturbation(partition["epsilon"], 1.0, C_part * factor, n / RATIO)
+    assert noise_p == pytest.approx(noise, rel=1e-9)
+
+
 def test_a_dp_ridge_partition_fit_has_the_refits_penalty_per_record():
     # Its penalty is alpha + noise_alpha * noise_scale(epsilon): the rules (epsilon * ratio,
     # alpha / ratio, noise_alpha untouched) give the partition the refit's penalty / ratio.
