@@ -10,9 +10,10 @@ penalty weighed against a *sum* of per-record losses (scikit-learn's ``C``) regu
 So partition fits rescale each candidate's data-size-dependent parameters by ``ratio``, with
 one rule per (class, parameter) in :data:`RULES`. Where a mechanism's noise depends on
 several parameters at once (objective perturbation's on ``epsilon`` and ``C``), their rules
-compute the partition's values together from the candidate's own parameters. This costs no privacy: partition fits are
-never charged, because the selection's guarantee rests only on the ``1 / k`` sensitivity of
-bounded utilities, whatever each partition's fit does with its own records. The ratio depends
+compute the partition's values together from the candidate's own parameters. This costs no
+privacy: partition fits are never charged, because the selection's guarantee rests only on
+the ``1 / k`` sensitivity of bounded utilities, whatever each partition's fit does with its
+own records. The ratio depends
 only on ``k`` and ``validation_fraction`` (not on ``n``, which neighbouring datasets do not
 share), so each partition's fit stays a function of its own records and public constants.
 The refit always uses the candidate as written, and what is charged never depends on the
@@ -114,8 +115,8 @@ def objective_perturbation_partition(owner, ratio, given=None):
     and noise per record with ``a / ratio`` and ``ratio * epsilon'``: it is given ``C = ratio /
     a`` and the ``epsilon`` whose ``epsilon'`` that is, ``ratio * epsilon' + 2 log(1 + R C /
     4)`` (then positive, so never diffprivlib's other regime). Scaling ``epsilon`` and ``C`` by
-    ``ratio`` each would give partitions less noise than the refit's, more so the larger
-    ``C``, and put them and the refit on different sides of ``epsilon' <= 0``.
+    ``ratio`` each gives partitions another noise than the refit's (mostly less, the more so
+    the larger ``C``) and can put them and the refit on different sides of ``epsilon' <= 0``.
 
     Where the user's rule decides the partition's ``C`` (``given``), ``epsilon`` is the one
     whose ``epsilon'`` is ``ratio`` times the refit's with that ``C``: the refit's noise per
@@ -182,7 +183,8 @@ _OBJECTIVE_PERTURBATION = ScalingRule(
     joint=objective_perturbation_partition)
 
 #: Built-in rules: class -> {parameter: ScalingRule}. Found through the class's MRO, so a
-#: subclass (diffprivlib's LogisticRegression of scikit-learn's) inherits its parent's rules.
+#: subclass inherits its parent's rules and may replace them (diffprivlib's LogisticRegression
+#: replaces scikit-learn's rule for C with the joint one; skdptune's inherits it).
 #: Checked and deliberately absent: Lasso, ElasticNet, SGD*, MLP* (their penalties are weighed
 #: against the mean loss), GaussianNB's var_smoothing (relative to the largest variance),
 #: max_depth and n_estimators (not sizes of the training set), skdptune's Ridge's noise_alpha
