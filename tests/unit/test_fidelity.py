@@ -116,6 +116,25 @@ def test_a_logistic_partition_fit_has_the_refits_noise_and_penalty_per_record(
     assert penalty_p == pytest.approx(penalty, rel=1e-9)
 
 
+@pytest.mark.parametrize("epsilon, C", [(2.0, 0.1), (0.5, 100.0)])  # epsilon' > 0, <= 0
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_a_logistic_partition_fit_is_the_refit_on_data_repeated_ratio_times(
+        epsilon, C, fit_intercept):
+    # The refit on a partition's rows repeated `ratio` times has the partition's mean loss;
+    # with the same seed, diffprivlib's fits must then give the same coefficients.
+    ratio = 5
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, (200, 3))
+    y = (X[:, 0] + 0.3 * rng.randn(200) > 0).astype(int)
+    refit = LogisticRegression(epsilon=epsilon, C=C, data_norm=2.0, fit_intercept=fit_intercept,
+                               random_state=1, accountant=BudgetAccountant())
+    partition = clone(refit).set_params(**rescaled_params(refit, ratio, None))
+    refit.fit(np.tile(X, (ratio, 1)), np.tile(y, ratio))
+    partition.fit(X, y)
+    assert np.allclose(partition.coef_, refit.coef_, rtol=1e-6, atol=1e-9)
+    assert np.allclose(partition.intercept_, refit.intercept_, rtol=1e-6, atol=1e-9)
+
+
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 @pytest.mark.parametrize("user", ["none", lambda value, ratio: value * ratio ** 0.5])
 def test_a_users_rule_for_C_is_applied_first_and_epsilon_keeps_the_refits_noise(C, user):
