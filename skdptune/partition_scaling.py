@@ -29,6 +29,7 @@ from diffprivlib import models as dp
 from sklearn import ensemble, kernel_ridge, linear_model, neighbors, svm, tree
 
 from .linear_model import LogisticRegression, Ridge, logistic_unit_ball, objective_perturbation
+from .validation import positive_finite
 
 #: The scalings a rule can apply (``value`` is the candidate's, ``ratio`` > 1).
 SCALINGS = {
@@ -151,7 +152,7 @@ def objective_perturbation_partition(owner, ratio, given=None):
     params = owner.get_params(deep=False)
     epsilon, C, data_norm = params["epsilon"], params["C"], params["data_norm"]
     C_given = (given or {}).get("C", C)
-    if not all(_positive_number(v) for v in (epsilon, C, data_norm, C_given)):
+    if not all(positive_finite(v) for v in (epsilon, C, data_norm, C_given)):
         return None
     fit_intercept = bool(params["fit_intercept"])
     if isinstance(owner, LogisticRegression):  # diffprivlib fits the mapped rows, C * scale**2
@@ -165,15 +166,6 @@ def objective_perturbation_partition(owner, ratio, given=None):
         C_part = C_given * c_factor
     return {"epsilon": float(ratio * epsilon_p + 2 * np.log1p(0.25 * norm * C_part)),
             "C": C_part / c_factor}
-
-
-def _positive_number(value):
-    if isinstance(value, bool) or not isinstance(value, Real):
-        return False
-    try:
-        return bool(np.isfinite(float(value)) and value > 0)
-    except OverflowError:
-        return False
 
 
 _OBJECTIVE_PERTURBATION = ScalingRule(

@@ -10,6 +10,7 @@ import difflib
 import math
 import inspect
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy.sparse import issparse
@@ -392,3 +393,20 @@ def input_shape(X):
     except TypeError:
         n_features = None
     return {"n_features_in_": n_features, "feature_names_in_": _get_feature_names(X)}
+
+
+def nonnegative_finite(value):
+    """Whether ``value`` is a real number (not a bool), finite and at least 0 (an integer too
+    large for a float is not finite): a penalty such as ``alpha``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        return False
+    try:
+        return bool(np.isfinite(float(value))) and value >= 0
+    except OverflowError:
+        return False
+
+
+def positive_finite(value):
+    """Whether ``value`` is a real number (not a bool), finite and positive: an ``epsilon``,
+    ``data_norm`` or ``C``."""
+    return nonnegative_finite(value) and value > 0

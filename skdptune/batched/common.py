@@ -5,7 +5,6 @@ Kept apart from :mod:`skdptune.batched` so that family modules can import it whi
 package imports them.
 """
 
-from numbers import Real
 
 import numpy as np
 from diffprivlib.validation import check_bounds
@@ -73,19 +72,6 @@ def declared_bounds(bounds, n_features):
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(upper >= lower)):
         return None
     return lower, upper
-
-
-def nonnegative_finite(value):
-    """Whether ``value`` is a real number (not a bool), finite and at least 0: a penalty
-    (``alpha``) a family emulates; anything else is left to the per-fit path."""
-    return (not isinstance(value, (bool, np.bool_)) and isinstance(value, Real)
-            and bool(np.isfinite(value)) and value >= 0)
-
-
-def positive_finite(value):
-    """Whether ``value`` is a real number (not a bool), finite and positive: an ``epsilon`` (or
-    ``data_norm``, ``C``) a family emulates; anything else is left to the per-fit path."""
-    return nonnegative_finite(value) and value > 0
 
 
 def laplace(uniforms):

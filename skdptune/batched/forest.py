@@ -88,7 +88,8 @@ import numpy as np
 from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
 from sklearn.utils.multiclass import type_of_target
 
-from .common import declared_bounds, positive_finite
+from ..validation import positive_finite
+from .common import declared_bounds
 
 #: Above this many labels (in ``y`` or declared) the per-leaf arrays stop being cheap.
 MAX_CLASSES = 64

@@ -50,7 +50,8 @@ from numbers import Real
 import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
 
-from .common import FIT_FAILED, declared_bounds, laplace, laplace_within, positive_finite
+from ..validation import positive_finite
+from .common import FIT_FAILED, declared_bounds, laplace, laplace_within
 
 #: Above this many classes the per-partition arrays (partitions x classes x features) and the
 #: scoring pass (rows x classes x features) stop being cheap: the per-fit path takes over.

@@ -68,7 +68,8 @@ from numbers import Integral
 import numpy as np
 from diffprivlib.validation import check_bounds
 
-from .common import FIT_FAILED, NEGATIVE_INERTIA, declared_bounds, laplace_within, positive_finite
+from ..validation import positive_finite
+from .common import FIT_FAILED, NEGATIVE_INERTIA, declared_bounds, laplace_within
 
 #: The per-partition score this family computes: the engine batches a candidate only when the
 #: search's utility is the estimator's own ``score`` (``scoring=None``).

@@ -61,13 +61,12 @@ from scipy.optimize import minimize
 
 from ..linear_model import Ridge, _corner_range, _square_range, objective
 from ..utility import BoundedR2Scorer
+from ..validation import nonnegative_finite, positive_finite
 from .common import (
     BOUNDED_R2,
     FIT_FAILED,
     declared_bounds,
     laplace,
-    nonnegative_finite,
-    positive_finite,
 )
 
 #: The per-partition score this family computes: the engine batches a candidate only under the

@@ -86,7 +86,8 @@ from scipy.special import expit
 from ..linear_model import LogisticRegression as CalibratedLogisticRegression
 from ..linear_model import logistic_features, logistic_unit_ball, objective_perturbation
 from . import lbfgsb
-from .common import FIT_FAILED, positive_finite
+from ..validation import positive_finite
+from .common import FIT_FAILED
 
 #: Above this many classes the one-vs-rest problems (candidates x classes x partitions, each
 #: a ``D x D`` Hessian) stop being cheap: the per-fit path takes over.

@@ -48,7 +48,7 @@ import numpy as np
 from scipy.linalg import null_space
 from sklearn.utils.extmath import svd_flip
 
-from .common import positive_finite
+from ..validation import positive_finite
 
 
 @dataclass(frozen=True)

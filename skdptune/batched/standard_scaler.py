@@ -49,7 +49,8 @@ from functools import lru_cache
 import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
 
-from .common import declared_bounds, laplace, laplace_within, positive_finite
+from ..validation import positive_finite
+from .common import declared_bounds, laplace, laplace_within
 
 
 @dataclass(frozen=True)
