@@ -8,6 +8,7 @@ its protocol says), release. Around it: delegation of ``predict`` and friends to
 the very same accountant object.
 """
 
+import copyreg
 import gc
 import os
 import weakref
@@ -43,8 +44,9 @@ _PARALLEL_ADVICE = (
     "on a dask cluster through joblib.parallel_backend('dask'))."
 )
 
-# Accountants that arrived by unpickling a search. Weak references where the accountant allows
-# them (diffprivlib's does), else strong ones.
+# Accountants that arrived as copies: unpickled (alone or inside a search), deep-copied, or
+# inherited by a forked child. Weak references where the accountant allows them (diffprivlib's
+# does), else strong ones.
 _COPIED_ACCOUNTANTS = weakref.WeakSet()
 _COPIED_STRONG = []
 
@@ -68,6 +70,32 @@ def _is_copied(accountant):
         return accountant in _COPIED_ACCOUNTANTS
     except TypeError:
         return any(accountant is copied for copied in _COPIED_STRONG)
+
+
+def _reduce_accountant(accountant):
+    """How :mod:`pickle` (and :func:`copy.deepcopy`) copy a diffprivlib ``BudgetAccountant``:
+    as the class itself would be copied, rebuilt by :func:`_rebuilt_accountant`.
+
+    Registered with :func:`copyreg.pickle`, which every pickler consults (pickle, cloudpickle
+    under joblib's loky backend, multiprocessing's spawn and forkserver, dask): an accountant
+    sent to another process on its own, not inside a search, arrives marked as a copy too.
+    """
+    constructor, arguments, state = accountant.__reduce_ex__(2)[:3]
+    return _rebuilt_accountant, (constructor, arguments, state)
+
+
+def _rebuilt_accountant(constructor, arguments, state):
+    """Rebuild a pickled ``BudgetAccountant`` and mark it as a copy: a search refuses to charge
+    it (:class:`~skdptune.exceptions.AccountantCopyError`) until the user sets it again with
+    ``set_params(accountant=...)``, saying that this copy is the accountant to charge."""
+    accountant = constructor(*arguments)
+    if state:
+        accountant.__dict__.update(state)
+    _mark_copied(accountant)
+    return accountant
+
+
+copyreg.pickle(BudgetAccountant, _reduce_accountant)
 
 
 # Set in a process forked from another (multiprocessing's "fork" start method, Linux's default
@@ -218,12 +246,13 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
             return BudgetAccountant.load_default(None)
         if _is_copied(self.accountant):
             raise AccountantCopyError(
-                f"This {type(self).__name__}'s accountant is a copy made when the search was "
-                "pickled (sent to another process, e.g. by cross_val_score(search, ..., "
-                "n_jobs=2) or GridSearchCV(search, n_jobs=2)), deep-copied, or inherited by a "
-                "forked process (multiprocessing's 'fork' start method): charging it would "
-                f"not charge yours. {_PARALLEL_ADVICE} If this copy is the accountant you mean "
-                "to charge, set it again: search.set_params(accountant=...)."
+                f"This {type(self).__name__}'s accountant is a copy made when it was "
+                "pickled (sent to another process, alone or inside the search, e.g. by "
+                "cross_val_score(search, ..., n_jobs=2), GridSearchCV(search, n_jobs=2) or "
+                "joblib.Parallel), deep-copied, or inherited by a forked process "
+                "(multiprocessing's 'fork' start method): charging it would not charge yours. "
+                f"{_PARALLEL_ADVICE} If this copy is the accountant you mean to charge (this "
+                "process's own), set it again: search.set_params(accountant=...)."
             )
         return self.accountant
 

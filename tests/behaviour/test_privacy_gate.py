@@ -429,7 +429,7 @@ def test_cross_validation_in_worker_processes_refuses_to_charge_copies(binary_da
     X, y = binary_data
     accountant = BudgetAccountant()
     search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
-    with pytest.raises(AccountantCopyError, match="copy made when the search was pickled"):
+    with pytest.raises(AccountantCopyError, match="copy made when it was pickled"):
         cross_validate(search, X, y, cv=2, n_jobs=2, error_score="raise")
     assert accountant.spent_budget == []
     # In one process the clones keep the accountant: 2 fits, each selection then refit
@@ -462,6 +462,55 @@ def test_default_accountant_in_another_process_is_refused(binary_data):
     search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, None)
     (outcome,) = Parallel(n_jobs=2)(delayed(_fit_in_worker)(search, X, y) for _ in range(1))
     assert "accountant=None" in outcome
+
+
+def _fit_with_an_accountant_sent_alone(accountant, X, y):
+    """Run in a worker: a search built here with an accountant that arrived on its own."""
+    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    try:
+        search.fit(X, y)
+    except AccountantCopyError as error:
+        refused = f"refused: {error}"
+    else:
+        refused = "charged"
+    # Said to be this worker's own: it charges the copy it was given, as asked.
+    search.set_params(accountant=accountant).fit(X, y)
+    return refused, list(accountant.spent_budget)
+
+
+@pytest.mark.parametrize("start", ["loky", "spawn"])
+def test_an_accountant_sent_alone_to_a_worker_is_not_charged_silently(binary_data, start):
+    # Before: the copy guard marked accountants inside a pickled search only; an accountant
+    # pickled on its own (loky, or multiprocessing's spawn) and handed to a search built in the
+    # worker was charged there: five such fits left the user's accountant at 0.
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    if start == "loky":
+        (outcome,) = Parallel(n_jobs=2)(
+            delayed(_fit_with_an_accountant_sent_alone)(accountant, X, y) for _ in range(1))
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            outcome = pool.apply(_fit_with_an_accountant_sent_alone, (accountant, X, y))
+    refused, charged_in_worker = outcome
+    assert refused.startswith("refused") and "set_params(accountant=...)" in refused
+    assert charged_in_worker == [(1.0, 0.0), (GNB_CHARGE, 0.0)]  # the affirmed copy only
+    assert accountant.spent_budget == []  # the user's own, in this process: never charged
+
+
+def test_an_unpickled_accountant_is_a_copy_until_set_again(binary_data):
+    X, y = binary_data
+    accountant = BudgetAccountant()
+    for copied in (pickle.loads(pickle.dumps(accountant)), copy.deepcopy(accountant)):
+        assert type(copied) is BudgetAccountant and copied.epsilon == accountant.epsilon
+        search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, copied)
+        with pytest.raises(AccountantCopyError, match="alone or inside the search"):
+            search.fit(X, y)
+        assert copied.spent_budget == []
+    # The original, never pickled, is charged as always.
+    grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant).fit(X, y)
+    assert len(accountant.spent_budget) == 2
 
 
 def test_deep_copies_are_refused_until_the_accountant_is_set_again(binary_data):
