@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import (
     StrOptions,
 )
 from sklearn.utils import _safe_indexing
+from sklearn.utils._indexing import _get_column_indices
 
 try:  # scikit-learn >= 1.7
     from sklearn.utils._repr_html.estimator import _VisualBlock
@@ -27,6 +28,7 @@ __all__ = [
     "_VisualBlock",
     "_check_method_params",
     "_check_multimetric_scoring",
+    "_get_column_indices",
     "_fit_context",
     "_get_feature_names",
     "_num_features",

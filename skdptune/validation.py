@@ -16,12 +16,16 @@ import numpy as np
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.exceptions import DataConversionWarning
-from sklearn.pipeline import Pipeline
+from sklearn.compose import ColumnTransformer
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import FeatureUnion, Pipeline
+from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import assert_all_finite, check_array, get_tags
 from sklearn.utils.metadata_routing import process_routing
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._sklearn_compat import (
+    _get_column_indices,
     _get_feature_names,
     _num_features,
     _PassthroughScorer,
@@ -272,19 +276,14 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
             "models need dense arrays). Densify X (X.toarray()) or put a step that accepts "
             "sparse input first."
         )
-    checks = [(y, "y")]
-    if not get_tags(first_step(estimator)).input_tags.allow_nan and _is_numeric(X):
-        checks.insert(0, (X, "X"))
-    for values, input_name in checks:
-        if values is None:
-            continue
+    _check_finite_X(X, estimator)
+    if y is not None:
         try:
-            assert_all_finite(values, input_name=input_name)
+            assert_all_finite(y, input_name="y")
         except ValueError as error:
             raise ValueError(
-                f"{input_name} contains NaN or infinity ({error}), and {name} does not accept "
-                "them. Remove or impute those values before fit (an imputer inside the "
-                "pipeline must not learn its fill values from the private data)."
+                f"y contains NaN or infinity ({error}), and {name} does not accept them. "
+                "Remove those records before fit."
             ) from None
     if is_diffprivlib_model(first_step(estimator)):
         _check_numeric(X)
@@ -305,6 +304,177 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
                 f"y has a single class, and {name} is a classifier: one class leaves "
                 "nothing to tune. Pass y with at least two classes."
             )
+
+
+#: How a step's fit treats non-finite values (NaN, infinity) in the ``X`` it receives, where
+#: its scikit-learn ``allow_nan`` tag is wrong or says too little: a function of the step
+#: giving :data:`REJECTS` (its fit raises), :data:`REMOVES` (its output is finite) or
+#: :data:`PASSES` (its output keeps them where its input had them), given whether the
+#: non-finite values include an infinity. Every diffprivlib model (and skdptune's, which
+#: derive from them) rejects them, whatever its tag says: diffprivlib's ``StandardScaler``
+#: inherits ``allow_nan`` from scikit-learn's but its fit refuses NaN. Compositions are walked
+#: (:func:`_non_finite_outcome`). A step in neither is judged by its tag: ``allow_nan=False``
+#: rejects; ``True`` accepts (what it outputs is its own business). Adding a class is one row.
+REJECTS, REMOVES, PASSES = "rejects", "removes", "passes"
+NON_FINITE_HANDLING = {
+    # Imputes the NaN it is told to (missing_values=np.nan) and raises on infinity.
+    SimpleImputer: lambda step, infinite: (
+        REMOVES if _is_nan(step.missing_values) and not infinite else REJECTS),
+    # The identity (func=None): the values pass through; any other func is the user's.
+    FunctionTransformer: lambda step, infinite: PASSES if step.func is None else None,
+}
+
+
+def _is_nan(value):
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _check_finite_X(X, estimator):
+    """Refuse non-finite values in ``X`` that a step of ``estimator`` would reject.
+
+    Decided from the table :data:`NON_FINITE_HANDLING` and the steps' tags, following ``X``
+    through pipelines and column transformers (a column's values reach only the branches that
+    select it), before the accountant: without this, every partition fit would fail, the
+    selection would run on constant utilities and be charged. Like scikit-learn's own input
+    validation, the refusal reveals that ``X`` holds such values (see the faults page); it
+    names the step, not the values.
+    """
+    mask = _non_finite_columns(X)
+    if mask is None or not mask.any():
+        return
+    infinite = _has_infinity(X)
+    outcome, path = _non_finite_outcome(estimator, X, mask, infinite, "")
+    if outcome == REJECTS:
+        where = f"step {path!r} ({type(_step_at(estimator, path)).__name__})" if path else (
+            type(estimator).__name__)
+        raise ValueError(
+            f"X contains NaN or infinity, and {where}, which receives them, does not accept "
+            "them (its fit would fail on every partition). Remove or impute those values "
+            "before fit, or impute them inside the pipeline with "
+            "SimpleImputer(strategy='constant', fill_value=...) first (an imputer must not "
+            "learn its fill values from the private data)."
+        )
+
+
+def _step_at(estimator, path):
+    return estimator.get_params(deep=True)[path] if path else estimator
+
+
+def _non_finite_columns(X):
+    """Which columns of ``X`` hold NaN or infinity (a boolean array), or None when ``X`` is
+    not a table of numbers or objects (text, a list of documents)."""
+    if issparse(X):
+        data = np.asarray(X.data)
+        if data.dtype.kind not in "fc" or np.all(np.isfinite(data)):
+            return np.zeros(X.shape[1], dtype=bool)
+        return np.ones(X.shape[1], dtype=bool)  # where they are is the steps' business
+    if hasattr(X, "columns"):  # a data frame: NaN (or None) in any column, infinity in numbers
+        import pandas as pd
+
+        frame = X.replace([np.inf, -np.inf], np.nan) if _has_infinity(X) else X
+        return np.asarray(pd.isna(frame).any(axis=0), dtype=bool)
+    try:
+        values = np.asarray(X)
+    except (TypeError, ValueError):
+        return None
+    if values.ndim != 2:
+        return None
+    if values.dtype.kind in "biu":
+        return np.zeros(values.shape[1], dtype=bool)
+    if values.dtype.kind in "fc":
+        return ~np.all(np.isfinite(values), axis=0)
+    if values.dtype.kind == "O":
+        return np.array([any(_missing(value) for value in column) for column in values.T],
+                        dtype=bool)
+    return None
+
+
+def _missing(value):
+    return value is None or (isinstance(value, (float, np.floating)) and not np.isfinite(value))
+
+
+def _has_infinity(X):
+    if issparse(X):
+        return bool(np.any(np.isinf(X.data))) if X.data.dtype.kind in "fc" else False
+    if hasattr(X, "select_dtypes"):
+        numbers = X.select_dtypes(include="number").to_numpy(dtype=float)
+        return bool(np.isinf(numbers).any())
+    try:
+        values = np.asarray(X)
+    except (TypeError, ValueError):
+        return False
+    if values.dtype.kind in "fc":
+        return bool(np.isinf(values).any())
+    if values.dtype.kind == "O":
+        return any(isinstance(value, (float, np.floating)) and np.isinf(value)
+                   for value in values.ravel())
+    return False
+
+
+def _non_finite_outcome(step, X, mask, infinite, path):
+    """``(outcome, path)`` of non-finite values in the columns ``mask`` of ``X`` reaching
+    ``step``: :data:`REJECTS` with the rejecting step's parameter path, :data:`REMOVES`,
+    :data:`PASSES`, or None when a step accepts them (its tag) and nothing more is known."""
+    if step is None or (isinstance(step, str) and step == "passthrough"):
+        return PASSES, path
+    if isinstance(step, Pipeline):
+        for name, child in step.steps:
+            outcome, where = _non_finite_outcome(child, X, mask, infinite, _join(path, name))
+            if outcome != PASSES:
+                return outcome, where
+            X = None  # the next step receives this one's output: its columns are not X's
+        return PASSES, path
+    if isinstance(step, (ColumnTransformer, FeatureUnion)):
+        return _branches_outcome(step, X, mask, infinite, path)
+    if is_diffprivlib_model(step):
+        return REJECTS, path
+    handling = NON_FINITE_HANDLING.get(type(step))
+    outcome = None if handling is None else handling(step, infinite)
+    if outcome is None and not get_tags(step).input_tags.allow_nan:
+        outcome = REJECTS
+    return outcome, path
+
+
+def _branches_outcome(step, X, mask, infinite, path):
+    """The outcome of a column transformer or feature union: a branch is checked only if some
+    of its columns hold non-finite values (every branch, when ``X`` is not the input's own)."""
+    if isinstance(step, FeatureUnion):
+        branches = [(name, child, mask) for name, child in step.transformer_list]
+    else:
+        branches, rest = [], np.ones(len(mask), dtype=bool)
+        for name, child, columns in step.transformers:
+            selected = np.zeros(len(mask), dtype=bool)
+            selected[_columns(X, columns, len(mask))] = True
+            rest &= ~selected
+            branches.append((name, child, mask & selected))
+        branches.append(("remainder", step.remainder, mask & rest))
+    outcomes = [_non_finite_outcome(child, None, selected, infinite, _join(path, name))
+                for name, child, selected in branches
+                if selected.any() and not (isinstance(child, str) and child == "drop")]
+    # Any rejection refuses; values that pass reach the next step; an accepting step (None)
+    # says nothing more; otherwise every branch removed them.
+    for wanted in (REJECTS, PASSES, None):
+        for outcome, where in outcomes:
+            if outcome == wanted:
+                return outcome, where
+    return REMOVES, path
+
+
+def _columns(X, columns, n_columns):
+    """Column indices a ``ColumnTransformer`` branch selects (its callable selectors read the
+    schema); all of them when they cannot be resolved (conservative: the branch is checked)."""
+    if X is None:
+        return np.arange(n_columns)
+    try:
+        if callable(columns):
+            columns = columns(X)
+        return np.asarray(_get_column_indices(X, columns), dtype=int)
+    except Exception:  # noqa: BLE001 - the fit would raise its own error
+        return np.arange(n_columns)
+
+
+def _join(path, name):
+    return f"{path}__{name}" if path else name
 
 
 def _check_numeric(X):

@@ -53,6 +53,43 @@ def test_nan_and_inf_raise_before_anything_is_charged(binary_data, where, value)
     assert_charged(accountant, NOTHING)
 
 
+def test_nan_reaching_a_dp_step_whose_tag_allows_it_is_refused_before_anything_is_charged(
+        binary_data):
+    # Before: diffprivlib's StandardScaler inherits scikit-learn's allow_nan tag but its fit
+    # rejects NaN: every partition fit failed, the selection ran on constants and 1.0 was
+    # charged.
+    X, y = binary_data[0].copy(), binary_data[1]
+    X[::10, 1] = np.nan
+    pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0)), GaussianNB(bounds=(0.0, 1.0)))
+    accountant = BudgetAccountant()
+    with pytest.raises(ValueError, match="step 'standardscaler' .*does not accept them"):
+        search(pipeline, {"gaussiannb__var_smoothing": [1e-9, 1e-3]}, accountant,
+               refit=False).fit(X, y)
+    assert_charged(accountant, NOTHING)
+
+
+def test_nan_imputed_by_a_public_step_or_routed_away_from_dp_steps_is_accepted(binary_data):
+    X, y = binary_data[0].copy(), binary_data[1]
+    X[::10, 1] = np.nan
+    imputed = make_pipeline(SimpleImputer(strategy="constant", fill_value=0.5),
+                            StandardScaler(bounds=(0.0, 1.0)), GaussianNB(bounds=(0.0, 1.0)))
+    routed = make_pipeline(
+        ColumnTransformer([("nan", SimpleImputer(strategy="constant", fill_value=0.5), [1])],
+                          remainder=StandardScaler(bounds=(0.0, 1.0))),
+        GaussianNB(bounds=(0.0, 1.0)))
+    for pipeline in (imputed, routed):
+        accountant = BudgetAccountant()
+        fitted = search(pipeline, {"gaussiannb__var_smoothing": [1e-9]}, accountant).fit(X, y)
+        assert_charged(accountant, fitted.privacy_spent_)
+    # The same NaN column routed to the DP scaler is refused, naming the branch.
+    wrong = make_pipeline(
+        ColumnTransformer([("nan", SimpleImputer(strategy="constant", fill_value=0.5), [0])],
+                          remainder=StandardScaler(bounds=(0.0, 1.0))),
+        GaussianNB(bounds=(0.0, 1.0)))
+    with pytest.raises(ValueError, match="'columntransformer__remainder'"):
+        search(wrong, {"gaussiannb__var_smoothing": [1e-9]}, BudgetAccountant()).fit(X, y)
+
+
 def test_nan_in_x_is_fine_for_an_estimator_that_accepts_it(binary_data):
     # An imputer learns its fill values from the data, so this only works with refit=False.
     X, y = binary_data[0].copy(), binary_data[1]
