@@ -53,7 +53,13 @@ from .gate import (
 )
 from .trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
-from .validation import input_shape, min_samples, refuse_keywords, route_fit_params
+from .validation import (
+    check_input_data,
+    input_shape,
+    min_samples,
+    refuse_keywords,
+    route_fit_params,
+)
 
 #: Laws of the number of trials, by name: their ``shape`` (Papernot & Steinke's ``eta``;
 #: infinite for Poisson). ``"truncated_negative_binomial"`` takes the ``shape`` parameter.
@@ -547,6 +553,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         n_iter, shape = self._trial_count_law()
         n_samples = _num_samples(X)
         check_consistent_length(X, y)
+        check_input_data(X, y, estimator, check_sparse=False)  # the gate followed sparse input
         rate = (self.subsample or 1.0) * min(self.validation_fraction,
                                              1 - self.validation_fraction)
         needed = min_samples(1, min(rate, 1 - (self.subsample or 0.0)))

@@ -218,6 +218,21 @@ def test_undeclared_bounds_are_refused_before_data(data):
     assert accountant.spent_budget == []
 
 
+def test_nan_that_a_dp_step_rejects_is_refused_before_data(data):
+    # Before: the random search did not check its input; every trial failed and was charged.
+    X, y = data
+    X = X.copy()
+    X[::7, 0] = np.nan
+    accountant = BudgetAccountant()
+    search = PrivateRandomizedSearchCV(
+        GaussianNB(bounds=(-5.0, 5.0)), {"var_smoothing": [1e-9]}, n_iter=2.0,
+        accountant=accountant, random_state=0,
+    )
+    with pytest.raises(ValueError, match="X contains NaN or infinity, and GaussianNB"):
+        search.fit(X, y)
+    assert accountant.spent_budget == []
+
+
 class LeakingNB(GaussianNB):
     """A GaussianNB (with declared bounds) that warns PrivacyLeakWarning when fitted."""
 
