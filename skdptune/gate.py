@@ -41,6 +41,7 @@ from typing import Callable, Optional
 
 import numpy as np
 from diffprivlib import models as dp
+from sklearn.base import clone
 from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
 from sklearn.impute import SimpleImputer
@@ -92,6 +93,12 @@ class Rule:
         For ``"dp"`` entries: ``charge(step) -> float >= 1``, the epsilon a fit really spends
         per unit of ``spends`` (a diffprivlib calibration that falls short under replace-one
         adjacency, with the proof in the function's docstring); None: 1.
+    releases : dict or None
+        For ``"dp"`` entries: the attributes a released fit keeps, each with why its
+        mechanism covers it (besides :data:`PUBLIC_SHAPE`). :func:`keep_released` removes every
+        other attribute the fit set, so a value outside the proof (a solver's iteration count)
+        is never released. None (a registered class): kept as the class sets them, on the
+        registration's word.
     """
 
     kind: str
@@ -102,6 +109,7 @@ class Rule:
     output: object = DENSE
     spends: str = "epsilon"
     charge: Optional[Callable] = None
+    releases: Optional[dict] = None
 
     def factor(self, step):
         """What a fit of ``step`` spends per unit of its ``spends`` parameter (1 unless the
@@ -172,10 +180,61 @@ PUBLIC_PARAMETERS = {
 }
 
 
-def _dp(*declared, condition=None, charge=None,
+def _dp(*declared, releases, condition=None, charge=None,
         why="a diffprivlib model: pure epsilon-DP given declared bounds; spends `epsilon` once "
             "per fit"):
-    return Rule("dp", why, declared=declared, condition=condition, charge=charge)
+    return Rule("dp", why, declared=declared, condition=condition, charge=charge,
+                releases=releases)
+
+
+#: Fitted attributes every released step may keep: the number and names of the columns of the
+#: ``X`` it received, public (the shape and schema of ``X``, as for every scikit-learn model).
+PUBLIC_SHAPE = ("n_features_in_", "feature_names_in_")
+
+# What each DP model's released fit keeps, and why its mechanism covers it. An attribute that
+# a fit sets and that is not listed is removed before release (keep_released); the test that
+# lists every released attribute (tests/unit/test_released_attributes.py) fails when a
+# diffprivlib release adds one, so that it is classified here.
+_LOGISTIC_RELEASES = {
+    "classes_": "the class labels",
+    "coef_": "the minimiser of the perturbed objective: post-processing of the noise vector",
+    "intercept_": "the same minimiser's intercept coordinate",
+}
+_GAUSSIAN_NB_RELEASES = {
+    "classes_": "the class labels",
+    "class_count_": "the noisy class counts (GeometricTruncated)",
+    "class_prior_": "the noisy class counts, normalised (post-processing)",
+    "theta_": "noisy means: noisy sums (LaplaceTruncated) over noisy counts",
+    "var_": "noisy variances (LaplaceBoundedDomain) plus epsilon_",
+    "epsilon_": "var_smoothing itself in diffprivlib (a parameter, not the data's variance)",
+}
+_TREE_RELEASES = {
+    "classes_": "the declared classes",
+    "n_classes_": "the number of declared classes",
+    "n_outputs_": "1",
+    "tree_": "splits drawn from the declared bounds alone; leaf values the PermuteAndFlip "
+             "labels; node counts and impurities zeros",
+}
+_FOREST_RELEASES = {
+    "classes_": "the declared classes",
+    "n_classes_": "the number of declared classes",
+    "n_outputs_": "1",
+    "estimator_": "the unfitted template tree (parameters only)",
+    "estimators_": "the fitted trees, each kept as its own entry says",
+}
+_RIDGE_RELEASES = {
+    "coef_": "the minimiser of the penalised noisy objective: post-processing",
+    "intercept_": "noisy centring means and coef_: post-processing",
+    "_obj_coefs": "the noisy monomial sums themselves (Laplace releases)",
+    "noise_scale_": "a function of epsilon, the declared bounds and the width: public",
+    "alpha_": "alpha + noise_alpha * noise_scale_: public",
+}
+_SCALER_RELEASES = {
+    "mean_": "noisy means (diffprivlib.tools.nanmean, Laplace)",
+    "var_": "noisy variances (diffprivlib.tools.nanvar)",
+    "scale_": "the square root of var_: post-processing",
+    "n_samples_seen_": "the number of records n (public under replace-one adjacency)",
+}
 
 
 def tree_charge(step):
@@ -355,36 +414,39 @@ _TREE_WHY = ("a diffprivlib model: pure DP given declared bounds and classes; a 
 #: The allowlist. Adding a class is one line here, with its reason.
 ALLOWED = {
     # diffprivlib models, with the public bounds each needs (else it reads them from the data).
-    dp.GaussianNB: _dp("bounds", charge=gaussian_nb_charge,
+    dp.GaussianNB: _dp("bounds", charge=gaussian_nb_charge, releases=_GAUSSIAN_NB_RELEASES,
                        why="a diffprivlib model: pure DP given declared bounds; a fit spends "
                            "gaussian_nb_charge times the `epsilon` it records under replace-one "
                            "adjacency, and is charged that"),
     dp.LogisticRegression: _dp("data_norm", condition=_logistic_regression_calibration,
+                               releases=_LOGISTIC_RELEASES,
                                why="a diffprivlib model: pure epsilon-DP without an intercept "
                                    "and with data_norm <= 1 (_logistic_regression_"
                                    "calibration); otherwise partition fits only"),
-    LogisticRegression: _dp("data_norm",
+    LogisticRegression: _dp("data_norm", releases=_LOGISTIC_RELEASES,
                             why="diffprivlib's LogisticRegression on rows mapped into the unit "
                                 "ball, its intercept penalised: pure epsilon-DP given "
                                 "data_norm; spends `epsilon` once per fit"),
     dp.LinearRegression: _dp("bounds_X", "bounds_y", condition=_linear_regression_calibration,
+                             releases={},
                              why="refused in a released fit: diffprivlib 0.6.6's calibration is "
                                  "not epsilon-DP (skdptune.linear_model.Ridge makes the same "
                                  "releases correctly calibrated); partition fits only"),
-    Ridge: _dp("bounds_X", "bounds_y",
+    Ridge: _dp("bounds_X", "bounds_y", releases=_RIDGE_RELEASES,
                why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
                    "linear_model.noisy_objective), then a public penalty (post-processing): "
                    "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
-    dp.KMeans: _dp("bounds", condition=_kmeans_release,
+    dp.KMeans: _dp("bounds", condition=_kmeans_release, releases={},
                    why="refused in a released fit: diffprivlib 0.6.6's KMeans is not DP "
                        "(_kmeans_release says why); partition fits only"),
-    dp.PCA: _dp("data_norm", condition=_pca_release,
+    dp.PCA: _dp("data_norm", condition=_pca_release, releases={},
                 why="refused in a released fit: diffprivlib 0.6.6's PCA overspends "
                     "(_pca_release says why); partition fits only"),
-    dp.StandardScaler: _dp("bounds"),
+    dp.StandardScaler: _dp("bounds", releases=_SCALER_RELEASES),
     dp.RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge,
-                                   why=_TREE_WHY),
-    dp.DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge, why=_TREE_WHY),
+                                   releases=_FOREST_RELEASES, why=_TREE_WHY),
+    dp.DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge,
+                                   releases=_TREE_RELEASES, why=_TREE_WHY),
     # Pure compositions: every branch is checked; budgets add up.
     Pipeline: Rule("composition", "runs its steps in sequence", condition=_no_memory,
                    accepts_sparse=True),
@@ -789,6 +851,55 @@ def check_released_fit(leak, measured, declared, what):
 def _steps(estimator):
     """``(path, step)`` of the estimator and every nested estimator, paths as in param_grid."""
     return [("", estimator)] + list(estimator.get_params(deep=True).items())
+
+
+def _fitted_steps(estimator):
+    """Every fitted estimator inside a fitted ``estimator``, itself included: a pipeline's
+    steps, a column transformer's fitted branches (``transformers_``: it fits clones), a
+    feature union's, an ensemble's ``estimators_``."""
+    found = [estimator]
+    if isinstance(estimator, Pipeline):
+        children = [step for _, step in estimator.steps]
+    elif isinstance(estimator, ColumnTransformer):
+        children = [step for _, step, _ in getattr(estimator, "transformers_", [])]
+    elif isinstance(estimator, FeatureUnion):
+        children = [step for _, step in estimator.transformer_list]
+    else:
+        children = list(getattr(estimator, "estimators_", []))
+    for child in children:
+        if hasattr(child, "get_params"):
+            found += _fitted_steps(child)
+    return found
+
+
+def keep_released(estimator):
+    """Remove from a fitted ``estimator`` every attribute outside its steps' proofs.
+
+    For each DP step with a ``releases`` entry (:class:`Rule`), the attributes its fit set
+    (scikit-learn's fitted attributes, named with a trailing underscore, and any attribute a
+    fresh clone does not have) that are neither in ``releases`` nor in :data:`PUBLIC_SHAPE`
+    are deleted: what a released model keeps is exactly what the gate's table says its
+    mechanism covers. Both searches call it on every model they release.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted configuration the gate accepted; changed in place.
+
+    Returns
+    -------
+    estimator : estimator
+    """
+    for step in _fitted_steps(estimator):
+        rule = ALLOWED.get(type(step))
+        if rule is None or rule.kind != "dp" or rule.releases is None:
+            continue
+        unfitted = set(vars(clone(step)))
+        fitted = {name for name in vars(step)
+                  if name not in unfitted or (name.endswith("_") and not name.startswith("__"))}
+        for name in fitted - set(rule.releases) - set(PUBLIC_SHAPE):
+            delattr(step, name)
+    return estimator
 
 
 def check_public_parameters(estimator, context=""):

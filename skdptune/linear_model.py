@@ -452,7 +452,6 @@ class LogisticRegression(DPLogisticRegression):
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (n_classes or 1, n_features)
     intercept_ : ndarray of shape (n_classes or 1,)
-    n_iter_ : ndarray
 
     Examples
     --------
@@ -495,7 +494,9 @@ class LogisticRegression(DPLogisticRegression):
         inner.fit(logistic_features(X, self.data_norm, self.fit_intercept, clip=True), y,
                   sample_weight=sample_weight)
         n_features = X.shape[1]
-        self.classes_, self.n_iter_ = inner.classes_, inner.n_iter_
+        # Not the solver's n_iter_: it depends on the data and the noise in a way the
+        # minimiser does not, and the proof covers the minimiser only.
+        self.classes_ = inner.classes_
         self.coef_ = inner.coef_[:, :n_features] / scale
         self.intercept_ = (inner.coef_[:, n_features] / scale if self.fit_intercept
                            else np.zeros(len(inner.coef_)))

@@ -49,6 +49,7 @@ from .gate import (
     check_candidate,
     check_released_fit,
     exceeds,
+    keep_released,
     split_budget,
 )
 from .trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
@@ -459,7 +460,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # expected held-out count (n is public), in utility units.
         self._store_released([chosen], 0, float(np.clip(best_noisy / expected_holdout, 0.0, 1.0)),
                              math.sqrt(2.0) / plan.trial_epsilon / expected_holdout, plan)
-        self.best_estimator_ = model
+        self.best_estimator_ = keep_released(model)  # only what its mechanisms cover
 
     def _released_model(self, model, chosen, final_params, X, y, fit_params, plan, final):
         """The model to release: the best trial's, or the final fit on the remainder (with

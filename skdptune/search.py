@@ -50,6 +50,7 @@ from .gate import (
     check_budget_not_tuned,
     check_candidate,
     check_released_fit,
+    keep_released,
     split_budget,
 )
 from .partition import auto_n_partitions, partition_labels, split_indices
@@ -1132,7 +1133,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"model is released. Charged: the selection {selection_cost} and the refit "
                 f"{cost}."
             )
-        self.best_estimator_ = best
+        self.best_estimator_ = keep_released(best)  # only what its mechanisms cover
         rule = "a-priori reservation: the largest budget a candidate of the grid declares"
         return cost, rule
 
