@@ -334,9 +334,10 @@ def _pca_release(step):
     # Released fits must be epsilon-DP as charged; no factor is known for diffprivlib 0.6.6's.
     return ("diffprivlib 0.6.6's PCA samples its components from the wrong distribution: its "
             "Bingham sampler's rejection step divides by (u' Omega u)**(d/2) where it should "
-            "multiply, and the law it samples from spends up to 1.2 times its share of epsilon "
-            "per component at d = 5 and 5 times at d = 10 (measured exactly on neighbouring "
-            "datasets); no charge is known to cover the whole fit. Its partition fits (never "
+            "multiply, and the law it samples from spends more than its share of epsilon per "
+            "component (1.21 times at d = 5 and 1.09 at d = 10 in an exact search over "
+            "neighbouring datasets; up to 1.5 times in an independent review); no charge is "
+            "known to cover the whole fit. Its partition fits (never "
             "released) still select: use refit=False")
 
 

@@ -2,10 +2,11 @@
 
 Every record draws its partition label and its holdout label independently of every other
 record, by position. Replacing one record (the library's adjacency) therefore changes exactly
-one partition's contents and no record's labels; adding or removing one (with ``n_partitions``
-fixed) changes one partition and no other record's labels. Either is what gives the mean
-partition utility its sensitivity of ``1 / n_partitions``. "Shuffle, then cut into equal chunks" would not: one added
-record would shift the boundaries and move many records between partitions.
+one partition's contents and no record's labels, which is what gives the mean partition
+utility its sensitivity of ``1 / n_partitions``. Independent labels also keep that property if
+a record were added or removed (with ``n_partitions`` fixed), which the library does not
+claim (``n`` is public), where "shuffle, then cut into equal chunks" would not: one added
+record would shift the chunks' boundaries and move many records between partitions.
 """
 
 import math

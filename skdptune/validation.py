@@ -114,8 +114,8 @@ def check_record_wise(candidate, context):
     ``metric="precomputed"``: scikit-learn's ``pairwise`` tag).
 
     The guarantee's unit is one record, a row of ``X``. In a precomputed kernel or distance
-    matrix a record is also a column, an entry of every other record's row, so adding or
-    removing one record changes every partition at once and the utilities' sensitivity of
+    matrix a record is also a column, an entry of every other record's row, so replacing
+    one record changes every partition at once and the utilities' sensitivity of
     ``1 / n_partitions`` no longer holds. Decided from the parameters, before any data.
     """
     if not get_tags(first_step(candidate)).input_tags.pairwise:

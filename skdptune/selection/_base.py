@@ -119,7 +119,8 @@ class BaseSelector(BaseEstimator):
         utilities : array-like of shape (n_candidates,)
             Utilities in ``[0, 1]``.
         sensitivity : float
-            Largest change of any utility when one record is added or removed. All
+            Largest change of any utility when one record is replaced (the library's
+            adjacency). All
             utilities may move at once, in different directions.
         epsilon : float
             Epsilon of the whole call; positive and finite.

@@ -18,7 +18,8 @@ def estimate_utility(utilities, index, *, sensitivity, epsilon, random_state=Non
     index : int
         The candidate to estimate, chosen before (a DP output, or public).
     sensitivity : float
-        Largest change of any utility when one record is added or removed.
+        Largest change of any utility when one record is replaced (the library's
+        adjacency).
     epsilon : float
         Budget of the estimate.
     random_state : None, int or numpy.random.RandomState, default=None
