@@ -11,7 +11,7 @@ number of records ``n`` being public (:data:`ADJACENCY`).
 """
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -28,6 +28,16 @@ PRIVACY_UNIT = "one record (a row of X together with its label y)"
 #: epsilon it is charged (each argument bounds the change of one record at a fixed position).
 ADJACENCY = ("replace one record: neighbouring datasets have the same number of records n, "
              "which is public, and differ in one record")
+#: The comparison figure a privacy report states beside the charged one. Many libraries and
+#: papers state epsilon for add-or-remove or zero-out neighbours; a record replaced by a null
+#: record is the zero-out relation. It is derived mechanism by mechanism (each
+#: :class:`Charge`'s ``zero_out``): not half of the charged figure in general (a partition
+#: utility moves by up to 1/k under both relations), and for some mechanisms (a mean over
+#: bounds that exclude 0) above it. Never charged: the library charges replace-one.
+ZERO_OUT_ADJACENCY = ("zero out one record: neighbouring datasets have the same number of "
+                      "records n, which is public, and one holds a null record, which "
+                      "contributes nothing to any sum, count or fit, where the other holds a "
+                      "record")
 
 
 def guarantee(random_state):
@@ -755,6 +765,13 @@ class Charge:
         at once, composed by :func:`compose_charges`; the entries add up.
     records : str, default=ALL_RECORDS
         Which records it reads: :data:`ALL_RECORDS`, :data:`SUBSAMPLE` or :data:`REMAINDER`.
+    zero_out_epsilon : float or None, default=None
+        The release's epsilon under :data:`ZERO_OUT_ADJACENCY` (its delta is ``delta``:
+        every zero-out figure here is derived from the same mechanism's sensitivity, the
+        delta unchanged), stated beside the charged figure for comparison; None: not derived.
+    zero_out : str, default="not derived"
+        The derivation of ``zero_out_epsilon``: the sensitivity of the release when a record
+        is replaced by a null one.
     """
 
     release: str
@@ -764,6 +781,8 @@ class Charge:
     composition: str
     entry: str
     records: str = ALL_RECORDS
+    zero_out_epsilon: object = None
+    zero_out: str = "not derived"
 
     @property
     def cost(self):
@@ -852,6 +871,7 @@ def privacy_report(charges, random_state, details, subsample=None):
         ``total_composition``, and the keys of ``details``.
     """
     entries, total, composition = compose_charges(charges, subsample)
+    zero_out = zero_out_total(charges, subsample)
     return {
         "unit": PRIVACY_UNIT,
         "adjacency": ADJACENCY,
@@ -862,4 +882,32 @@ def privacy_report(charges, random_state, details, subsample=None):
         "total_epsilon": total[0],
         "total_delta": total[1],
         "total_composition": composition,
+        "zero_out_adjacency": ZERO_OUT_ADJACENCY,
+        "zero_out_epsilon": None if zero_out is None else zero_out[0],
+        "zero_out_delta": None if zero_out is None else zero_out[1],
     }
+
+
+def zero_out_total(charges, subsample=None):
+    """The total under :data:`ZERO_OUT_ADJACENCY`, for comparison, or None.
+
+    Each charge's ``zero_out_epsilon`` (with its delta), composed by the same rules as the
+    charged figure (:func:`compose_charges`: basic composition, and the subsample's maximum,
+    whose proof holds for any relation between datasets that keeps each record's position).
+    None when a charge has no derivation: a figure is stated only where every release has one.
+
+    Parameters
+    ----------
+    charges : list of Charge
+    subsample : float or None, default=None
+
+    Returns
+    -------
+    (epsilon, delta) or None
+    """
+    if any(charge.zero_out_epsilon is None for charge in charges):
+        return None
+    _, total, _ = compose_charges(
+        [replace(charge, epsilon=float(charge.zero_out_epsilon)) for charge in charges],
+        subsample)
+    return total

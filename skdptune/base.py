@@ -317,6 +317,14 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         charged)."""
         self.privacy_spent_ = PicklableBudget(report["total_epsilon"], report["total_delta"])
         self.privacy_report_ = report
+        zero_out = ("not derived for every release (see privacy_report_['charges'])"
+                    if report["zero_out_epsilon"] is None else
+                    f"epsilon={report['zero_out_epsilon']:g}, "
+                    f"delta={report['zero_out_delta']:g}")
+        self._say(f"privacy_spent_: epsilon={report['total_epsilon']:g}, "
+                  f"delta={report['total_delta']:g} (replace one record: charged); for "
+                  f"comparison, under zero-out adjacency (a record replaced by a null one): "
+                  f"{zero_out}")
         for name, value in plan.input_shape.items():
             if value is not None:
                 setattr(self, name, value)

@@ -93,6 +93,12 @@ class Rule:
         For ``"dp"`` entries: ``charge(step) -> float >= 1``, the epsilon a fit really spends
         per unit of ``spends`` (a diffprivlib calibration that falls short under replace-one
         adjacency, with the proof in the function's docstring); None: 1.
+    zero_out : callable or None
+        For ``"dp"`` entries: ``zero_out(step) -> float``, what a fit spends per unit of
+        ``spends`` under zero-out adjacency (a record replaced by a null one,
+        :data:`skdptune.accounting.ZERO_OUT_ADJACENCY`), with the derivation in the function's
+        docstring: the comparison figure of the privacy report, never charged. None: not
+        derived (the report then states no zero-out figure).
     releases : dict or None
         For ``"dp"`` entries: the attributes a released fit keeps, each with why its
         mechanism covers it (besides :data:`PUBLIC_SHAPE`). :func:`keep_released` removes every
@@ -109,6 +115,7 @@ class Rule:
     output: object = DENSE
     spends: str = "epsilon"
     charge: Optional[Callable] = None
+    zero_out: Optional[Callable] = None
     releases: Optional[dict] = None
 
     def factor(self, step):
@@ -180,11 +187,11 @@ PUBLIC_PARAMETERS = {
 }
 
 
-def _dp(*declared, releases, condition=None, charge=None,
+def _dp(*declared, releases, zero_out=None, condition=None, charge=None,
         why="a diffprivlib model: pure epsilon-DP given declared bounds; spends `epsilon` once "
             "per fit"):
     return Rule("dp", why, declared=declared, condition=condition, charge=charge,
-                releases=releases)
+                zero_out=zero_out, releases=releases)
 
 
 #: Fitted attributes every released step may keep: the number and names of the columns of the
@@ -292,6 +299,85 @@ def gaussian_nb_charge(step):
     lower, upper = (np.asarray(bound, dtype=float) for bound in step.bounds)
     ratio = np.maximum(np.abs(lower), np.abs(upper)) / (upper - lower)
     return float((4.0 + 2.0 * np.mean(ratio)) / 3.0)
+
+
+def tree_zero_out(step):
+    """What a tree or forest spends per unit of its recorded ``epsilon`` under zero-out
+    adjacency: 1.
+
+    A null record contributes to no leaf: one leaf's count of one class falls by one, a change
+    in one direction, for which the monotone permute-and-flip (exponent ``epsilon /
+    sensitivity``) is ``epsilon``-DP; the other leaves (and the forest's other trees, on
+    disjoint blocks) are unchanged (parallel composition). The splits read no data.
+    """
+    return 1.0
+
+
+def gaussian_nb_zero_out(step):
+    """What diffprivlib 0.6.6's ``GaussianNB`` spends per unit of its recorded ``epsilon``
+    under zero-out adjacency: ``(2 + mean_j(M_j / w_j)) / 3`` (1 for bounds ``[0, 1]``),
+    with ``w_j`` and ``M_j`` as in :func:`gaussian_nb_charge`.
+
+    A null record changes one class's releases only: its count by 1
+    (``GeometricTruncated(epsilon / 3, sensitivity=1)``: ``epsilon / 3``), each feature's sum by
+    ``|x_j| <= M_j`` against the calibrated ``w_j`` (``(M_j / w_j) epsilon / (3 d)`` each),
+    and each sum of squares about the released mean by one term, at most its calibrated
+    sensitivity (``epsilon / (3 d)`` each). Sequential composition gives the factor.
+    """
+    lower, upper = (np.asarray(bound, dtype=float) for bound in step.bounds)
+    ratio = np.maximum(np.abs(lower), np.abs(upper)) / (upper - lower)
+    return float((2.0 + np.mean(ratio)) / 3.0)
+
+
+def logistic_zero_out(step):
+    """What objective perturbation (diffprivlib's ``LogisticRegression`` where its calibration
+    holds, skdptune's) spends per unit of its recorded ``epsilon`` under zero-out adjacency:
+    1/2.
+
+    Chaudhuri, Monteleoni & Sarwate's proof (Algorithm 2) bounds two ratios at the released
+    minimiser ``w``. The noise vector's density, ``exp(-epsilon' ||b|| / 2)`` for rows in the
+    unit ball: ``b`` differs on neighbouring datasets by the gradients of the loss terms that
+    differ, at most 1 each: two terms when a record is replaced (``epsilon'``), one when it
+    is zeroed out (``epsilon' / 2``). The Jacobian's determinant ratio, ``det(A + E) /
+    det(A)`` with ``E`` the change of the loss's Hessian: rank 2 and ``<= (1 + c / (n
+    Lambda))**2`` replaced, rank 1 and ``<= 1 + c / (n Lambda)`` zeroed out, half the
+    ``epsilon - epsilon'`` the mechanism budgets for it (also in diffprivlib's extra-ridge
+    regime, where ``epsilon' = epsilon / 2`` and the ridge holds the term to ``epsilon /
+    2``). Each one-vs-rest problem spends half its share; sequential composition: half.
+    """
+    return 0.5
+
+
+def ridge_zero_out(step):
+    """An upper bound on what :class:`~skdptune.linear_model.Ridge` spends per unit of its
+    ``epsilon`` under zero-out adjacency: ``max(1, max_j M_j / w_j)`` with an intercept (over
+    the features and the target), ``max(1, max |corner| / corner range)`` over the products
+    without one.
+
+    Every release is Laplace on a sum of ``f(record)`` calibrated to ``f``'s range over a box
+    (:func:`skdptune.linear_model.noisy_objective`); a null record changes the sum by
+    ``|f(record)|``, at most ``max |f|`` over the box. With an intercept, the centring means
+    (``LaplaceTruncated``, sensitivity ``(upper - lower) / n``) move by ``|x_j| / n <= M_j /
+    n``: factor ``M_j / w_j``; the objective's boxes are shifted by those means, which lie
+    inside the bounds, so each box holds 0 and ``max |f|`` is at most the range: factor at
+    most 1. Without one, squares are calibrated to ``max |f|`` itself (factor 1), products to
+    their corner range. The epsilon is a weighted mean of the releases' factors, at most their
+    maximum.
+    """
+    lower_x, upper_x = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_X)
+    lower_y, upper_y = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_y)
+    if step.fit_intercept:
+        lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
+        width = upper - lower
+        reach = np.maximum(np.abs(lower), np.abs(upper))
+        ratios = np.divide(reach, width, out=np.ones_like(width), where=width > 0)
+        return float(max(1.0, ratios.max()))
+    lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
+    corners = np.stack([np.multiply.outer(a, b) for a in (lower, upper) for b in (lower, upper)])
+    largest = np.abs(corners).max(axis=0)
+    spread = corners.max(axis=0) - corners.min(axis=0)
+    ratios = np.divide(largest, spread, out=np.ones_like(spread), where=spread > 0)
+    return float(max(1.0, ratios.max()))
 
 
 def _logistic_regression_calibration(step):
@@ -415,16 +501,18 @@ _TREE_WHY = ("a diffprivlib model: pure DP given declared bounds and classes; a 
 #: The allowlist. Adding a class is one line here, with its reason.
 ALLOWED = {
     # diffprivlib models, with the public bounds each needs (else it reads them from the data).
-    dp.GaussianNB: _dp("bounds", charge=gaussian_nb_charge, releases=_GAUSSIAN_NB_RELEASES,
+    dp.GaussianNB: _dp("bounds", charge=gaussian_nb_charge, zero_out=gaussian_nb_zero_out,
+                       releases=_GAUSSIAN_NB_RELEASES,
                        why="a diffprivlib model: pure DP given declared bounds; a fit spends "
                            "gaussian_nb_charge times the `epsilon` it records under replace-one "
                            "adjacency, and is charged that"),
     dp.LogisticRegression: _dp("data_norm", condition=_logistic_regression_calibration,
-                               releases=_LOGISTIC_RELEASES,
+                               zero_out=logistic_zero_out, releases=_LOGISTIC_RELEASES,
                                why="a diffprivlib model: pure epsilon-DP without an intercept "
                                    "and with data_norm <= 1 (_logistic_regression_"
                                    "calibration); otherwise partition fits only"),
-    LogisticRegression: _dp("data_norm", releases=_LOGISTIC_RELEASES,
+    LogisticRegression: _dp("data_norm", zero_out=logistic_zero_out,
+                            releases=_LOGISTIC_RELEASES,
                             why="diffprivlib's LogisticRegression on rows mapped into the unit "
                                 "ball, its intercept penalised: pure epsilon-DP given "
                                 "data_norm; spends `epsilon` once per fit"),
@@ -433,7 +521,7 @@ ALLOWED = {
                              why="refused in a released fit: diffprivlib 0.6.6's calibration is "
                                  "not epsilon-DP (skdptune.linear_model.Ridge makes the same "
                                  "releases correctly calibrated); partition fits only"),
-    Ridge: _dp("bounds_X", "bounds_y", releases=_RIDGE_RELEASES,
+    Ridge: _dp("bounds_X", "bounds_y", zero_out=ridge_zero_out, releases=_RIDGE_RELEASES,
                why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
                    "linear_model.noisy_objective), then a public penalty (post-processing): "
                    "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
@@ -445,9 +533,11 @@ ALLOWED = {
                     "(_pca_release says why); partition fits only"),
     dp.StandardScaler: _dp("bounds", releases=_SCALER_RELEASES),
     dp.RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge,
-                                   releases=_FOREST_RELEASES, why=_TREE_WHY),
+                                   zero_out=tree_zero_out, releases=_FOREST_RELEASES,
+                                   why=_TREE_WHY),
     dp.DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge,
-                                   releases=_TREE_RELEASES, why=_TREE_WHY),
+                                   zero_out=tree_zero_out, releases=_TREE_RELEASES,
+                                   why=_TREE_WHY),
     # Pure compositions: every branch is checked; budgets add up.
     Pipeline: Rule("composition", "runs its steps in sequence", condition=_no_memory,
                    accepts_sparse=True),
@@ -789,6 +879,33 @@ def split_budget(candidate, epsilon):
                 for _, step, rule in steps)
     return {_child(path, rule.spends): float(getattr(step, rule.spends)) * epsilon / spent
             for path, step, rule in steps}
+
+
+def zero_out_epsilon(candidate):
+    """What a fit of ``candidate`` spends under zero-out adjacency, for comparison, or None.
+
+    The sum over its DP steps (sequential composition) of each step's budget times its
+    entry's ``zero_out`` factor (:class:`Rule`); None when a step's entry has none (not
+    derived, e.g. a registered class or diffprivlib's ``StandardScaler``, whose variance has
+    no null record). Call it on a candidate the gate accepted.
+
+    Parameters
+    ----------
+    candidate : estimator
+
+    Returns
+    -------
+    epsilon : float or None
+    """
+    total = 0.0
+    for _, step in _steps(candidate):
+        rule = ALLOWED.get(type(step))
+        if rule is None or rule.kind != "dp":
+            continue
+        if rule.zero_out is None:
+            return None
+        total += float(getattr(step, rule.spends)) * float(rule.zero_out(step))
+    return total
 
 
 #: Relative slack when comparing a spend with a budget: diffprivlib and the gate add the same

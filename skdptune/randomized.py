@@ -9,6 +9,7 @@ the data or draws the trials is in :mod:`skdptune.trials`; this module holds the
 plan and its strategy.
 """
 
+import itertools
 import math
 import secrets
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ from .gate import (
     exceeds,
     keep_released,
     split_budget,
+    zero_out_epsilon,
 )
 from .trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
@@ -573,7 +575,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # With subsample, the tuning (record in the subsample) or the final fit (record in the
         # rest), whose epsilon is capped by the trial epsilon: the larger of the two, delta
         # scaled by the subsample rate (replace-one adjacency; subsampled_tuning_cost).
-        report = _privacy_report(self, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost)
+        zero_out = self._zero_out_fits(estimator, trial_epsilon)
+        report = _privacy_report(self, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost,
+                                 zero_out)
         cost = (report["total_epsilon"], report["total_delta"])
         transfer = self.transfer
         return RandomizedPlan(
@@ -633,6 +637,37 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 )
             fitted.append(setting)
         return fitted[0], (fitted[1] if self.subsample is not None else None)
+
+    def _zero_out_fits(self, estimator, trial_epsilon):
+        """The largest epsilon a trial's fit (and, with ``subsample``, the final fit) spends
+        under zero-out adjacency, over every setting the distributions can give, for the
+        report's comparison figure; None when it is not derived.
+
+        Decided from the parameters: every combination of the lists' values (at most
+        :data:`_ZERO_OUT_COMBINATIONS`); a continuous distribution can give settings no finite
+        walk covers, and then no figure is stated.
+        """
+        distributions = (self.param_distributions if isinstance(self.param_distributions, list)
+                         else [self.param_distributions])
+        settings = []
+        for distribution in distributions:
+            if any(hasattr(values, "rvs") for values in distribution.values()):
+                return None
+            names = sorted(distribution)
+            values = [list(distribution[name]) for name in names]
+            if math.prod(len(value) for value in values) > _ZERO_OUT_COMBINATIONS:
+                return None
+            settings += [dict(zip(names, combination))
+                         for combination in itertools.product(*values)]
+        fits = []
+        for setting in settings or [{}]:
+            for params in [setting] + ([self.transfer(dict(setting), self.subsample)]
+                                       if self.transfer is not None else []):
+                candidate = with_params(estimator, params, source="param_distributions setting")
+                if self.trial_epsilon is None:  # the one-budget form gives the steps their share
+                    candidate.set_params(**split_budget(candidate, trial_epsilon))
+                fits.append(zero_out_epsilon(candidate))
+        return None if None in fits else max(fits)
 
     def _trial_count_law(self):
         """``(mean, shape)`` of the number of trials, from the parameters alone."""
@@ -728,28 +763,47 @@ def _calibrated_trial_epsilon(total_epsilon, delta, n_iter, shape, subsample):
     return calibrate_trial_epsilon(total_epsilon, delta, n_iter, shape, subsample)
 
 
-def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost):
+#: The most combinations of the distributions' list values walked for the zero-out figure.
+_ZERO_OUT_COMBINATIONS = 1000
+
+
+def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost,
+                    zero_out_fit):
     """A plain dict that explains ``privacy_spent_`` line by line.
 
     One accountant entry: the best of the trials (and, with ``subsample``, the final fit on
     the rest). ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
     (:func:`~skdptune.accounting.repeat_and_select_bounds`); ``tuning_bound`` names the
-    smallest, which is the one charged, and ``accounting`` says what it is.
+    smallest, which is the one charged, and ``accounting`` says what it is. ``zero_out_fit``
+    (:meth:`PrivateRandomizedSearchCV._zero_out_fits`) gives the zero-out figures beside.
     """
     tuning_bound = min(tuning_bounds, key=tuning_bounds.get)
     total = DEFAULT_EPSILON if search.epsilon is None else search.epsilon
     mechanism = ("best of a random number of trials (Papernot & Steinke 2022), only the best "
                  "trial released")
-    charges = [Charge("best of K trials", tuning_cost[0], tuning_cost[1],
-                      mechanism + "; each trial scored by Laplace on its held-out sum "
-                      "(sensitivity 1)", REPEAT_AND_SELECT_BOUNDS[tuning_bound],
-                      entry="search",
-                      records=ALL_RECORDS if search.subsample is None else SUBSAMPLE)]
+    # Zero-out: a null record is in the training part (the fit's zero-out figure) or the
+    # held-out part (it removes its utility, in [0, 1], from the sum: sensitivity 1, as a
+    # replaced record): the trial is max(fit, trial_epsilon)-DP, and the repeat-and-select
+    # bounds hold for any relation under which each trial is pure DP.
+    trial_zero_out = None if zero_out_fit is None else max(zero_out_fit, trial_epsilon)
+    charges = [Charge(
+        "best of K trials", tuning_cost[0], tuning_cost[1],
+        mechanism + "; each trial scored by Laplace on its held-out sum (sensitivity 1)",
+        REPEAT_AND_SELECT_BOUNDS[tuning_bound], entry="search",
+        records=ALL_RECORDS if search.subsample is None else SUBSAMPLE,
+        zero_out_epsilon=(None if trial_zero_out is None else min(repeat_and_select_bounds(
+            trial_zero_out, search.delta, n_iter, shape).values())),
+        zero_out=("the same bounds at a trial's zero-out epsilon: max(its fit's, under the "
+                  "gate's zero-out factors, and its held-out score's, the same sensitivity 1)"
+                  if trial_zero_out is not None else
+                  "not derived for some setting (a step without a zero-out factor, or a "
+                  "continuous distribution)"))]
     if search.subsample is not None:
         charges.append(Charge("final fit", trial_epsilon, 0.0,
                               "the estimator's own mechanisms, at most trial_epsilon",
                               "its steps compose sequentially", entry="search",
-                              records=REMAINDER))
+                              records=REMAINDER, zero_out_epsilon=zero_out_fit,
+                              zero_out="its steps' budgets times their zero-out factors"))
     details = {
         "mechanism": mechanism,
         "trial_epsilon": trial_epsilon,

@@ -52,11 +52,12 @@ from .gate import (
     check_released_fit,
     keep_released,
     split_budget,
+    zero_out_epsilon,
 )
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS, OneShotSelector, _as_selector, default_offsets
 from .selection.score import estimate_std, estimate_utility
-from .trivial import estimate_lead, lead_kind
+from .trivial import estimate_lead, lead_kind, lead_zero_out_factor
 from .utility import (
     BoundedR2Scorer,
     default_kmeans_range,
@@ -105,6 +106,10 @@ class GridPlan(Plan):
         What each candidate's refit declares (empty with ``refit=False``).
     max_refit_cost : (float, float)
         The refit's reservation: the largest declared cost.
+    zero_out_refit : float or None
+        The largest epsilon a candidate's refit spends under zero-out adjacency
+        (:func:`skdptune.gate.zero_out_epsilon`), for the report's comparison figure; None
+        when a candidate's is not derived, or without a refit.
     budget : skdptune.accounting.GridBudget
         How the budget is split between the selector, ``best_score_`` and the refit.
     selector_cost : (float, float)
@@ -131,6 +136,7 @@ class GridPlan(Plan):
     refit_candidates: list
     declared_costs: list
     max_refit_cost: tuple
+    zero_out_refit: object
     budget: object
     selector_cost: tuple
     scoring_note: object
@@ -669,7 +675,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.n_partitions_ = plan.n_partitions
         return _privacy_report(selection, type(plan.selector).__name__, selector_cost,
                                score_epsilon, plan.n_partitions, refit_cost, refit_rule,
-                               self.random_state, plan.budget)
+                               self.random_state, plan)
 
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched, as a GridPlan; raises on any invalid
@@ -690,11 +696,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
         n_samples = _num_samples(X)  # public: the guarantee is for replace-one adjacency
         n_features = input_shape(X)["n_features_in_"]
         n_partitions = self._n_partitions(n_samples, len(candidates), budget.selector_epsilon)
-        refit_candidates, partition_candidates, declared_costs = self._candidate_parameters(
-            estimator, candidates, budget, partition_ratio(n_partitions,
-                                                           self.validation_fraction),
-            sparse_input=issparse(X), n_features=n_features,
-        )
+        refit_candidates, partition_candidates, declared_costs, zero_out_costs = (
+            self._candidate_parameters(
+                estimator, candidates, budget,
+                partition_ratio(n_partitions, self.validation_fraction),
+                sparse_input=issparse(X), n_features=n_features,
+            ))
         # After the gate, whose refusal of a step says more than a scorer's.
         scorer, utility, scoring_note = self._scoring(estimator, candidates, metric, key,
                                                       n_samples, n_partitions, n_features)
@@ -727,6 +734,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
             refit_candidates=refit_candidates,
             declared_costs=declared_costs,
             max_refit_cost=max_refit_cost,
+            zero_out_refit=(None if not zero_out_costs or None in zero_out_costs
+                            else max(zero_out_costs)),
             budget=budget,
             selector_cost=selector_cost,
             scoring_note=scoring_note,
@@ -786,11 +795,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         refit_candidates, partition_candidates : list of dict
         declared_costs : list of (float, float)
             Empty with ``refit=False``.
+        zero_out_costs : list of (float or None)
+            Each refit's epsilon under zero-out adjacency (:func:`skdptune.gate.
+            zero_out_epsilon`); empty with ``refit=False``.
         """
         user_rules = self.partition_scaling if isinstance(self.partition_scaling, dict) else {}
         built = [with_params(estimator, params) for params in candidates]
         check_user_rules(user_rules, {key for b in built for key in b.get_params(deep=True)})
-        declared_costs, refit_candidates, partition_candidates = [], [], []
+        declared_costs, zero_out_costs, refit_candidates, partition_candidates = [], [], [], []
         for params, candidate in zip(candidates, built):
             context = f"param_grid candidate {params}"
             # The gate, with refit, on every candidate: the grid can swap steps.
@@ -810,6 +822,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                     refit_params.update(share)
                     declared = (budget.refit_epsilon, 0.0)
                 declared_costs.append(declared)
+                zero_out_costs.append(zero_out_epsilon(candidate))
             refit_candidates.append(refit_params)
             # Partition fits only (never charged): the refit uses ``refit_params`` as written.
             rescaled = {}
@@ -826,7 +839,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                         release=False,
                     )
             partition_candidates.append({**refit_params, **rescaled})
-        return refit_candidates, partition_candidates, declared_costs
+        return refit_candidates, partition_candidates, declared_costs, zero_out_costs
 
     def _scoring(self, estimator, candidates, metric, key, n_samples, n_partitions, n_features):
         """The scorer, its bounded utility and a verbose note on a default scoring, checked to
@@ -1168,34 +1181,61 @@ _SELECTOR_COMPOSITION = {
 }
 
 
+# Zero-out derivations of the selection's releases: a null record changes only its own
+# partition's fit or score, so a partition utility (in [0, 1]) moves by at most 1 and every
+# mean by at most 1/k, as for a replaced record.
+_UTILITY_ZERO_OUT = ("a null record changes only its partition's fits and scores: every mean "
+                     "utility moves by at most 1/k, as for a replaced record; the same "
+                     "sensitivity, the same figure")
+
+
 def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_partitions,
-                    refit_cost, refit_rule, random_state, budget):
+                    refit_cost, refit_rule, random_state, plan):
     """A plain dict that explains ``privacy_spent_`` line by line.
 
     Four releases, charged in two accountant entries: the selection and the ``best_score_``
     estimate together (they compose sequentially, basic composition) before the refit, then
     the refit and the ``trivial_lead_`` estimate; the entries add up (basic composition).
+    Each states its zero-out figure beside (:data:`skdptune.accounting.ZERO_OUT_ADJACENCY`).
     """
+    budget = plan.budget
     sensitivity = 1.0 / n_partitions
     charges = [
         Charge("selection", selector_cost[0], selector_cost[1],
                f"{selector_name} on the partition utilities (sensitivity 1/k)",
                _SELECTOR_COMPOSITION.get(selection.composition, selection.composition),
-               entry="selection"),
+               entry="selection", zero_out_epsilon=selector_cost[0],
+               zero_out=_UTILITY_ZERO_OUT),
         Charge("best_score_ estimate", score_epsilon, 0.0,
                "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
-               "one pure-DP step", entry="selection"),
-        Charge("refit", refit_cost[0], refit_cost[1],
-               "the estimator's own mechanisms (its steps compose sequentially), measured on a "
-               "fresh accountant", refit_rule, entry="refit"),
+               "one pure-DP step", entry="selection", zero_out_epsilon=score_epsilon,
+               zero_out=_UTILITY_ZERO_OUT),
     ]
+    if plan.declared_costs:  # a refit
+        charges.append(Charge(
+            "refit", refit_cost[0], refit_cost[1],
+            "the estimator's own mechanisms (its steps compose sequentially), measured on a "
+            "fresh accountant", refit_rule, entry="refit",
+            zero_out_epsilon=plan.zero_out_refit,
+            zero_out=("each DP step's budget times its gate entry's zero-out factor "
+                      "(skdptune.gate.zero_out_epsilon), summed over the steps, the largest "
+                      "over the grid's candidates as for the charge"
+                      if plan.zero_out_refit is not None else
+                      "not derived for a step of some candidate (its gate entry has no "
+                      "zero_out factor)")))
+    else:
+        charges.append(Charge("refit", 0.0, 0.0, "none", refit_rule, entry="refit",
+                              zero_out_epsilon=0.0, zero_out="no refit: nothing released"))
     if budget.check_epsilon:
         charges.append(Charge(
             "trivial_lead_ estimate", budget.check_epsilon, 0.0,
             "Laplace on the released model's mean per-record lead over a trivial model "
             "(sensitivity skdptune.trivial.LEAD_SENSITIVITY / n, replace-one)",
             "one pure-DP step, after the refit (adaptive sequential composition)",
-            entry="refit"))
+            entry="refit",
+            zero_out_epsilon=budget.check_epsilon * lead_zero_out_factor(plan.lead),
+            zero_out="a null record's lead (skdptune.trivial.LEAD_ZERO_OUT) against the "
+                     "replaced record's range (LEAD_SENSITIVITY)"))
     return privacy_report(charges, random_state, {
         "n_partitions": n_partitions,
         "sensitivity": sensitivity,

@@ -118,6 +118,20 @@ BOUNDED_SQUARED_ERROR = "bounded squared error"
 #: prediction is clipped to the bounds too); a range of 1.
 LEAD_SENSITIVITY = {ACCURACY: 2.0, BOUNDED_SQUARED_ERROR: 1.0}
 
+#: What one record moves the summed lead by under zero-out adjacency (a null record contributes
+#: nothing), for the privacy report's comparison figure. Accuracy: a null record removes its
+#: own correct/incorrect term (0 or 1) and at most one from the most frequent class's count, in
+#: the same direction: at most 1. Bounded squared error: its term, in ``[-3/4, 1/4]``: at most
+#: 3/4.
+LEAD_ZERO_OUT = {ACCURACY: 1.0, BOUNDED_SQUARED_ERROR: 0.75}
+
+
+def lead_zero_out_factor(kind):
+    """``LEAD_ZERO_OUT[kind] / LEAD_SENSITIVITY[kind]``: what the ``trivial_lead_`` estimate
+    spends per unit of its epsilon under zero-out adjacency (the Laplace mechanism's epsilon
+    scales with the sensitivity)."""
+    return LEAD_ZERO_OUT[kind] / LEAD_SENSITIVITY[kind]
+
 #: The largest ``MARGIN_STDS * trivial_lead_std_`` at which the lead rule is decided.
 LEAD_RESOLUTION = 0.05
 

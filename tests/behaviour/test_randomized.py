@@ -434,7 +434,8 @@ def test_verbose_never_shows_the_secret_number_of_trials(data, capsys):
     assert lines[0].startswith("Running a random number of trials (truncated_negative_binomial, "
                                "mean 4)") and "secret" in lines[0]
     assert lines[1].startswith("Released the best trial, {'var_smoothing'")
-    assert len(lines) == 2
+    assert lines[2].startswith("privacy_spent_: epsilon=") and "zero-out" in lines[2]
+    assert len(lines) == 3
     assert lines[1].endswith(f"; best_score_={search.best_score_:.4g} +/- "
                              f"{search.best_score_std_:.2g} (noisy held-out score of the best "
                              "trial, noise std; not a test score)")

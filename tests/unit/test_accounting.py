@@ -241,7 +241,8 @@ def test_gain_over_pld_route_at_small_epsilon():
 
 #: The keys both searches' privacy_report_ share (issue 16).
 COMMON_KEYS = {"unit", "adjacency", "guarantee", "charges", "entries", "total_epsilon",
-               "total_delta", "total_composition"}
+               "total_delta", "total_composition", "zero_out_adjacency", "zero_out_epsilon",
+               "zero_out_delta"}
 
 
 def _fitted_searches(binary_data):
@@ -285,8 +286,8 @@ def test_both_searches_report_their_charges_in_one_schema(binary_data):
         assert [charge["release"] for charge in charges] == expected
         for charge in charges:
             assert set(charge) == {"release", "epsilon", "delta", "mechanism", "composition",
-                                   "entry", "records"}
-            assert charge["mechanism"] and charge["composition"]
+                                   "entry", "records", "zero_out_epsilon", "zero_out"}
+            assert charge["mechanism"] and charge["composition"] and charge["zero_out"]
         # The total is what the accountant was charged, entry by entry.
         entries = [tuple(cost) for cost in report["entries"].values()]
         charged = [tuple(cost) for cost in search.accountant.spent_budget]
