@@ -59,6 +59,7 @@ from .partition_scaling import RULES as SCALING_RULES
 from .partition_scaling import ScalingRule
 from .exceptions import GateError
 from .linear_model import LogisticRegression, Ridge
+from .naive_bayes import GaussianNB
 from .preprocessing import RowWiseFunctionTransformer
 from .validation import check_record_wise, is_diffprivlib_model, validate_candidate
 
@@ -203,12 +204,12 @@ PUBLIC_SHAPE = ("n_features_in_", "feature_names_in_")
 # lists every released attribute (tests/unit/test_released_attributes.py) fails when a
 # diffprivlib release adds one, so that it is classified here.
 _LOGISTIC_RELEASES = {
-    "classes_": "the class labels",
+    "classes_": "the declared classes",
     "coef_": "the minimiser of the perturbed objective: post-processing of the noise vector",
     "intercept_": "the same minimiser's intercept coordinate",
 }
 _GAUSSIAN_NB_RELEASES = {
-    "classes_": "the class labels",
+    "classes_": "the declared classes",
     "class_count_": "the noisy class counts (GeometricTruncated)",
     "class_prior_": "the noisy class counts, normalised (post-processing)",
     "theta_": "noisy means: noisy sums (LaplaceTruncated) over noisy counts",
@@ -380,19 +381,31 @@ def ridge_zero_out(step):
     return float(max(1.0, ratios.max()))
 
 
-def _logistic_regression_calibration(step):
-    # Released fits must be epsilon-DP as charged; diffprivlib 0.6.6's is only where its
-    # calibration covers the rows (skdptune.linear_model.LogisticRegression says why).
-    if not step.fit_intercept and step.data_norm is not None and step.data_norm <= 1:
-        return None
-    why = ("its intercept is not penalised, which no epsilon covers"
-           if step.fit_intercept else
-           f"with data_norm={step.data_norm!r} > 1 its noise is calibrated to data_norm / 4 "
-           "instead of data_norm**2 / 4")
-    return (f"diffprivlib 0.6.6's LogisticRegression is not epsilon-DP here: {why}. Use "
-            "skdptune.linear_model.LogisticRegression with the same parameters (the same "
-            "model, fitted where diffprivlib's calibration holds), fit_intercept=False with "
-            "data_norm <= 1, or refit=False")
+def _logistic_regression_release(step):
+    # Released fits must be epsilon-DP as charged. diffprivlib 0.6.6's takes classes_ from
+    # the data, and its calibration covers only rows in the unit ball without an intercept
+    # (skdptune.linear_model.LogisticRegression says why).
+    problems = ["it takes classes_ from the data (a class held by one record shows in the "
+                "model, which no epsilon covers)"]
+    if step.fit_intercept:
+        problems.append("its intercept is not penalised, which no epsilon covers")
+    elif step.data_norm is not None and step.data_norm > 1:
+        problems.append(f"with data_norm={step.data_norm!r} > 1 its noise is calibrated to "
+                        "data_norm / 4 instead of data_norm**2 / 4")
+    return (f"diffprivlib 0.6.6's LogisticRegression is not epsilon-DP as released: "
+            f"{'; '.join(problems)}. Use skdptune.linear_model.LogisticRegression with the same "
+            "parameters and classes=[...] declared (the same model, fitted where "
+            "diffprivlib's calibration holds, over the declared classes), or refit=False")
+
+
+def _gaussian_nb_release(step):
+    # Released fits must be epsilon-DP as charged: diffprivlib 0.6.6's releases statistics
+    # of the classes present in the data only.
+    return ("diffprivlib 0.6.6's GaussianNB takes classes_ from the data and fits only the "
+            "classes present (a class held by one record appears in the model or not with it, "
+            "which no epsilon covers). Use skdptune.naive_bayes.GaussianNB with the same "
+            "parameters and classes=[...] declared (the same mechanisms over every declared "
+            "class), or refit=False")
 
 
 def _kmeans_release(step):
@@ -501,21 +514,28 @@ _TREE_WHY = ("a diffprivlib model: pure DP given declared bounds and classes; a 
 #: The allowlist. Adding a class is one line here, with its reason.
 ALLOWED = {
     # diffprivlib models, with the public bounds each needs (else it reads them from the data).
+    GaussianNB: _dp("bounds", "classes", charge=gaussian_nb_charge,
+                    zero_out=gaussian_nb_zero_out, releases=_GAUSSIAN_NB_RELEASES,
+                    why="diffprivlib's GaussianNB over declared classes: pure DP given declared "
+                        "bounds and classes; a fit spends gaussian_nb_charge times the "
+                        "`epsilon` it records under replace-one adjacency, and is charged "
+                        "that"),
     dp.GaussianNB: _dp("bounds", charge=gaussian_nb_charge, zero_out=gaussian_nb_zero_out,
-                       releases=_GAUSSIAN_NB_RELEASES,
-                       why="a diffprivlib model: pure DP given declared bounds; a fit spends "
-                           "gaussian_nb_charge times the `epsilon` it records under replace-one "
-                           "adjacency, and is charged that"),
-    dp.LogisticRegression: _dp("data_norm", condition=_logistic_regression_calibration,
-                               zero_out=logistic_zero_out, releases=_LOGISTIC_RELEASES,
-                               why="a diffprivlib model: pure epsilon-DP without an intercept "
-                                   "and with data_norm <= 1 (_logistic_regression_"
-                                   "calibration); otherwise partition fits only"),
-    LogisticRegression: _dp("data_norm", zero_out=logistic_zero_out,
+                       condition=_gaussian_nb_release, releases={},
+                       why="refused in a released fit: classes_ from the data "
+                           "(_gaussian_nb_release); partition fits only"),
+    dp.LogisticRegression: _dp("data_norm", condition=_logistic_regression_release,
+                               zero_out=logistic_zero_out, releases={},
+                               why="refused in a released fit: classes_ from the data, and a "
+                                   "calibration that holds only without an intercept and with "
+                                   "data_norm <= 1 (_logistic_regression_release); partition "
+                                   "fits only"),
+    LogisticRegression: _dp("data_norm", "classes", zero_out=logistic_zero_out,
                             releases=_LOGISTIC_RELEASES,
                             why="diffprivlib's LogisticRegression on rows mapped into the unit "
-                                "ball, its intercept penalised: pure epsilon-DP given "
-                                "data_norm; spends `epsilon` once per fit"),
+                                "ball, its intercept penalised, over declared classes: pure "
+                                "epsilon-DP given data_norm and classes; spends `epsilon` once "
+                                "per fit"),
     dp.LinearRegression: _dp("bounds_X", "bounds_y", condition=_linear_regression_calibration,
                              releases={},
                              why="refused in a released fit: diffprivlib 0.6.6's calibration is "
@@ -571,8 +591,9 @@ ALLOWED = {
 
 # Advice for classes users commonly reach for; anything else gets the generic remedy.
 _REMEDIES = {
-    "LogisticRegression": "skdptune.linear_model.LogisticRegression(data_norm=...)",
-    "GaussianNB": "diffprivlib.models.GaussianNB(bounds=...)",
+    "LogisticRegression": "skdptune.linear_model.LogisticRegression(data_norm=..., "
+                          "classes=...)",
+    "GaussianNB": "skdptune.naive_bayes.GaussianNB(bounds=..., classes=...)",
     "LinearRegression": "skdptune.linear_model.Ridge(bounds_X=..., bounds_y=...)",
     "Ridge": "skdptune.linear_model.Ridge(alpha=..., bounds_X=..., bounds_y=...)",
     "KMeans": "diffprivlib.models.KMeans(bounds=...) with refit=False (a released "

@@ -7,14 +7,17 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace, LaplaceFolded
 from diffprivlib.models import LinearRegression
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
+from diffprivlib.models.logistic_regression import _logistic_regression_path
 # diffprivlib's own validate_data: scikit-learn's function from 1.6, the method before.
 from diffprivlib.models.linear_regression import validate_data
 from diffprivlib.tools import mean
 from diffprivlib.utils import check_random_state
 from diffprivlib.validation import clip_to_norm
 from scipy.optimize import minimize
+from sklearn.utils.multiclass import check_classification_targets
 
 from ._sklearn_compat import Interval
+from .validation import declared_classes
 
 #: :class:`Ridge`'s default ``noise_alpha``. On three real tables (``benchmarks/ridge_penalty.py``:
 #: 22,524 to 47,030 rows, 13 to 27 features, epsilon 0.36 to 4) the best ``noise_alpha`` was 0.7
@@ -428,13 +431,23 @@ class LogisticRegression(DPLogisticRegression):
     ``scale``). Privacy: the inner fit's, ``epsilon``-DP for each of its one-vs-rest problems
     with ``epsilon / K`` (``K`` problems, sequential composition): ``epsilon`` in all,
     recorded on ``accountant``. Like diffprivlib's proof, it assumes the exact minimiser
-    (the solver stops at ``tol``), and ``classes_`` is read from the data.
+    (the solver stops at ``tol``).
+
+    The class labels are public only when they are declared (``classes``): then ``classes_``
+    is ``classes`` and ``K`` (one problem for two classes, else one per class) is the same
+    on neighbouring datasets, whichever labels occur in the data, a class held by no record
+    included (its problem has only negative labels). Without them, ``classes_`` is read from
+    the data (a class held by one record shows in the model: no finite epsilon covers it),
+    with a ``PrivacyLeakWarning``; the refit gate requires them for a released fit.
 
     Parameters
     ----------
     epsilon : float, default=1.0
     data_norm : float, default=None
         The declared bound on a row's L2 norm (rows above it are scaled down to it).
+    classes : array-like or None, default=None
+        The class labels, declared from public knowledge (every label of ``y`` must be one);
+        None reads them from the data, which is not private.
     tol : float, default=1e-4
     C : float, default=1.0
         Inverse regularisation strength, as in scikit-learn (the intercept's too).
@@ -460,10 +473,25 @@ class LogisticRegression(DPLogisticRegression):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.uniform(-1, 1, (2000, 2)) / 2
     >>> y = (X[:, 0] > 0).astype(int)
-    >>> model = LogisticRegression(epsilon=50.0, data_norm=1.0, C=100.0, random_state=0)
+    >>> model = LogisticRegression(epsilon=50.0, data_norm=1.0, classes=[0, 1], C=100.0,
+    ...                            random_state=0)
     >>> model.fit(X, y).score(X, y) > 0.9
     True
     """
+
+    _parameter_constraints = {
+        **DPLogisticRegression._parameter_constraints,
+        "classes": ["array-like", None],
+    }
+
+    def __init__(self, *, epsilon=1.0, data_norm=None, classes=None, tol=1e-4, C=1.0,
+                 fit_intercept=True, max_iter=100, verbose=0, warm_start=False, n_jobs=None,
+                 random_state=None, accountant=None, **unused_args):
+        super().__init__(epsilon=epsilon, data_norm=data_norm, tol=tol, C=C,
+                         fit_intercept=fit_intercept, max_iter=max_iter, verbose=verbose,
+                         warm_start=warm_start, n_jobs=n_jobs, random_state=random_state,
+                         accountant=accountant, **unused_args)
+        self.classes = classes
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``(X, y)`` as described in the class docstring.
@@ -472,6 +500,7 @@ class LogisticRegression(DPLogisticRegression):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            Labels, each one of ``classes`` when they are declared.
         sample_weight : ignored
             As in diffprivlib.
 
@@ -479,25 +508,40 @@ class LogisticRegression(DPLogisticRegression):
         -------
         self
         """
+        self._validate_params()
         if self.warm_start:
             raise ValueError(f"warm_start={self.warm_start!r} is not supported by "
                              "skdptune.linear_model.LogisticRegression; use warm_start=False")
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         if self.data_norm is None:
             raise ValueError("data_norm=None would be read from the private data; declare "
                              "data_norm=... from public knowledge")
+        self.accountant.check(self.epsilon, 0)
+        if sample_weight is not None:
+            self._warn_unused_args("sample_weight")
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
+        # One problem for two classes (the second positive), else one per class, each with
+        # epsilon / K (one record is in every problem: sequential composition gives epsilon).
+        # K is len(classes_): public when the classes are declared.
+        positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
         scale, inner_norm = logistic_unit_ball(self.data_norm, self.fit_intercept)
-        inner = DPLogisticRegression(
-            epsilon=self.epsilon, data_norm=inner_norm, tol=self.tol, C=self.C * scale ** 2,
-            fit_intercept=False, max_iter=self.max_iter, verbose=self.verbose,
-            n_jobs=self.n_jobs, random_state=self.random_state, accountant=self.accountant)
-        inner.fit(logistic_features(X, self.data_norm, self.fit_intercept, clip=True), y,
-                  sample_weight=sample_weight)
+        Z = logistic_features(X, self.data_norm, self.fit_intercept, clip=True)
+        random_state = check_random_state(self.random_state)
+        coefficients = np.vstack([
+            # diffprivlib's objective perturbation on rows in the unit ball (its calibrated
+            # case, see the class docstring), epsilon / K per problem.
+            _logistic_regression_path(
+                Z, y, epsilon=self.epsilon / len(positives), data_norm=inner_norm,
+                pos_class=positive, Cs=[self.C * scale ** 2], fit_intercept=False,
+                max_iter=self.max_iter, tol=self.tol, verbose=self.verbose,
+                random_state=random_state, check_input=False)[0]
+            for positive in positives])
         n_features = X.shape[1]
         # Not the solver's n_iter_: it depends on the data and the noise in a way the
         # minimiser does not, and the proof covers the minimiser only.
-        self.classes_ = inner.classes_
-        self.coef_ = inner.coef_[:, :n_features] / scale
-        self.intercept_ = (inner.coef_[:, n_features] / scale if self.fit_intercept
-                           else np.zeros(len(inner.coef_)))
+        self.coef_ = coefficients[:, :n_features] / scale
+        self.intercept_ = (coefficients[:, n_features] / scale if self.fit_intercept
+                           else np.zeros(len(coefficients)))
+        self.accountant.spend(self.epsilon, 0)
         return self

@@ -13,6 +13,7 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from diffprivlib.utils import PrivacyLeakWarning
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.exceptions import DataConversionWarning
@@ -287,6 +288,7 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
             ) from None
     if is_diffprivlib_model(first_step(estimator)):
         _check_numeric(X)
+    _check_declared_classes(y, estimator)
     # type_of_target cannot tell for y of 3 or more dimensions: left to the estimator.
     if y is not None and is_classifier(estimator) and np.ndim(np.asarray(y)) <= 2:
         check_classification_targets(y)
@@ -477,6 +479,25 @@ def _join(path, name):
     return f"{path}__{name}" if path else name
 
 
+def _check_declared_classes(y, estimator):
+    """Refuse labels outside the final step's declared ``classes``, before the accountant:
+    every fit would reject them (the labels are not quoted: they are private)."""
+    final = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
+    classes = final.get_params(deep=False).get("classes") if hasattr(final, "get_params") \
+        else None
+    if classes is None or y is None or np.ndim(y) != 1:
+        return
+    try:
+        outside = not np.all(np.isin(np.asarray(y), np.asarray(classes)))
+    except (TypeError, ValueError):
+        return  # labels of another kind: the fit raises its own error
+    if outside:
+        raise ValueError(
+            f"y holds labels that are not among the declared classes={classes!r} of "
+            f"{type(final).__name__}; declare every label y can hold (they are not quoted: "
+            "they come from the private data).")
+
+
 def _check_numeric(X):
     """scikit-learn's ``check_array`` for a diffprivlib first step, with messages that name
     the input's type and shape but never quote its values (scikit-learn's can: "array=[...]",
@@ -563,6 +584,48 @@ def input_shape(X):
     except TypeError:
         n_features = None
     return {"n_features_in_": n_features, "feature_names_in_": _get_feature_names(X)}
+
+
+def declared_classes(classes, y, name):
+    """The class labels a private classifier fits: ``classes`` declared, or read from ``y``.
+
+    Declared labels are public: sorted and deduplicated they are the model's ``classes_``,
+    the same on neighbouring datasets whichever labels occur. Read from ``y`` they are not
+    (a class held by one record appears or not with that record): a ``PrivacyLeakWarning``
+    says so, as diffprivlib's trees do, and the refit gate refuses to release such a fit.
+
+    Parameters
+    ----------
+    classes : array-like or None
+    y : ndarray of shape (n_samples,)
+    name : str
+        The model's class name, for messages.
+
+    Returns
+    -------
+    classes_ : ndarray
+
+    Raises
+    ------
+    ValueError
+        When fewer than two labels are declared or ``y`` holds a label outside them (the
+        label is not quoted: it comes from the private data).
+    """
+    if classes is None:
+        warnings.warn(
+            f"{name}: classes have not been specified and will be read from the data; a class "
+            "held by a single record shows in the model. To ensure differential privacy, "
+            "declare classes=[...] from public knowledge.", PrivacyLeakWarning)
+        return np.unique(y)
+    declared = np.unique(np.asarray(classes))
+    if declared.size < 2:
+        raise ValueError(f"classes={classes!r} declares fewer than two labels; declare every "
+                         "class the model may predict, e.g. classes=[0, 1].")
+    if not np.all(np.isin(y, declared)):
+        raise ValueError(f"y holds labels that are not among the declared classes={classes!r}; "
+                         "declare every label y can hold (the labels are not quoted: they "
+                         "come from the private data).")
+    return declared
 
 
 def nonnegative_finite(value):

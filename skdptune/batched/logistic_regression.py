@@ -215,6 +215,8 @@ def plan(estimator, n_features):
     except Exception:  # noqa: BLE001 - whatever the real fit would make of it
         return None
     if isinstance(estimator, CalibratedLogisticRegression):
+        if params.get("classes") is not None:
+            return None  # declared classes: their problems are not emulated yet
         # Its inner diffprivlib fit, on rows mapped into the unit ball (see the class).
         scale, inner_norm = logistic_unit_ball(data_norm, fit_intercept)
         return LogisticRegressionPlan(float(epsilon), inner_norm, float(C) * scale ** 2, False,
