@@ -176,7 +176,7 @@ def _gain_given_lead(margin, lead, sigma, n_candidates):
 
 
 def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validation_fraction,
-           share=None):
+           share=None, n_partitions="auto"):
     """The :class:`Policy` of a search, from public quantities.
 
     Parameters
@@ -196,6 +196,8 @@ def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validati
     share : float or None, default=None
         A fixed share (the user's ``selection_share``, or 1 without a refit): only the margin
         is chosen. None: the share too, from :data:`SHARES`.
+    n_partitions : int or "auto", default="auto"
+        The search's ``n_partitions`` (``"auto"``: resolved at each share's epsilon).
 
     Returns
     -------
@@ -206,8 +208,9 @@ def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validati
     margins = np.asarray(MARGINS)
     for candidate_share in shares:
         epsilon = candidate_share * total * (1 - score_share)
-        k = auto_n_partitions(n_samples, n_candidates=n_candidates, epsilon=epsilon,
-                              validation_fraction=validation_fraction)
+        k = n_partitions if n_partitions != "auto" else auto_n_partitions(
+            n_samples, n_candidates=n_candidates, epsilon=epsilon,
+            validation_fraction=validation_fraction)
         sigma = 2.0 / (k * epsilon)
         gains = selection_gain(margins * sigma, sigma, n_candidates)
         best_margin = int(np.argmax(gains))
