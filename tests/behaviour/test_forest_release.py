@@ -192,7 +192,8 @@ def test_a_randomized_search_trial_releases_skdptunes_forest():
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
         RandomForestClassifier(bounds=(0.0, 1.0), classes=[0, 1], n_estimators=3),
-        {"max_depth": [2, 3]}, epsilon=1.0, n_iter=2, accountant=accountant).fit(X, y)
+        {"max_depth": [2, 3]}, epsilon=1.0, distribution="geometric", n_iter=2,
+        accountant=accountant).fit(X, y)  # at least one trial (a Poisson number can be 0)
     assert type(search.best_estimator_) is RandomForestClassifier
     assert all(tree.random_state is None for tree in search.best_estimator_.estimators_)
     assert search.privacy_spent_[0] == pytest.approx(1.0)
