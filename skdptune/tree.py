@@ -304,7 +304,7 @@ class DecisionTreeClassifier(DPDecisionTreeClassifier):
         ``np.ravel(classes)``.
     n_classes_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         When ``X`` has string column names.
     n_outputs_ : int
         1.
