@@ -9,6 +9,7 @@ structure and the labels from separate sources (:func:`skdptune.tree.random_sour
 """
 
 import numpy as np
+from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import RandomForestClassifier as DPRandomForestClassifier
 
 from ._sklearn_compat import Options
@@ -144,8 +145,9 @@ class RandomForestClassifier(DPRandomForestClassifier):
                          random_state=random_state, max_depth=max_depth,
                          warm_start=warm_start, shuffle=shuffle, **unused_args)
         # scikit-learn's ensemble reads the tree class from here (its tags); trees are built
-        # by fit, not from this template.
-        self.estimator = DecisionTreeClassifier()
+        # by fit, not from this template. Its own accountant, so that the model does not carry
+        # diffprivlib's process-wide default one.
+        self.estimator = DecisionTreeClassifier(accountant=BudgetAccountant())
 
     def fit(self, X, y, sample_weight=None):
         """Fit the forest (see the class docstring for the law and its privacy).

@@ -227,9 +227,11 @@ def _check_released(model, params, other):
     fresh = vars(type(model)())
     for name in constants - {"estimator"}:
         assert getattr(model, name) == fresh[name], name
-    if is_forest:
+    if is_forest:  # an unfitted template, with an accountant of its own that recorded nothing
         assert type(model.estimator) is DecisionTreeClassifier
         assert not hasattr(model.estimator, "tree_")
+        assert model.estimator.accountant is not BudgetAccountant.load_default(None)
+        assert model.estimator.accountant.spent_budget == []
     assert model.n_features_in_ == 3 and model.n_outputs_ == 1
     np.testing.assert_array_equal(model.classes_, np.ravel(params["classes"]))
     assert model.n_classes_ == len(model.classes_)
