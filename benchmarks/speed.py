@@ -3,7 +3,8 @@
 Prints, as Markdown:
 
 1. ``ratio``: wall time of PrivateGridSearchCV over GridSearchCV(cv=5) on the same data, grid and
-   ``n_jobs``, for diffprivlib's LogisticRegression, GaussianNB and RandomForestClassifier at
+   ``n_jobs``, for LogisticRegression, GaussianNB and RandomForestClassifier (the models the
+   refit gate releases: skdptune's LogisticRegression and forest, diffprivlib's GaussianNB) at
    k = 10 and k = 100 (interleaved repetitions; min / median / max of the per-repetition
    ratios);
 2. ``scale``: 1,000,000 x 20 rows, 50 candidates, k = 100, LogisticRegression, n_jobs=2: wall
@@ -51,7 +52,8 @@ import numpy as np
 import pandas as pd
 import psutil
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, RandomForestClassifier
+from diffprivlib.models import GaussianNB
+from skdptune.ensemble import RandomForestClassifier
 from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from lib import datasets
@@ -82,7 +84,7 @@ GRIDS = {
 
 
 def make_estimator(name):
-    """The diffprivlib model with every bound declared (no PrivacyLeakWarning)."""
+    """The DP model with every bound declared (no PrivacyLeakWarning)."""
     if name == "LogisticRegression":
         return LogisticRegression(data_norm=DATA_NORM, epsilon=1.0)
     if name == "GaussianNB":

@@ -20,7 +20,7 @@ replace its reusable workers, about a second each time a search follows another 
 
 Batched families (:mod:`skdptune.batched`): a candidate whose estimator has a batched family
 (diffprivlib's ``GaussianNB``, ``LogisticRegression``, ``RandomForestClassifier`` or
-``DecisionTreeClassifier`` scored by plain accuracy, ``LinearRegression`` scored by the default
+``DecisionTreeClassifier``, or skdptune's counterparts, scored by plain accuracy, ``LinearRegression`` scored by the default
 bounded squared error, ``KMeans`` scored by its own ``score``, alone or after public steps and
 DP partition steps such as diffprivlib's ``StandardScaler``, also inside a
 ``ColumnTransformer``), without fit or scorer parameters and with 1-d ``y`` (or none, for

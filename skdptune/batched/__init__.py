@@ -84,8 +84,10 @@ from sklearn.preprocessing import FunctionTransformer
 
 from .. import gate
 from ..dp_fit import private_fit_context
+from ..ensemble import RandomForestClassifier as SecureRandomForestClassifier
 from ..linear_model import LogisticRegression as CalibratedLogisticRegression
 from ..linear_model import Ridge
+from ..tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 from . import (
     forest,
     gaussian_nb,
@@ -110,6 +112,8 @@ FAMILIES = {
     CalibratedLogisticRegression: logistic_regression,
     RandomForestClassifier: forest,
     DecisionTreeClassifier: forest,
+    SecureRandomForestClassifier: forest,
+    SecureDecisionTreeClassifier: forest,
     LinearRegression: linear_regression,
     Ridge: linear_regression,
     KMeans: kmeans,

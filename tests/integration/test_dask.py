@@ -12,7 +12,7 @@ import threading
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, RandomForestClassifier
+from diffprivlib.models import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from joblib import parallel_backend
@@ -20,6 +20,7 @@ from sklearn.datasets import make_classification
 from sklearn.pipeline import make_pipeline
 
 from skdptune import PrivateGridSearchCV
+from skdptune.ensemble import RandomForestClassifier
 
 distributed = pytest.importorskip("dask.distributed")
 

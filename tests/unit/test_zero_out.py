@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import DecisionTreeClassifier, GaussianNB, RandomForestClassifier
+from diffprivlib.models import GaussianNB
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.accounting import ZERO_OUT_ADJACENCY, zero_out_total, Charge
@@ -220,8 +220,11 @@ def test_a_step_without_a_derivation_leaves_the_figure_unstated():
 
 
 def test_trees_drop_to_their_recorded_epsilon():
-    for tree in (DecisionTreeClassifier(bounds=(0.0, 1.0), classes=[0, 1], epsilon=0.3),
-                 RandomForestClassifier(bounds=(0.0, 1.0), classes=[0, 1], epsilon=0.3)):
+    from skdptune.ensemble import RandomForestClassifier as Forest
+    from skdptune.tree import DecisionTreeClassifier as Tree
+
+    for tree in (Tree(bounds=(0.0, 1.0), classes=[0, 1], epsilon=0.3),
+                 Forest(bounds=(0.0, 1.0), classes=[0, 1], epsilon=0.3)):
         assert zero_out_epsilon(tree) == pytest.approx(0.3)
 
 
