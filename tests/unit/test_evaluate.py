@@ -9,8 +9,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from skdptune import PrivateGridSearchCV
 from skdptune import evaluate
-from skdptune.evaluate import _batches, _is_plain_accuracy, _score
-from skdptune.utility import make_utility
+from skdptune.evaluate import _batches, _score
+from skdptune.utility import is_plain_accuracy, make_utility
 
 
 @pytest.mark.parametrize("n_candidates, n_partitions, n_jobs", [
@@ -43,14 +43,14 @@ def test_fast_accuracy_equals_the_scorer(binary_data, estimator, labels, utility
                             if "accountant" in estimator.get_params() else {}))
     estimator.fit(X[:200], y[:200])
     _, utility = make_utility(estimator, "accuracy", utility_range)
-    assert _is_plain_accuracy(utility)
+    assert is_plain_accuracy(utility)
     fast = _score(utility, estimator, X[200:], y[200:])
     assert fast == utility(estimator, X[200:], y[200:])
 
 
 def test_other_scorers_take_the_scorer_path(binary_data):
     _, utility = make_utility(GaussianNB(), "balanced_accuracy", None)
-    assert not _is_plain_accuracy(utility)
+    assert not is_plain_accuracy(utility)
 
 
 def test_a_task_carries_its_partitions_labels_not_all_of_y(binary_data, monkeypatch):
@@ -74,7 +74,7 @@ def test_a_task_carries_its_partitions_labels_not_all_of_y(binary_data, monkeypa
         np.testing.assert_array_equal(validation_params["sample_weight"], weights[validation])
 
 
-def test_joblibs_memory_mapping_threshold_is_left_alone(binary_data, monkeypatch):
+def test_joblibs_memory_mapping_threshold_is_left_alone(binary_data, monkeypatch, spread_work):
     # Another max_nbytes than the one joblib's previous call used makes loky replace its
     # reusable workers: about a second lost whenever a search follows another joblib call.
     calls = []
@@ -86,13 +86,13 @@ def test_joblibs_memory_mapping_threshold_is_left_alone(binary_data, monkeypatch
 
     monkeypatch.setattr(evaluate, "Parallel", Recording)
     X, y = binary_data
-    PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
+    PrivateGridSearchCV(DecisionTreeClassifier(random_state=0), {"max_depth": [1, 2]},
                         n_partitions=3, accountant=BudgetAccountant(), random_state=0,
-                        refit=False).fit(X, y)
+                        refit=False, n_jobs=2).fit(X, y)
     assert calls and all("max_nbytes" not in kwargs for kwargs in calls)
 
 
-def test_batching_does_not_change_the_result(binary_data):
+def test_batching_does_not_change_the_result(binary_data, spread_work):
     X, y = binary_data
     grid = {"var_smoothing": [1e-9, 1e-6, 1e-3, 1e-2, 1e-1]}
     results = [
@@ -119,6 +119,6 @@ def test_default_scoring_of_a_plain_classifier_takes_the_fast_path(binary_data):
                             (CustomScore(), False)]:
         estimator.fit(X[:200], y[:200])
         _, utility = make_utility(estimator, None, (0, 1))
-        assert _is_plain_accuracy(utility, estimator) is fast
+        assert is_plain_accuracy(utility, estimator) is fast
         assert _score(utility, estimator, X[200:], y[200:]) == utility(estimator, X[200:],
                                                                       y[200:])
