@@ -809,7 +809,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
             refit_params = dict(params)
             if self.refit:
                 if budget.refit_epsilon is not None:  # epsilon is the total: the refit's share
-                    share = split_budget(candidate, budget.refit_epsilon)
+                    # The gate's figure for the candidate as written is its charge, computed
+                    # once: the share scales its steps to the refit's epsilon.
+                    share = split_budget(candidate, budget.refit_epsilon, spent=declared[0])
                     check_budget_not_tuned(
                         share, params, source="param_grid", remedy="selection_epsilon",
                         total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
