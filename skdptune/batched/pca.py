@@ -128,11 +128,9 @@ def fit_partitions(plan, X_train, part_train, n_parts, rngs):
     Parameters
     ----------
     plan : PCAPlan
-    X_train, part_train, n_parts
-        A block's training rows (the step's input columns) and partitions (as
-        :class:`~skdptune.batched.contract.Block`).
-    rngs : list of numpy.random.Generator
-        One stream per partition, this step's own.
+    X_train, part_train, n_parts, rngs
+        A block's training rows, their partitions and its partition count, and the step's
+        streams, as :func:`transform_partitions` receives them.
 
     Returns
     -------
