@@ -135,10 +135,10 @@ NEWTON_MAX_ITER = 100
 NEWTON_BYTES = 2 ** 26
 
 #: Bytes of the gathered rows (and their masks) of the problems that the batched L-BFGS-B
-#: solves together: small enough to stay in a core's cache through their iterations
-#: (evaluating them reads all those rows twice per round), large enough that each round's
-#: fixed costs are shared.
-LBFGSB_BYTES = 2 ** 24
+#: solves together, all plans' of a block at once: bounded memory, and few enough rounds that
+#: each round's fixed costs are shared (on 20,000 problems of 100 rows x 21 columns, 64 MB
+#: groups took about an eighth less time than 16 MB ones; a profile, relative shares).
+LBFGSB_BYTES = 2 ** 26
 
 #: Halvings of a problem's step before its line search gives up (no further decrease: the
 #: problem has reached its optimum to rounding).
@@ -295,21 +295,31 @@ def noise_vectors(normals, gammas, scale):
 def partition_scores(plans, block, rngs):
     """Accuracy of every plan's fit on every partition of a block (the family contract,
     :meth:`~skdptune.batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
-    partition's training rows hold fewer than two classes (diffprivlib's fit raises)."""
+    partition's training rows hold fewer than two classes (diffprivlib's fit raises).
+
+    The problems that go to diffprivlib's solver, of all the plans, are solved together
+    (:func:`_lbfgsb_in_chunks`): one round of its bookkeeping serves them all."""
     problems = _Problems(block.y_train, block.part_train, block.n_parts, block.n_classes)
     result = np.empty((len(plans), block.n_parts))
-    # The rows each unit-ball mapping gives, computed once for the candidates that share it
-    # (a grid over C shares its data_norm).
-    mapped = {None: (block.X_train, block.X_val)}
+    # The rows each unit-ball mapping gives, and their padded, clipped layout, computed once
+    # for the candidates that share them (a grid over C shares its data_norm).
+    mapped, padded = {None: (block.X_train, block.X_val)}, {}
+    fits = []
     for j, candidate in enumerate(plans):
         if candidate.unit_ball not in mapped:
             mapped[candidate.unit_ball] = (
                 logistic_features(block.X_train, *candidate.unit_ball, clip=True),
                 logistic_features(block.X_val, *candidate.unit_ball, clip=False))
-        Z_train, Z_val = mapped[candidate.unit_ball]
-        w = fit_partitions(candidate, Z_train, block.y_train, block.part_train, block.n_parts,
-                           block.n_classes, rngs[j], problems=problems)
-        correct = _predict(w, problems, Z_val, block.part_val,
+        Z_train = mapped[candidate.unit_ball][0]
+        key = (candidate.unit_ball, candidate.data_norm, candidate.fit_intercept)
+        if key not in padded:
+            padded[key] = _padded(candidate, Z_train, block.part_train, block.n_parts)
+        fits.append(_Fit(candidate, block.y_train, block.n_parts, rngs[j], problems,
+                         padded[key]))
+    _lbfgsb_in_chunks(fits)
+    for j, (candidate, fit) in enumerate(zip(plans, fits)):
+        Z_val = mapped[candidate.unit_ball][1]
+        correct = _predict(fit.finish(), problems, Z_val, block.part_val,
                            candidate.fit_intercept) == block.y_val
         result[j] = block.scored(np.where(problems.n_present >= 2, block.accuracy(correct),
                                           FIT_FAILED))
@@ -376,103 +386,156 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     """
     if problems is None:
         problems = _Problems(y_train, part_train, n_parts, n_classes)
-    X, mask, rows = _padded(candidate, X_train, part_train, n_parts)
-    n_slots, dimension = len(problems.slot_class), X.shape[-1]
-    # Each partition's draws come from its own stream, in a fixed layout: a standard normal
-    # vector and a Gamma(D) variate per slot, whether the slot is fitted or not.
-    normals = np.empty((n_slots, n_parts, dimension))
-    gammas = np.empty((n_slots, n_parts))
-    for p, rng in enumerate(rngs):
-        normals[:, p], gammas[:, p] = noise_draws(rng, n_slots, dimension)
-    n = np.maximum(problems.n_train, 1)
-    scale, delta = noise_parameters(candidate.epsilon * problems.share, candidate.data_norm,
-                                    candidate.C, n, candidate.fit_intercept)
-    noise = noise_vectors(normals, gammas, np.broadcast_to(scale, (n_slots, n_parts)))
-    # Targets: 1 where the row's class is the slot's class (padding rows weigh nothing).
-    y_rows = np.zeros(mask.shape, dtype=np.intp)
-    y_rows[rows] = y_train
-    targets = (y_rows[None] == problems.slot_class[:, None, None]).astype(float)
-    ridge = np.broadcast_to(1.0 / (candidate.C * n), (n_slots, n_parts))
-    delta = np.broadcast_to(delta, ridge.shape)
-    objective = _Objective(X, mask, targets, n, ridge, delta, noise, candidate.fit_intercept)
-    up, down = _unbounded(candidate, targets, mask, noise, delta)
-    up, down = up & problems.active, down & problems.active
-    norm = np.sqrt(candidate.data_norm ** 2 + candidate.fit_intercept)
-    bounded = problems.active & ~(up | down)
-    # Newton's optimum stands in for diffprivlib's stopping point only when that solver runs
-    # to convergence (tol and max_iter within MAX_TOL and MIN_MAX_ITER); otherwise every
-    # problem goes to diffprivlib's solver. Newton only where the rule below may keep its
-    # optimum: a problem certainly too flat goes to diffprivlib's solver without it (the same
-    # outcome, sooner).
-    converges = candidate.tol <= MAX_TOL and candidate.max_iter >= MIN_MAX_ITER
-    newton = bounded & ~certainly_flat(objective, candidate) if converges else bounded & False
-    # Where diffprivlib's L-BFGS may stop far short of the optimum (it stops once the
-    # gradient's max-norm is below tol, which leaves w within sqrt(D) * tol / curvature of
-    # it, and a score within that times the row norm: a reach above MAX_REACH where the
-    # smallest curvature at the optimum is below `floor`): the same solver, on the same
-    # objective, from the same start, on these problems one by one. Decided from each
-    # problem's own optimum.
-    floor = np.sqrt(dimension) * candidate.tol * norm / MAX_REACH
-    w, steep = _newton_in_chunks(objective, newton, floor)
-    solve = problems.active & ~(up | down) & ~steep
-    # No minimum: diffprivlib's L-BFGS runs off along the intercept, to about +-1e18, where a
-    # problem's score is a constant sign for every row. Here the intercept is +-inf, unless
-    # the partition's prediction depends on how far each ran (two or more running up, or all
-    # its problems running down): then diffprivlib's solver on those.
-    n_up = up.sum(axis=0)
-    n_down = down.sum(axis=0)
-    # A run cut short by max_iter (or a loose tol) does not reach that infinity: the solver.
-    race = ~problems.binary & ((n_up >= 2) | (n_down == problems.n_present)) | (not converges)
-    solve |= (up | down) & race[None, :]
-    ran_off = (up | down) & ~race[None, :]
-    w[ran_off] = 0.0
-    w[..., -1] = np.where(ran_off, np.where(up, np.inf, -np.inf), w[..., -1])
-    # diffprivlib's solver: scipy's L-BFGS-B on all problems with a minimum at once (the
-    # batched emulation, each problem its own state and stopping tests); one scipy call per
-    # problem without one, on whose run-off to about 1e18 the emulation's iterates part from
-    # scipy's (scipy restarts when its compact matrices become singular, which is not
-    # reproduced).
-    w[solve & ~(up | down)] = _lbfgsb_in_chunks(objective, candidate, solve & ~(up | down))
-    for slot, p in zip(*np.nonzero(solve & (up | down))):
-        rows = mask[p] > 0
-        w[slot, p] = _diffprivlib_lbfgs(candidate, X[p, rows], targets[slot, p, rows],
-                                        noise[slot, p], delta[slot, p])
-    return w
+    fit = _Fit(candidate, y_train, n_parts, rngs, problems,
+               _padded(candidate, X_train, part_train, n_parts))
+    _lbfgsb_in_chunks([fit])
+    return fit.finish()
 
 
-def _lbfgsb_in_chunks(objective, candidate, solve):
-    """diffprivlib's ``fmin_l_bfgs_b(f, 0, factr=64, pgtol=tol, maxiter=max_iter)`` on the
-    problems ``solve`` (``(slots, parts)``), by :func:`~skdptune.batched.lbfgsb.minimize`, in
-    groups whose gathered rows take about :data:`LBFGSB_BYTES` (the problems are independent:
-    the grouping changes nothing). Returns their coefficients, in ``np.nonzero`` order."""
-    n_rows, dimension = objective.X.shape[1:]
-    size = max(1, LBFGSB_BYTES // (8 * 2 * n_rows * dimension))
-    slots, parts = np.nonzero(solve)
-    w = np.zeros((len(slots), dimension))
-    for start in range(0, len(slots), size):
-        group = _Gathered(objective, slots[start:start + size], parts[start:start + size])
-        w[start:start + size] = lbfgsb.minimize(
-            group, np.zeros((len(group.ids), dimension)), factr=64, pgtol=candidate.tol,
-            maxiter=candidate.max_iter).x
-    return w
+class _Fit:
+    """One plan's problems on a block, up to diffprivlib's solver: the noise, the objective,
+    Newton where its optimum stands in for that solver's stopping point, the run-offs; then
+    the problems left to the solver (``lbfgsb``: batched, :func:`_lbfgsb_in_chunks`, which
+    writes their coefficients into ``w``; ``racing``: scipy's, one by one, in
+    :meth:`finish`).
+
+    Parameters
+    ----------
+    candidate : LogisticRegressionPlan
+    y_train : ndarray of shape (n_train,)
+    n_parts : int
+    rngs : list of numpy.random.Generator
+        One stream per partition.
+    problems : _Problems
+    padded : tuple
+        :func:`_padded` of the plan's rows.
+    """
+
+    def __init__(self, candidate, y_train, n_parts, rngs, problems, padded):
+        X, mask, rows = padded
+        n_slots, dimension = len(problems.slot_class), X.shape[-1]
+        # Each partition's draws come from its own stream, in a fixed layout: a standard
+        # normal vector and a Gamma(D) variate per slot, whether the slot is fitted or not.
+        normals = np.empty((n_slots, n_parts, dimension))
+        gammas = np.empty((n_slots, n_parts))
+        for p, rng in enumerate(rngs):
+            normals[:, p], gammas[:, p] = noise_draws(rng, n_slots, dimension)
+        n = np.maximum(problems.n_train, 1)
+        scale, delta = noise_parameters(candidate.epsilon * problems.share,
+                                        candidate.data_norm, candidate.C, n,
+                                        candidate.fit_intercept)
+        noise = noise_vectors(normals, gammas, np.broadcast_to(scale, (n_slots, n_parts)))
+        # Targets: 1 where the row's class is the slot's class (padding rows weigh nothing).
+        y_rows = np.zeros(mask.shape, dtype=np.intp)
+        y_rows[rows] = y_train
+        targets = (y_rows[None] == problems.slot_class[:, None, None]).astype(float)
+        ridge = np.broadcast_to(1.0 / (candidate.C * n), (n_slots, n_parts))
+        delta = np.broadcast_to(delta, ridge.shape)
+        objective = _Objective(X, mask, targets, n, ridge, delta, noise,
+                               candidate.fit_intercept)
+        up, down = _unbounded(candidate, targets, mask, noise, delta)
+        up, down = up & problems.active, down & problems.active
+        norm = np.sqrt(candidate.data_norm ** 2 + candidate.fit_intercept)
+        bounded = problems.active & ~(up | down)
+        # Newton's optimum stands in for diffprivlib's stopping point only when that solver
+        # runs to convergence (tol and max_iter within MAX_TOL and MIN_MAX_ITER); otherwise
+        # every problem goes to diffprivlib's solver. Newton only where the rule below may
+        # keep its optimum: a problem certainly too flat goes to diffprivlib's solver without
+        # it (the same outcome, sooner).
+        converges = candidate.tol <= MAX_TOL and candidate.max_iter >= MIN_MAX_ITER
+        newton = bounded & ~certainly_flat(objective, candidate) if converges else bounded & False
+        # Where diffprivlib's L-BFGS may stop far short of the optimum (it stops once the
+        # gradient's max-norm is below tol, which leaves w within sqrt(D) * tol / curvature of
+        # it, and a score within that times the row norm: a reach above MAX_REACH where the
+        # smallest curvature at the optimum is below `floor`): the same solver, on the same
+        # objective, from the same start, on these problems one by one. Decided from each
+        # problem's own optimum.
+        floor = np.sqrt(dimension) * candidate.tol * norm / MAX_REACH
+        w, steep = _newton_in_chunks(objective, newton, floor)
+        solve = problems.active & ~(up | down) & ~steep
+        # No minimum: diffprivlib's L-BFGS runs off along the intercept, to about +-1e18,
+        # where a problem's score is a constant sign for every row. Here the intercept is
+        # +-inf, unless the partition's prediction depends on how far each ran (two or more
+        # running up, or all its problems running down): then diffprivlib's solver on those.
+        n_up = up.sum(axis=0)
+        n_down = down.sum(axis=0)
+        # A run cut short by max_iter (or a loose tol) does not reach that infinity: the
+        # solver.
+        race = (~problems.binary & ((n_up >= 2) | (n_down == problems.n_present))
+                | (not converges))
+        solve |= (up | down) & race[None, :]
+        ran_off = (up | down) & ~race[None, :]
+        w[ran_off] = 0.0
+        w[..., -1] = np.where(ran_off, np.where(up, np.inf, -np.inf), w[..., -1])
+        # diffprivlib's solver: scipy's L-BFGS-B on the problems with a minimum (the batched
+        # emulation, each problem its own state and stopping tests); scipy's own on those
+        # without one, on whose run-off to about 1e18 the emulation's iterates part from
+        # scipy's (scipy restarts when its compact matrices become singular, which is not
+        # reproduced).
+        self.candidate, self.objective, self.w, self.delta = candidate, objective, w, delta
+        self.lbfgsb = solve & ~(up | down)
+        self.racing = solve & (up | down)
+
+    def finish(self):
+        """The coefficients (see :func:`fit_partitions`), once :func:`_lbfgsb_in_chunks` has
+        solved the ``lbfgsb`` problems: scipy's solver on the ``racing`` ones."""
+        objective, w = self.objective, self.w
+        for slot, p in zip(*np.nonzero(self.racing)):
+            rows = objective.mask[p] > 0
+            w[slot, p] = _diffprivlib_lbfgs(self.candidate, objective.X[p, rows],
+                                            objective.targets[slot, p, rows],
+                                            objective.noise[slot, p], self.delta[slot, p])
+        return w
+
+
+def _lbfgsb_in_chunks(fits):
+    """diffprivlib's ``fmin_l_bfgs_b(f, 0, factr=64, pgtol=tol, maxiter=max_iter)`` on every
+    fit's ``lbfgsb`` problems, by :func:`~skdptune.batched.lbfgsb.minimize`: the plans'
+    problems together (each with its own plan's ``tol`` and ``max_iter``), in groups whose
+    gathered rows take about :data:`LBFGSB_BYTES` (the problems are independent: how they are
+    grouped changes nothing). Writes their coefficients into each fit's ``w``."""
+    by_shape = {}
+    for fit in fits:
+        slots, parts = np.nonzero(fit.lbfgsb)
+        if len(slots):
+            by_shape.setdefault(fit.objective.X.shape[1:], []).append((fit, slots, parts))
+    for (n_rows, dimension), sources in by_shape.items():
+        size = max(1, LBFGSB_BYTES // (8 * 2 * n_rows * dimension))
+        owner = np.concatenate([np.full(len(slots), i) for i, (_, slots, _) in enumerate(sources)])
+        slots = np.concatenate([slots for _, slots, _ in sources])
+        parts = np.concatenate([parts for _, _, parts in sources])
+        tol = np.array([fit.candidate.tol for fit, _, _ in sources])[owner]
+        max_iter = np.array([fit.candidate.max_iter for fit, _, _ in sources])[owner]
+        for start in range(0, len(slots), size):
+            chunk = slice(start, start + size)
+            group = _Gathered([(sources[i][0].objective, slots[chunk][owner[chunk] == i],
+                                parts[chunk][owner[chunk] == i])
+                               for i in np.unique(owner[chunk])])
+            w = lbfgsb.minimize(group, np.zeros((len(group.ids), dimension)), factr=64,
+                                pgtol=tol[chunk], maxiter=max_iter[chunk]).x
+            for i, slot, part, coefficients in zip(owner[chunk], slots[chunk], parts[chunk], w):
+                sources[i][0].w[slot, part] = coefficients
 
 
 class _Gathered:
-    """:func:`_value_gradient` of a group of problems, their arrays gathered once
-    (gathering a problem's rows costs about as much as evaluating it), and gathered again,
-    down to the problems still running, once fewer than half of those held are asked for.
-    The value and gradient of a problem are computed from its own arrays whichever others
-    are held beside them."""
+    """:func:`_value_gradient` of a group of problems (of one or more objectives, in order),
+    their arrays gathered once (gathering a problem's rows costs about as much as evaluating
+    it), and gathered again, down to the problems still running, once fewer than half of
+    those held are asked for. The value and gradient of a problem are computed from its own
+    arrays whichever others are held beside them."""
 
-    def __init__(self, objective, slots, parts):
-        self.ids = np.arange(len(slots))
-        self.X, self.mask, self.n = objective.X[parts], objective.mask[parts], objective.n[parts]
-        self.targets = objective.targets[slots, parts]
-        self.noise, self.l2 = objective.noise[slots, parts], objective.l2[slots, parts]
+    _ARRAYS = ("X", "mask", "n", "targets", "noise", "l2")
+
+    def __init__(self, sources):
+        parts = [(objective.X[p], objective.mask[p], objective.n[p], objective.targets[s, p],
+                  objective.noise[s, p], objective.l2[s, p]) for objective, s, p in sources]
+        for name, arrays in zip(self._ARRAYS, zip(*parts)):
+            setattr(self, name, np.concatenate(arrays))
+        self.ids = np.arange(len(self.n))
 
     def _keep(self, position):
         self.ids = self.ids[position]
-        for name in ("X", "mask", "n", "targets", "noise", "l2"):
+        for name in self._ARRAYS:
             setattr(self, name, getattr(self, name)[position])
 
     def __call__(self, which, w):
@@ -481,10 +544,9 @@ class _Gathered:
             if 2 * len(which) <= len(self.ids):
                 self._keep(position)
             else:
-                return _value_gradient(self.X[position], self.mask[position],
-                                       self.n[position], self.targets[position],
-                                       self.noise[position], self.l2[position], w)
-        return _value_gradient(self.X, self.mask, self.n, self.targets, self.noise, self.l2, w)
+                return _value_gradient(*(getattr(self, name)[position]
+                                         for name in self._ARRAYS), w)
+        return _value_gradient(*(getattr(self, name) for name in self._ARRAYS), w)
 
 
 def certainly_flat(objective, candidate):
