@@ -3,6 +3,7 @@ declared bounds, and Laplace variates by inverse CDF."""
 
 import numpy as np
 from diffprivlib.validation import check_bounds
+from scipy.linalg import lapack
 
 from ..validation import positive_finite
 
@@ -63,6 +64,30 @@ def declared_bounds(bounds, n_features):
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(upper >= lower)):
         return None
     return lower, upper
+
+
+def at_least(matrices, floor):
+    """Whether each symmetric matrix's smallest eigenvalue is at least ``floor`` (a number, or
+    one per matrix): whether ``A - floor I`` has a Cholesky factor, one matrix at a time where
+    a batch fails. About a tenth of the time of the eigenvalues themselves.
+
+    Parameters
+    ----------
+    matrices : ndarray of shape (n, d, d)
+    floor : float or ndarray of shape (n,)
+
+    Returns
+    -------
+    at_least : ndarray of shape (n,), bool
+    """
+    shifted = matrices - np.asarray(floor, dtype=float)[..., None, None] * np.eye(
+        matrices.shape[-1])
+    try:
+        np.linalg.cholesky(shifted)
+        return np.ones(len(shifted), dtype=bool)
+    except np.linalg.LinAlgError:
+        return np.array([lapack.dpotrf(matrix, lower=1, clean=0)[1] == 0
+                         for matrix in shifted], dtype=bool)
 
 
 def laplace(uniforms):

@@ -48,8 +48,9 @@ Here every partition of a block at once: each partition's sums (``n``, ``X'1``, 
 ``X'y``, ``y'1``, ``y'y`` of its clipped training rows, :func:`partition_sums`, shared by the
 candidates with the same bounds) are centred on its noisy means algebraically (``X_c'X_c =
 X'X - o s' - s o' + n o o'``: the same value as centring the rows, to rounding), the noise of
-all partitions is added at once (:func:`noisy_statistics`), and the direct solves are one
-batched ``eigvalsh`` and ``solve`` (:func:`solve`), at any number of features.
+all partitions is added at once (:func:`noisy_statistics`), and the test of the condition
+number (a Cholesky factor, the eigenvalues only where it cannot decide) and the direct solves
+are batched (:func:`solve`), at any number of features.
 - ``intercept_ = y_offset - X_offset . coef_`` (0 without ``fit_intercept``); ``predict`` is
   ``X coef_ + intercept_``; the score is ``BoundedR2Scorer.scores_of`` (R² of predictions and
   targets clipped to ``bounds_y``), the one definition the per-fit path calls. A score that
@@ -70,7 +71,7 @@ from scipy.optimize import minimize
 from ..linear_model import Ridge, _corner_range, _square_range, objective
 from ..utility import BoundedR2Scorer
 from ..validation import nonnegative_finite
-from .common import checked_params, declared_bounds, laplace
+from .common import at_least, checked_params, declared_bounds, laplace
 from .contract import BOUNDED_R2, FIT_FAILED, VALUES
 
 #: The family contract (:class:`~skdptune.batched.contract.Family`): the search's default
@@ -307,8 +308,14 @@ def solve(c, b, Q, alpha=0.0):
     coef : ndarray of shape (n_parts, d)
     """
     penalised = Q + alpha * np.eye(b.shape[-1])
-    eigenvalues = np.linalg.eigvalsh(penalised)
-    direct = (eigenvalues[:, 0] > 0) & (eigenvalues[:, -1] <= MAX_CONDITION * eigenvalues[:, 0])
+    # The largest absolute row sum bounds the largest eigenvalue: a smallest one above it over
+    # MAX_CONDITION decides "direct" without the eigenvalues; they decide the rest.
+    bound = np.max(np.sum(np.abs(penalised), axis=-1), axis=-1)
+    direct = at_least(penalised, bound / MAX_CONDITION) & (bound > 0)
+    if not direct.all():
+        eigenvalues = np.linalg.eigvalsh(penalised[~direct])
+        direct[~direct] = ((eigenvalues[:, 0] > 0)
+                           & (eigenvalues[:, -1] <= MAX_CONDITION * eigenvalues[:, 0]))
     coef = np.empty(b.shape)
     if direct.any():
         coef[direct] = np.linalg.solve(penalised[direct], b[direct][..., None])[..., 0]

@@ -87,7 +87,7 @@ from scipy.special import expit
 from ..linear_model import LogisticRegression as CalibratedLogisticRegression
 from ..linear_model import logistic_features, logistic_unit_ball, objective_perturbation
 from . import lbfgsb
-from .common import checked_params
+from .common import at_least, checked_params
 from .contract import ACCURACY, CODES, FIT_FAILED
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
@@ -813,23 +813,11 @@ def _newton(group, floor):
         done |= searching  # no strict decrease along a descent direction: at the optimum
         if np.any(done):
             w[group.ids[done]] = current[done]
-            steep[group.ids[done]] = _at_least(hessian[done], floor)
+            steep[group.ids[done]] = at_least(hessian[done], floor)
             group.keep(~done)
             current, value = current[~done], value[~done]
     w[group.ids] = current  # NEWTON_MAX_ITER steps: not steep, diffprivlib's solver
     return group.expand(w), steep & (group.free_curvature >= floor)
-
-
-def _at_least(hessians, floor):
-    """Whether each matrix's smallest eigenvalue is at least ``floor``: whether ``H - floor
-    I`` has a Cholesky factor (positive definite), one matrix at a time where a batch fails."""
-    shifted = hessians - floor * np.eye(hessians.shape[-1])
-    try:
-        np.linalg.cholesky(shifted)
-        return np.ones(len(shifted), dtype=bool)
-    except np.linalg.LinAlgError:
-        return np.array([lapack.dpotrf(matrix, lower=1, clean=0)[1] == 0
-                         for matrix in shifted], dtype=bool)
 
 
 def _solve(hessian, gradient):
