@@ -12,9 +12,9 @@ is done here in its place:
   (the partition fit's accountant is a throw-away one), ``sample_weight`` ignored with a
   warning, ``y`` deleted, ``validate_data`` (float ``X``): the parameters are checked in
   :func:`plan` (anything else sends the candidate to the per-fit path); the engine gives
-  float64 ``X`` and ignores ``y`` (``USES_LABELS = False``: ``y`` may be None).
+  float64 ``X`` and ignores ``y`` (``TARGET`` is ``NO_TARGET``: ``y`` may be None).
 - ``n < K`` raises ``ValueError``: that partition is
-  :data:`~skdptune.batched.common.FIT_FAILED` (``error_score``, as on the per-fit path).
+  :data:`~skdptune.batched.contract.FIT_FAILED` (``error_score``, as on the per-fit path).
 - ``iters = int(max(min(epsilon / epsilon_m, 7), 2))`` with ``epsilon_m = sqrt(500 K**3 / n**2
   (d + cbrt(4 d rho**2))**3)``, ``rho = 0.225`` (``_calc_iters``): here, the same expression of
   the partition's own ``n`` (:func:`iterations`); each partition runs its own number of passes.

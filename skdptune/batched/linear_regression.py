@@ -18,8 +18,8 @@ released). What diffprivlib's ``fit`` does (``d`` features, one target), and wha
 in its place:
 
 - ``validate_data`` (float ``X`` and ``y``), ``check_bounds`` of ``bounds_X`` (``d``) and
-  ``bounds_y`` (1): the engine gives float64 ``X`` and ``y`` (``prepare_data`` with
-  ``SCORE = BOUNDED_R2``); the bounds are expanded in :func:`plan`.
+  ``bounds_y`` (1): the engine gives float64 ``X`` and ``y`` (``TARGET`` is ``VALUES``);
+  the bounds are expanded in :func:`plan`.
 - ``_preprocess_data`` with ``epsilon * s``, ``s = 1 / (d + 1)`` with ``fit_intercept`` (else
   ``s = 0``): with ``fit_intercept``, ``X`` and ``y`` are clipped to the bounds, and centred on
   noisy means, ``diffprivlib.tools.mean``: per column (the ``epsilon * s`` split over the ``d``
@@ -55,7 +55,7 @@ are batched (:func:`solve`), at any number of features.
   ``X coef_ + intercept_``; the score is ``BoundedR2Scorer.scores_of`` (R² of predictions and
   targets clipped to ``bounds_y``), the one definition the per-fit path calls. A score that
   is not finite (a NaN prediction of a diverged solve) is
-  :data:`~skdptune.batched.common.FIT_FAILED`, as the per-fit path scores a NaN
+  :data:`~skdptune.batched.contract.FIT_FAILED`, as the per-fit path scores a NaN
   ``error_score``.
 
 Every quantity of a partition is a function of its own rows, the public parameters and its own

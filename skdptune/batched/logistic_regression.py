@@ -9,7 +9,7 @@ for every partition of a block at once. The noise is drawn from the partition's 
 and what is done here in its place:
 
 - ``classes_`` are the labels present in the partition's training rows; fewer than two raise
-  ``ValueError`` (here: :data:`~skdptune.batched.common.FIT_FAILED`, which the engine scores as the
+  ``ValueError`` (here: :data:`~skdptune.batched.contract.FIT_FAILED`, which the engine scores as the
   per-fit path scores a failed fit). Two classes: one problem, the larger label positive, with
   all of ``epsilon``. More: one-vs-rest, one problem per present class, each with ``epsilon /
   n_present`` (sequential composition over the classes), each its own noise vector.
