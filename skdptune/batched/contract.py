@@ -76,7 +76,7 @@ BOUNDED_R2 = Score("bounded_r2", 1.0, -np.inf, _scorer_is(BoundedR2Scorer))
 #: (:func:`skdptune.utility.kmeans_score_range`) maps it.
 NEGATIVE_INERTIA = Score("negative_inertia", 0.0, -np.inf, _scorer_is(_PassthroughScorer))
 
-#: What a family reads of ``y`` (its ``TARGET``): class codes ``0 .. n_classes - 1`` in
+#: What a family reads of ``y`` (its ``TARGET``): class codes, from 0 to ``n_classes - 1`` in
 #: ``np.unique`` order (at most ``MAX_CLASSES`` labels), float values, or nothing (``y`` may
 #: then be None, and the block's ``y`` are zeros).
 CODES, VALUES, NO_TARGET = "codes", "values", "none"

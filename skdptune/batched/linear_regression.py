@@ -43,6 +43,12 @@ in its place:
   make ``Q`` indefinite, and the objective is then unbounded below), what BFGS returns depends
   on its path: that partition's noisy objective is handed to the same
   ``scipy.optimize.minimize`` call, partition by partition.
+- ``intercept_ = y_offset - X_offset . coef_`` (0 without ``fit_intercept``); ``predict`` is
+  ``X coef_ + intercept_``; the score is ``BoundedR2Scorer.scores_of`` (R² of predictions and
+  targets clipped to ``bounds_y``), the one definition the per-fit path calls. A score that
+  is not finite (a NaN prediction of a diverged solve) is
+  :data:`~skdptune.batched.contract.FIT_FAILED`, as the per-fit path scores a NaN
+  ``error_score``.
 
 Here every partition of a block at once: each partition's sums (``n``, ``X'1``, ``X'X``,
 ``X'y``, ``y'1``, ``y'y`` of its clipped training rows, :func:`partition_sums`, shared by the
@@ -51,12 +57,6 @@ X'X - o s' - s o' + n o o'``: the same value as centring the rows, to rounding),
 all partitions is added at once (:func:`noisy_statistics`), and the test of the condition
 number (a Cholesky factor, the eigenvalues only where it cannot decide) and the direct solves
 are batched (:func:`solve`), at any number of features.
-- ``intercept_ = y_offset - X_offset . coef_`` (0 without ``fit_intercept``); ``predict`` is
-  ``X coef_ + intercept_``; the score is ``BoundedR2Scorer.scores_of`` (R² of predictions and
-  targets clipped to ``bounds_y``), the one definition the per-fit path calls. A score that
-  is not finite (a NaN prediction of a diverged solve) is
-  :data:`~skdptune.batched.contract.FIT_FAILED`, as the per-fit path scores a NaN
-  ``error_score``.
 
 Every quantity of a partition is a function of its own rows, the public parameters and its own
 stream: nothing is computed across partitions from data.
