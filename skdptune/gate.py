@@ -895,19 +895,22 @@ def check_budget_not_tuned(budget, setting, *, source, total, remedy):
         )
 
 
-def split_budget(candidate, epsilon):
+def split_budget(candidate, epsilon, spent=None):
     """``{parameter path: epsilon}`` giving ``candidate``'s DP steps ``epsilon`` in all.
 
     Each step's budget (its rule's ``spends`` parameter: ``epsilon`` for diffprivlib models,
     the registered name for :func:`register_dp_estimator` classes) is scaled by the same
     factor, so the candidate's own proportions between its steps are kept and what they
     really spend (each budget times its entry's charge, :meth:`Rule.factor`), summed by
-    sequential composition, is ``epsilon``. Call it on a candidate the gate accepted.
+    sequential composition, is ``epsilon``. Call it on a candidate the gate accepted;
+    ``spent``, what it spends as written, is :func:`check_release`'s figure for it (computed
+    here when not given), so that a search computes each candidate's charge once.
     """
     steps = [(path, step, ALLOWED[type(step)]) for path, step in _steps(candidate)
              if ALLOWED.get(type(step)) is not None and ALLOWED[type(step)].kind == "dp"]
-    spent = sum(float(getattr(step, rule.spends)) * rule.factor(step)
-                for _, step, rule in steps)
+    if spent is None:
+        spent = sum(float(getattr(step, rule.spends)) * rule.factor(step)
+                    for _, step, rule in steps)
     return {_child(path, rule.spends): float(getattr(step, rule.spends)) * epsilon / spent
             for path, step, rule in steps}
 

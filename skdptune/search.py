@@ -42,7 +42,8 @@ from .dp_fit import (
     revealing,
     with_params,
 )
-from .evaluate import candidate_paths, partition_utilities
+from .batched.engine import candidate_paths
+from .evaluate import partition_utilities
 from .exceptions import NoisySelectionWarning
 from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection, paths_line
@@ -313,18 +314,26 @@ class PrivateGridSearchCV(BasePrivateSearch):
         it, the partition scores :data:`skdptune.utility.EMPTY_PART_UTILITY` (0.0), whatever
         ``error_score``.
     n_jobs : int, default=None
-        Number of jobs fitting candidates in parallel (``joblib.Parallel``); the backend is
-        not forced, so ``joblib.parallel_backend("dask")`` distributes the fits.
+        The most workers the partition fits may use (``joblib.Parallel``; the backend is not
+        forced, so ``joblib.parallel_backend("dask")`` distributes the fits). Parallelism is
+        used only where it pays: the fits start in this process, and the remaining ones are
+        spread over the workers only once the pace of those done says that saves more than
+        starting the workers costs (:data:`skdptune.evaluate.PARALLEL_MIN_SAVING` seconds);
+        batched work is cut into no more tasks than it has work for. A small search with
+        ``n_jobs=2`` therefore runs as with ``n_jobs=1``. See :ref:`parallel`.
     pre_dispatch : int or str, default="2*n_jobs"
         Number of tasks dispatched ahead, as for ``joblib.Parallel``.
     verbose : int, default=0
         Above 0, prints what ``GridSearchCV`` prints ("Fitting k partitions for each of m
         candidates, totalling N fits") and how many of those fits run batched (an array
         program over all partitions, :mod:`skdptune.batched`) or one by one, decided from
-        the parameters as :meth:`forecast` decides, before they run; then one line for the
-        selection and one for the refit: counts, budgets, the selected parameters, and :attr:`best_score_` with
-        :attr:`best_score_std_` (DP outputs), nothing else private (no per-fit score). Also the verbosity of ``joblib.Parallel`` (task counts and elapsed times;
-        times, like :attr:`refit_time_`, are a side channel outside the guarantee).
+        the parameters as :meth:`forecast` decides, before they run; then, as the fits
+        complete, how many are done and an estimate of the time left (from the pace of those
+        done, after the first task and at every tenth of the work); then one line for the
+        selection and one for the refit: counts, budgets, the selected parameters, and
+        :attr:`best_score_` with :attr:`best_score_std_` (DP outputs), nothing else private
+        (no per-fit score). Above 1, also ``joblib.Parallel``'s own messages. Times, like
+        :attr:`refit_time_`, are a side channel outside the guarantee.
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Accountant checked for the whole a-priori cost before the data are touched and charged
         once with :attr:`privacy_spent_` after the fit. None uses diffprivlib's default
@@ -813,7 +822,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
             refit_params = dict(params)
             if self.refit:
                 if budget.refit_epsilon is not None:  # epsilon is the total: the refit's share
-                    share = split_budget(candidate, budget.refit_epsilon)
+                    # The gate's figure for the candidate as written is its charge, computed
+                    # once: the share scales its steps to the refit's epsilon.
+                    share = split_budget(candidate, budget.refit_epsilon, spent=declared[0])
                     check_budget_not_tuned(
                         share, params, source="param_grid", remedy="selection_epsilon",
                         total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,

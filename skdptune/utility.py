@@ -17,13 +17,13 @@ from diffprivlib.models import KMeans as DPKMeans
 from diffprivlib.models import LinearRegression as DPLinearRegression
 from sklearn.base import ClassifierMixin
 from sklearn.dummy import DummyClassifier
-from sklearn.metrics import check_scoring
+from sklearn.metrics import accuracy_score, check_scoring
 from sklearn.multioutput import MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier, RadiusNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 
-from ._sklearn_compat import _check_multimetric_scoring
+from ._sklearn_compat import _check_multimetric_scoring, _PassthroughScorer
 from .exceptions import ScorerOutputError
 
 # Names of get_scorer scorers whose values lie in [0, 1] for every input.
@@ -597,6 +597,27 @@ def scores_accuracy(estimator):
         (``ClassifierMixin.score`` and the methods that return it), matched by identity.
     """
     return getattr(type(_final_step(estimator)), "score", None) in _ACCURACY_SCORES
+
+
+def is_plain_accuracy(utility, estimator=None):
+    """Whether a utility's scorer is scikit-learn's accuracy scorer without options, or
+    ``estimator.score`` (``scoring=None``) where that is scikit-learn's accuracy.
+
+    Parameters
+    ----------
+    utility : BoundedUtility
+    estimator : estimator or None, default=None
+        The candidate, for ``scoring=None`` (decided per candidate: a grid swaps steps).
+
+    Returns
+    -------
+    bool
+    """
+    scorer = getattr(utility, "scorer", None)
+    if isinstance(scorer, _PassthroughScorer):
+        return estimator is not None and scores_accuracy(estimator)
+    return (getattr(scorer, "_score_func", None) is accuracy_score
+            and getattr(scorer, "_sign", None) == 1 and not getattr(scorer, "_kwargs", True))
 
 
 def _kind(estimator):

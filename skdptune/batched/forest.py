@@ -101,6 +101,11 @@ from ..tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 from ..tree import split_thresholds
 from ..validation import positive_finite
 from .common import declared_bounds
+from .contract import ACCURACY, CODES
+
+#: The family's per-partition score and what it reads of ``y`` (the family contract,
+#: :class:`~skdptune.batched.contract.Family`): accuracy, from label codes.
+SCORE, TARGET = ACCURACY, CODES
 
 #: Above this many labels (in ``y`` or declared) the per-leaf arrays stop being cheap.
 MAX_CLASSES = 64
@@ -274,45 +279,19 @@ def bind_labels(candidate, labels):
     return replace(candidate, count_map=count_map.astype(np.float64), hit_map=hit_map)
 
 
-def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
-                         n_parts, n_classes, rngs):
-    """Accuracy of every plan's fit on every partition of a block, on its held-out rows.
-
-    Parameters
-    ----------
-    plans : list of ForestPlan
-        Bound to the labels (:func:`bind_labels`).
-    X_train : ndarray of shape (n_train, n_features), float64
-        The block's training rows; a partition's rows in the order of its fit (they decide
-        which tree a row trains), partitions in any order.
-    y_train : ndarray of shape (n_train,), int
-        Label codes ``0 .. n_classes - 1`` (sorted label order, the rows of the maps).
-    part_train : ndarray of shape (n_train,), int
-        Partition of each training row within the block, ``0 .. n_parts - 1``.
-    X_val, y_val, part_val
-        The same for the held-out rows (any order).
-    n_parts, n_classes : int
-    rngs : list of list of numpy.random.Generator
-        ``rngs[j][p]``: the stream of plan ``j`` on partition ``p``.
-
-    Returns
-    -------
-    accuracies : ndarray of shape (len(plans), n_parts)
-        NaN where a partition has no training or no held-out rows.
-    """
-    n_train = np.bincount(part_train, minlength=n_parts)
-    n_val = np.bincount(part_val, minlength=n_parts)
-    result = np.full((len(plans), n_parts), np.nan)
+def partition_scores(plans, block, rngs):
+    """Accuracy of every plan's fit on every partition of a block (the family contract,
+    :meth:`~skdptune.batched.contract.Family.partition_scores`). The plans are bound to the
+    labels (:func:`bind_labels`); a partition's training rows arrive in the order of its fit
+    (they decide which tree a row trains)."""
+    result = np.empty((len(plans), block.n_parts))
     for j, candidate in enumerate(plans):
         if candidate.count_map is None:
             raise ValueError("the plan is not bound to the labels (bind_labels)")
-        trees = fit_partitions(candidate, X_train, y_train, part_train, n_parts, rngs[j])
-        predicted = predict_partitions(candidate, trees, X_val, part_val)
-        correct = candidate.hit_map[y_val, predicted]
-        hits = np.bincount(part_val, weights=correct, minlength=n_parts)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            accuracy = hits / n_val
-        result[j] = np.where((n_train > 0) & (n_val > 0), accuracy, np.nan)
+        trees = fit_partitions(candidate, block.X_train, block.y_train, block.part_train,
+                               block.n_parts, rngs[j])
+        predicted = predict_partitions(candidate, trees, block.X_val, block.part_val)
+        result[j] = block.accuracy(candidate.hit_map[block.y_val, predicted])
     return result
 
 
@@ -341,7 +320,8 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, rngs):
     candidate : ForestPlan
         Bound to the labels.
     X_train, y_train, part_train, n_parts
-        As for :func:`partition_accuracies`.
+        A block's training rows, label codes (the rows of the maps) and partitions (as
+        :class:`~skdptune.batched.contract.Block`).
     rngs : list of numpy.random.Generator
         One stream per partition.
 

@@ -96,3 +96,26 @@ def test_a_total_budget_is_split_by_what_each_step_really_spends(search_class):
                           accountant=accountant).fit(X, y)
     assert search.privacy_spent_[0] == pytest.approx(3.0)
     assert accountant.total()[0] == pytest.approx(3.0)
+
+
+def test_the_grid_search_computes_each_candidates_charge_once(monkeypatch):
+    # Each DP step's charge (its budget times its entry's factor) is computed once per
+    # candidate and fit: the gate's figure, from which the total's split is then scaled. Before:
+    # once by the gate and again by split_budget.
+    from skdptune import gate
+
+    X, y = _data()
+    pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0), epsilon=1.0),
+                             GaussianNB(bounds=(-5.0, 5.0), epsilon=1.0))
+    computed, factor = [], gate.Rule.factor
+
+    def counting(rule, step):
+        computed.append(type(step).__name__)
+        return factor(rule, step)
+
+    monkeypatch.setattr(gate.Rule, "factor", counting)
+    search = PrivateGridSearchCV(pipeline, {"gaussiannb__var_smoothing": [1e-9, 1e-3]},
+                                 epsilon=3.0, random_state=0,
+                                 accountant=BudgetAccountant()).fit(X, y)
+    assert sorted(computed) == ["GaussianNB", "GaussianNB", "StandardScaler", "StandardScaler"]
+    assert search.privacy_spent_[0] == pytest.approx(3.0)

@@ -409,7 +409,7 @@ def test_same_random_state_gives_identical_results(binary_data):
 
 # Secure (unseeded) noise: the selection may pass nothing and warn.
 @pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
-def test_parallel_fits_match_sequential_ones(binary_data, recording_selector):
+def test_parallel_fits_match_sequential_ones(binary_data, recording_selector, spread_work):
     X, y = binary_data
     acc = BudgetAccountant()
     estimator, grid = SkDecisionTree(random_state=0), {"max_depth": [1, 3]}

@@ -106,11 +106,11 @@ def _table_rows(text):
 def test_the_default_settings_table_runs_at_smoke_size(speed, capsys):
     # Issue 17: `speed.py --defaults`, at tiny sizes: every row of the issue, the batched
     # engine, the per-fit path and GridSearchCV(cv=5), with the forecast's counts per path.
-    from skdptune import batched
+    from skdptune.batched import registry
 
-    families = dict(batched.FAMILIES)
+    families = dict(registry.FAMILIES)
     speed.main(["--defaults", "--smoke"])
-    assert batched.FAMILIES == families  # the per-fit runs restore the registry
+    assert registry.FAMILIES == families  # the per-fit runs restore the registry
     rows = _table_rows(capsys.readouterr().out)
     assert [row[0] for row in rows] == [name for name, *_ in speed.DEFAULT_ROWS]
     for name, n_rows, k, fits, fast, slow, cv5, ratio_fast, ratio_slow in rows:
@@ -126,6 +126,17 @@ def test_the_default_settings_table_runs_at_smoke_size(speed, capsys):
     rows = _table_rows(capsys.readouterr().out)
     assert len(rows) == len(speed.DEFAULT_ROWS)
     assert all(row[5].startswith("skipped (predicted ") and row[8] == "" for row in rows)
+
+
+def test_the_memory_table_runs_at_smoke_size(speed, capsys):
+    # Issue 31: `speed.py --memory`, at 2,000 rows and one candidate: the three fresh
+    # processes report a peak, the data alone the least of them.
+    speed.main(["--memory", "--smoke"])
+    rows = _table_rows(capsys.readouterr().out)
+    assert [row[0] for row in rows] == ["data loaded, nothing run", "PrivateGridSearchCV",
+                                        "GridSearchCV(cv=5)"]
+    peaks = [float(row[1]) for row in rows]
+    assert all(peak > 0 for peak in peaks) and peaks[0] <= min(peaks[1:])
 
 
 # --- Issue 18: the real tables (benchmarks/lib/datasets.py) and tuning_pays.py --smoke ---------

@@ -85,7 +85,7 @@ def fit_within_deadline(search_, X, y):
     ids=["LogisticRegression", "LogisticRegression-per-fit", "GaussianNB", "Pipeline",
          "RandomForestClassifier"],
 )
-def test_dask_gives_the_sequential_result(client, data, estimator, grid):
+def test_dask_gives_the_sequential_result(client, data, estimator, grid, spread_work):
     X, y = data
     on_dask = fit_within_deadline(search(estimator, grid, n_jobs=-1), X, y)
     sequential = search(estimator, grid, n_jobs=1).fit(X, y)

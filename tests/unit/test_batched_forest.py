@@ -27,9 +27,9 @@ from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
 from diffprivlib.models.forest import _FittingTree
 from scipy import stats
 
-from conftest import class_blobs, count_paths
-from skdptune import PrivateGridSearchCV, batched, evaluate
-from skdptune.batched import forest
+from conftest import batched_groups, batched_values, class_blobs, count_paths, per_fit_values
+from skdptune import PrivateGridSearchCV
+from skdptune.batched import engine, forest
 from skdptune.ensemble import RandomForestClassifier as SecureForest
 from skdptune.tree import DecisionTreeClassifier as SecureTree
 from skdptune.tree import heap_tree, split_thresholds
@@ -68,22 +68,19 @@ MAKERS = pytest.mark.parametrize("make", [_forest, _tree, _secure_forest, _secur
 def _values(estimator, candidates, X, y, splits, entropy=0, n_jobs=1):
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     _, utility = make_utility(estimator, "accuracy", None)
-    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
-                                                          utility)
+    (family, ids, plans, data), = batched_groups(estimator, candidates, X, y, utility)
     assert family is forest and ids == list(range(len(candidates)))
-    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs,
-                                    "2*n_jobs", 0)
+    return batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs)
 
 
 def _per_fit(estimator, candidates, X, y, splits):
     _, utility = make_utility(estimator, "accuracy", None)
-    return evaluate._per_fit_values(estimator, candidates, X, y, splits, {}, utility, "raise", 1,
-                                    "2*n_jobs", 0, False, {})
+    return per_fit_values(estimator, candidates, X, y, splits, utility, "raise")
 
 
 def _is_batched(estimator, X, y, candidates=({},)):
     _, utility = make_utility(estimator, "accuracy", None)
-    groups = evaluate._batched_groups(estimator, list(candidates), X, y, {}, {}, utility)
+    groups = batched_groups(estimator, list(candidates), X, y, utility)
     return sorted(i for _, ids, _, _ in groups for i in ids)
 
 
@@ -359,7 +356,7 @@ def test_replacing_one_record_moves_only_its_partition():
     candidate = forest.bind_labels(forest.plan(estimator, 4), np.array([0, 1, 2]))
 
     def labels(X_, y_):
-        task = batched.block_task(splits, np.arange(12), y_)
+        task = engine._block_task(splits, np.arange(12), y_)
         train, codes, part = task.train
         rngs = [np.random.default_rng(np.random.SeedSequence(0, spawn_key=(p, 0)))
                 for p in range(12)]
@@ -396,7 +393,7 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
     splits = _splits(len(y), 9)
     estimator, candidates = _forest(), [{"epsilon": 1.0}, {"max_depth": 2, "shuffle": True}]
     whole = _values(estimator, candidates, X, y, splits)
-    monkeypatch.setattr(batched, "BLOCK_CELLS", 200)  # about one partition per block
+    monkeypatch.setattr(engine, "BLOCK_CELLS", 200)  # about one partition per block
     monkeypatch.setattr(forest, "CHUNK_CELLS", 1)     # one partition per chunk
     np.testing.assert_array_equal(_values(estimator, candidates, X, y, splits), whole)
     np.testing.assert_array_equal(_values(estimator, candidates, X, y, splits, n_jobs=2), whole)
