@@ -108,6 +108,9 @@ def test_readme_sets_up_a_venv_and_says_how_long_the_tests_take():
     # The venv comes before anything is installed.
     assert set_up.index("python -m venv") < set_up.index("pip install")
     assert re.search(r"It takes (about )?\d+( to \d+)? minutes", set_up)
+    # The venv it creates in the repository's root is not committed (issue 33, item 8).
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert ".venv/" in ignored or ".venv" in ignored
 
 
 def test_readme_runs_the_notebook_with_what_the_notebook_extra_installs():
