@@ -281,7 +281,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
         :meth:`score` and :attr:`best_score_` then report too;
         :class:`skdptune.utility.BoundedSquaredErrorScorer` is the alternative whose every
         value is in ``[0, 1]`` before any clip, but it resolves R² far more coarsely (see
-        its class); for ``KMeans(bounds=...)`` it is
+        its class). ``"r2"`` means the same bounded R² for such an estimator (mapped from
+        ``utility_range`` when one is given), and ``verbose`` says so: :meth:`score` then
+        clips the predictions to ``bounds_y`` too, so it can exceed
+        ``r2_score(y, search.predict(X))``; for ``KMeans(bounds=...)`` it is
         ``KMeans.score`` with the range :func:`skdptune.utility.kmeans_score_range` gives for
         ``n_samples * validation_fraction / n_partitions`` records (after ``n_partitions`` is
         resolved, ``"auto"`` included). A callable is called ``scoring(estimator, X, y)``, or
@@ -296,7 +299,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         rescaled to ``[0, 1]`` and clipped. Required for scorers not known to be bounded (R²,
         negative errors, callables), and used whenever given (``scoring=None`` then means
         ``estimator.score`` whatever the estimator, R² for a regressor). Not needed for
-        ``scoring=None`` on diffprivlib's ``LinearRegression`` with ``bounds_y`` or ``KMeans``
+        ``scoring=None`` or ``"r2"`` on diffprivlib's ``LinearRegression`` with ``bounds_y``
+        (or :class:`skdptune.linear_model.Ridge`), nor for ``scoring=None`` on ``KMeans``
         with ``bounds`` (see ``scoring``).
     refit : bool, str or callable, default=True
         Refit the selected candidate privately on all the data. The refit must be DP: every
@@ -420,7 +424,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
     scorer_ : callable
         The scorer used on partitions and by :meth:`score`: with several metrics, the one
         ``refit`` names; :class:`skdptune.utility.BoundedR2Scorer` for
-        ``scoring=None`` on ``LinearRegression(bounds_y=...)`` (see ``scoring``).
+        ``scoring=None`` or ``"r2"`` on ``LinearRegression(bounds_y=...)`` (see ``scoring``).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of str
@@ -856,10 +860,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
                     f"the declared bounds and {n_records:g} validation records per partition"
                 )
         scorer, utility = make_utility(estimator, metric, utility_range, key)
-        if isinstance(scorer, BoundedR2Scorer) and metric is None:
-            scoring_note = ("Scoring with R² of predictions and targets clipped to the "
-                            "declared bounds_y, each partition's clipped to [-1, 1] "
-                            "(scoring=None)")
+        if isinstance(scorer, BoundedR2Scorer) and not isinstance(metric, BoundedR2Scorer):
+            low, high = utility.low, utility.high
+            scoring_note = (f"Scoring with R² of predictions and targets clipped to the "
+                            f"declared bounds_y, each partition's clipped to [{low:g}, "
+                            f"{high:g}] (scoring={metric!r}: the bounded R² of a regressor "
+                            "with bounds_y)")
         for params, candidate in zip(candidates, built):
             check_scorer_applies(scorer, candidate, params)
         return scorer, utility, scoring_note
