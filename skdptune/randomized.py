@@ -19,6 +19,7 @@ import numpy as np
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.utils import check_random_state as dp_check_random_state
 from scipy.sparse import issparse
+from scipy.stats import rv_discrete
 from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
@@ -143,7 +144,11 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         As for :class:`~sklearn.model_selection.RandomizedSearchCV`: lists are sampled
         uniformly, objects with ``rvs`` (scipy distributions) are sampled. Every trial draws
         one setting independently (with replacement, also for lists), as the accounting
-        requires.
+        requires. Before the data, every listed value and every end of a frozen scipy
+        distribution's ``support()`` is checked as the grid search checks a candidate, so a
+        distribution that can give an invalid value (``scipy.stats.norm(3, 2)`` over
+        ``data_norm``, whose support holds negative values) is refused every time, naming
+        its support, not only in the runs that happen to sample such a value.
     epsilon : float or None, default=None
         The whole search's epsilon, per record under replace-one adjacency; positive and
         finite, as for :class:`~skdptune.PrivateGridSearchCV`. The per-trial epsilon is
@@ -504,9 +509,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # no setting can fix is refused whichever settings are sampled: the estimator is
         # checked as the distributions leave it (a parameter they set, a missing data_norm
         # or a placeholder step, is theirs to fix), as the grid search checks its candidates.
-        for setting in _representative_settings(self.param_distributions):
+        for setting, note in _representative_settings(self.param_distributions):
             candidate = with_params(estimator, setting, source="param_distributions setting")
-            context = f"param_distributions setting {setting}" if setting else "the estimator"
+            context = (f"param_distributions setting {setting}{note}" if setting
+                       else "the estimator")
             check_candidate(candidate, context, sparse_input=issparse(X),
                             seeded_search=self.random_state is not None)
             if self.trial_epsilon is None:  # epsilon is the total: it replaces the steps'
@@ -681,13 +687,21 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 def _representative_settings(param_distributions):
     """Settings, drawn without data, that stand for what ``param_distributions`` can give.
 
-    Per distribution (a dict): every value of every list, one list at a time, the other
-    parameters at a fixed value (a list's first, one draw of a scipy distribution from a
-    fixed seed). Each is a setting the search can sample, so refusing one refuses what a fit
-    could meet, whichever settings it happens to sample (as the grid search refuses a grid
-    with one bad candidate); a parameter no distribution sets stays as the estimator has it,
-    so what no setting fixes is refused too. Sampled settings are still checked one by one
-    before the data.
+    Per distribution (a dict): every value of every list, one list at a time; every end of
+    the support of every frozen scipy distribution (its ``support()``), one at a time; the
+    other parameters at a fixed value (a list's first, a scipy distribution's median). Each
+    is a value the search can sample (:func:`_support_ends`), so refusing one refuses what
+    a fit could meet, the same way every time whichever settings it happens to sample (as
+    the grid search refuses a grid with one bad candidate); a parameter no distribution sets
+    stays as the estimator has it, so what no setting fixes is refused too. An object with
+    ``rvs`` but no ``support`` is represented by one draw from a fixed seed. Sampled
+    settings are still checked one by one before the data (two parameters at once at their
+    ends, or such an object's other draws).
+
+    Returns
+    -------
+    list of (dict, str)
+        Each setting, and what it stands for (for messages).
     """
     ParameterSampler(param_distributions, 1)  # scikit-learn's checks of the distributions
     distributions = (param_distributions if isinstance(param_distributions, list)
@@ -695,13 +709,74 @@ def _representative_settings(param_distributions):
     settings = []
     for distribution in distributions:
         items = sorted(distribution.items())
-        base = {name: (values.rvs(random_state=np.random.RandomState(0))
-                       if hasattr(values, "rvs") else values[0])
+        base = {name: (_typical_value(values) if hasattr(values, "rvs") else values[0])
                 for name, values in items}
-        settings.append(base)
-        settings.extend({**base, name: value} for name, values in items
-                        if not hasattr(values, "rvs") for value in list(values)[1:])
-    return settings or [{}]  # no distribution at all: the estimator as it is
+        drawn = [f"{name} from {_describe_distribution(values)}" for name, values in items
+                 if _is_frozen_scipy(values)]
+        settings.append((base, f" (the median of {', '.join(drawn)})" if drawn else ""))
+        for name, values in items:
+            if not hasattr(values, "rvs"):
+                settings.extend(({**base, name: value}, "") for value in list(values)[1:])
+                continue
+            for where, value, support in _support_ends(values):
+                settings.append((
+                    {**base, name: value},
+                    f", {name} {where} of the support {support} of its distribution "
+                    f"{_describe_distribution(values)} (decided from the support, the same "
+                    "way every time: the search can sample values there)"))
+    return settings or [({}, "")]  # no distribution at all: the estimator as it is
+
+
+def _is_frozen_scipy(distribution):
+    return hasattr(distribution, "support") and hasattr(distribution, "dist")
+
+
+def _typical_value(distribution):
+    """A fixed value ``distribution`` can give: a frozen scipy distribution's median (an
+    integer for a discrete one), else one draw from a fixed seed."""
+    if _is_frozen_scipy(distribution):
+        median = distribution.median()
+        return int(median) if isinstance(distribution.dist, rv_discrete) else float(median)
+    return distribution.rvs(random_state=np.random.RandomState(0))
+
+
+def _support_ends(distribution):
+    """``(where, value, support)`` for both ends of a frozen scipy distribution's support
+    (none for another object with ``rvs``): a value it can give there, with probability one
+    arbitrarily close to it.
+
+    A discrete distribution gives its finite ends themselves. A continuous one gives its
+    ends with probability 0, so the values next to them stand for them: the neighbouring
+    float inside the support (``C`` on ``expon()``, whose support starts at 0, is then
+    positive, as every value it gives is). An infinite end stands for the arbitrarily large
+    values next to it: the largest finite number of its sign (an integer for a discrete
+    distribution).
+    """
+    if not _is_frozen_scipy(distribution):
+        return []
+    discrete = isinstance(distribution.dist, rv_discrete)
+    largest = np.iinfo(np.int64).max if discrete else np.finfo(float).max
+    low, high = distribution.support()
+    described = f"[{low:g}, {high:g}]".replace("[-inf", "(-inf").replace("inf]", "inf)")
+    ends = []
+    for end, value, inwards in (("lower", low, 1), ("upper", high, -1)):
+        if not np.isfinite(value):
+            value = -inwards * (int(largest) if discrete else float(largest))
+            where = f"near the {end} end"
+        elif discrete:
+            value, where = int(value), f"at the {end} end"
+        else:
+            value = float(np.nextafter(value, inwards * np.inf))
+            where = f"next to the {end} end"
+        ends.append((where, value, described))
+    return ends
+
+
+def _describe_distribution(distribution):
+    """``norm(3, 2)``: a frozen scipy distribution as it was made."""
+    arguments = [f"{value!r}" for value in distribution.args]
+    arguments += [f"{key}={value!r}" for key, value in distribution.kwds.items()]
+    return f"{distribution.dist.name}({', '.join(arguments)})"
 
 
 def _check_transferred(transferred, params):

@@ -271,8 +271,10 @@ def test_bounds_declared_by_every_setting_are_accepted(data):
         ({"C": stats.loguniform(0.1, 10)}, "data_norm=None"),
         # One listed value undeclares it: refused even if that value is never sampled.
         ({"data_norm": [6.0, None]}, "data_norm=None"),
-        # A scipy distribution's one seeded draw is checked too (here, C must be positive).
-        ({"data_norm": [6.0], "C": stats.uniform(-2, 1)}, "The 'C' parameter"),
+        # A scipy distribution's support is checked too (here, C must be positive).
+        ({"data_norm": [6.0], "C": stats.uniform(-2, 1)},
+         r"'C': -1.5, 'data_norm': 6.0\} \(the median of C from uniform\(-2, 1\)\): The 'C' "
+         "parameter"),
         # Of several distributions, the one that leaves data_norm unset is refused.
         ([{"data_norm": [6.0]}, {"C": [1.0]}], "data_norm=None"),
     ],
@@ -286,6 +288,27 @@ def test_what_no_sampled_setting_fixes_is_refused_before_data(data, distribution
     with pytest.raises(ValueError, match=match):
         search.fit(X, y)
     assert accountant.spent_budget == []
+
+
+@pytest.mark.parametrize("random_state", [None, 0, 1, 2, 3, 4, 5])
+def test_a_distribution_is_judged_by_its_support_the_same_way_every_time(data, random_state):
+    # Issue 33: norm(3, 2) over data_norm was refused in 2 runs of 6 (when a negative value
+    # happened to be sampled) and accepted in 4. Its support holds negative values: refused
+    # every time, before the data, naming the support and the distribution. A distribution
+    # whose support is positive is accepted every time.
+    X, y = data
+    accountant = BudgetAccountant()
+    refused = PrivateRandomizedSearchCV(LogisticRegression(), {"data_norm": stats.norm(3, 2)},
+                                        accountant=accountant, random_state=random_state)
+    with pytest.raises(ValueError, match=r"data_norm near the lower end of the support "
+                                         r"\(-inf, inf\) of its distribution norm\(3, 2\)"):
+        refused.fit(X, y)
+    assert accountant.spent_budget == []
+    # lognorm's support is [0, inf): every value it gives is positive.
+    PrivateRandomizedSearchCV(LogisticRegression(), {"data_norm": stats.lognorm(0.5, scale=6)},
+                              n_iter=2.0, distribution="geometric", accountant=accountant,
+                              random_state=random_state).fit(X, y)
+    assert len(accountant.spent_budget) == 1
 
 
 def test_a_pipeline_of_two_private_steps_fits_with_the_defaults(data):
