@@ -114,7 +114,9 @@ def test_fit_releases_only_the_best_trial_and_charges_once(data):
     search = _nb_search(accountant=accountant, distribution="truncated_negative_binomial",
                         shape=1.0).fit(X, y)
     expected = repeat_and_select_epsilon(1.0, 1e-6, 4.0, 1.0)
-    assert tuple(search.privacy_spent_) == pytest.approx((expected, 1e-6))
+    # The pure bound (3 * trial_epsilon) is the smallest: pure DP, no delta (issue 33).
+    assert expected == 3.0
+    assert tuple(search.privacy_spent_) == (expected, 0.0)
     assert accountant.spent_budget == [tuple(search.privacy_spent_)]
     assert search.privacy_report_["total_epsilon"] == pytest.approx(expected)
     assert search.privacy_report_["adjacency"] == ADJACENCY
@@ -183,7 +185,7 @@ def test_subsample_fits_final_model_with_transfer(data):
     search = PrivateRandomizedSearchCV(
         LogisticRegression(data_norm=6.0, epsilon=1.0), {"C": stats.loguniform(0.1, 10)},
         trial_epsilon=1.0, n_iter=3.0, subsample=0.3, transfer=transfer, accountant=accountant,
-        random_state=1,
+        distribution="poisson", random_state=1,
     ).fit(X, y)
     tuning = repeat_and_select_epsilon(1.0, 1e-6, 3.0, math.inf)
     assert tuple(search.privacy_spent_) == pytest.approx(
@@ -233,7 +235,7 @@ def test_leak_from_an_admitted_step_is_an_error_and_is_charged(data, allow_in_ga
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
         LeakingNB(bounds=(-5, 5)), {"var_smoothing": [1e-9]}, trial_epsilon=1.0, n_iter=2.0,
-        accountant=accountant, random_state=0,
+        distribution="poisson", accountant=accountant, random_state=0,
     )
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
@@ -325,10 +327,13 @@ def test_a_pipeline_of_two_private_steps_fits_with_the_defaults(data):
         pipeline, {"logisticregression__C": stats.loguniform(0.1, 10)},
         accountant=accountant, random_state=0,
     ).fit(X, y)
-    assert 1.0 * (1 - 1e-9) <= search.privacy_spent_[0] <= 1.0
-    assert accountant.spent_budget == [tuple(search.privacy_spent_)]
+    # The named total exactly, and no delta: the default geometric count is pure DP
+    # (issue 33: it reported epsilon=0.9999999999964891 and delta=1e-6).
+    assert tuple(search.privacy_spent_) == (1.0, 0.0)
+    assert accountant.spent_budget == [(1.0, 0.0)]
     trial = search.privacy_report_["trial_epsilon"]
-    assert trial == calibrate_trial_epsilon(1.0, 1e-6, 10.0, math.inf)
+    assert trial == calibrate_trial_epsilon(1.0, 1e-6, 10.0, 1.0)
+    assert 1 / 3 * (1 - 1e-9) <= trial <= 1 / 3
     steps = search.best_estimator_.named_steps
     assert steps["standardscaler"].epsilon == pytest.approx(trial / 2)
     assert steps["logisticregression"].epsilon == pytest.approx(trial / 2)
@@ -517,16 +522,19 @@ def test_epsilon_and_trial_epsilon_are_refused_together_before_data(data):
 def test_the_docs_state_the_total_cost_of_the_defaults():
     import pathlib
 
-    default = repeat_and_select_epsilon(1.0, 1e-6, 10.0, math.inf)
-    figures = {f"{default:.2f}", f"{repeat_and_select_epsilon(1.0, 1e-6, 10.0, 1.0):.1f}",
+    default = repeat_and_select_epsilon(1.0, 1e-6, 10.0, 1.0)  # geometric, the default
+    poisson = repeat_and_select_epsilon(1.0, 1e-6, 10.0, math.inf)
+    figures = {f"{default:.1f}", f"{poisson:.2f}",
                f"{repeat_and_select_epsilon(1.0, 1e-6, 10.0, 0.0):.1f}"}
     assert figures == {"5.62", "3.0", "2.0"}
+    assert PrivateRandomizedSearchCV(None, {}).distribution == "geometric"
     docstring = " ".join(PrivateRandomizedSearchCV.__doc__.split())
     assert "The explicit per-trial form is ``trial_epsilon``: with ``trial_epsilon=1`` the " \
-           f"search spends epsilon {default:.2f}" in docstring
+           f"search spends epsilon {default:.1f}" in docstring
     root = pathlib.Path(__file__).parents[2]
     for page in ("README.md", "docs/privacy_model.rst"):
-        assert f"epsilon {default:.2f}" in " ".join((root / page).read_text().split()), page
+        text = " ".join((root / page).read_text().split())
+        assert f"epsilon {default:.1f}" in text and f"{poisson:.2f}" in text, page
 
 
 def test_text_through_a_hashing_vectorizer_and_a_private_model():
