@@ -894,7 +894,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"{max(int(n_samples * fraction), 1)})."
             )
 
-    def forecast(self, n_samples=None, confidence=0.9, n_features=None):
+    def forecast(self, X=None, confidence=0.9, n_features=None, *, n_samples=None):
         """What this search's selection can resolve, and what its fit will cost, before any
         data are touched.
 
@@ -905,15 +905,21 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         Parameters
         ----------
-        n_samples : int or None, default=None
-            The number of records the search will fit; needed with ``n_partitions="auto"``
-            only.
+        X : array-like of shape (n_samples, n_features), (n_samples, n_features) or int, \
+                default=None
+            The data the search will fit, or its shape, or its number of records: only the
+            numbers of rows and columns are read (public under the library's replace-one
+            adjacency), never the values, so ``search.forecast(X)`` costs no privacy. The
+            number of records is needed with ``n_partitions="auto"`` only (the default); the
+            number of columns, when known, lets a batched family check its declared bounds
+            against it, as in ``fit``.
         confidence : float, default=0.9
             Probability of selecting the best candidate that the forecast's gaps refer to.
         n_features : int or None, default=None
-            Columns of the ``X`` the search will fit, if known: a batched family then checks
-            its declared bounds against it, as in ``fit``. Without it the family decides from
-            the parameters alone.
+            Columns of the ``X`` the search will fit, when ``X`` does not say. Without it the
+            family decides from the parameters alone.
+        n_samples : int or None, default=None
+            The number of records, when ``X`` is not given.
 
         Returns
         -------
@@ -942,6 +948,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         Examples
         --------
+        >>> import numpy as np
         >>> from diffprivlib.models import GaussianNB
         >>> from skdptune import PrivateGridSearchCV
         >>> search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)),
@@ -949,15 +956,20 @@ class PrivateGridSearchCV(BasePrivateSearch):
         ...                              selector="permute_and_flip", n_partitions=200)
         >>> round(search.forecast().pairwise_gap, 3)  # the selection's half of epsilon=1
         0.036
+        >>> X = np.zeros((20_000, 4))  # only its shape is read
+        >>> search.set_params(n_partitions="auto").forecast(X).n_partitions
+        162
         """
         self._validate_params()
         budget = self._budget()
         selector = _as_selector(self.selector)
         n_candidates = len(ParameterGrid(self.param_grid))
+        n_samples, n_features = _forecast_shape(X, n_samples, n_features)
         if self.n_partitions == "auto" and n_samples is None:
             raise ValueError(
-                "n_partitions='auto' is chosen from the number of records: pass "
-                "forecast(n_samples=...) with the size of the data you will fit."
+                "n_partitions='auto' is chosen from the number of records: pass the data you "
+                "will fit, search.forecast(X) (only its shape is read), or its size, "
+                "search.forecast(n_samples=...)."
             )
         n_partitions = self._n_partitions(n_samples, n_candidates, budget.selector_epsilon)
         selection = forecast_selection(
@@ -1008,7 +1020,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"candidates with 90% probability only when they differ by "
                 f"{forecast.pairwise_gap:.2g} or more in utility ([0, 1]). Use more "
                 "partitions, a larger selection budget, or another selector; see "
-                "search.forecast() and skdptune.forecast.",
+                "search.forecast(X) and skdptune.forecast.",
                 NoisySelectionWarning,
                 stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
             )
@@ -1057,7 +1069,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "The selector selected no candidate (no noisy test passed); falling back to the "
             "first candidate of the grid. Either the noise swamped the utilities (it shrinks "
             "as n_partitions * epsilon grows: consider a larger epsilon, more partitions, or a "
-            "lower selector floor; see search.forecast() and skdptune.forecast), or every "
+            "lower selector floor; see search.forecast(X) and skdptune.forecast), or every "
             "candidate scored low on every partition, for instance because its fits or scores "
             f"failed: each failure scores error_score={self.error_score!r}, and which "
             "partitions fail is private, so it is not reported. To check for failing fits, "
@@ -1153,6 +1165,23 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.best_estimator_ = best
         rule = "a-priori reservation: the largest budget a candidate of the grid declares"
         return cost, rule
+
+
+def _forecast_shape(X, n_samples, n_features):
+    """``(n_samples, n_features)`` from :meth:`PrivateGridSearchCV.forecast`'s ``X`` (data, a
+    shape or a number of records) and its keywords; only shapes are read."""
+    if X is None:
+        return n_samples, n_features
+    if isinstance(X, Integral) and not isinstance(X, (bool, np.bool_)):
+        rows, columns = int(X), None
+    elif isinstance(X, tuple) and all(isinstance(v, Integral) for v in X) and len(X) in (1, 2):
+        rows, columns = int(X[0]), (int(X[1]) if len(X) == 2 else None)
+    else:
+        rows, columns = _num_samples(X), input_shape(X)["n_features_in_"]
+    if n_samples is not None and n_samples != rows:
+        raise ValueError(f"forecast got X with {rows} records and n_samples={n_samples}; give "
+                         "one of them.")
+    return rows, (columns if n_features is None else n_features)
 
 
 def _selection_line(selection, index, plan, cost, score=None, score_std=None):

@@ -472,7 +472,7 @@ def warn_if_useless(search, stacklevel):
         return
     if hasattr(search, "n_partitions_"):
         fewer = (f"fewer partitions (n_partitions_={search.n_partitions_}; see "
-                 "search.forecast())")
+                 "search.forecast(X))")
     else:
         fewer = ("fewer trials (a smaller n_iter: with epsilon= the total, each trial gets "
                  "more of it)")

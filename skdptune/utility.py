@@ -323,7 +323,7 @@ class BoundedSquaredErrorScorer(_BoundsYScorer):
         error = np.clip(error, 0.0, 1.0)
         return 1.0 - (error.mean(axis=1) if error.ndim == 2 else error)
 
-def scoring_is_r2(scoring):
+def _scoring_is_r2(scoring):
     """Whether ``scoring`` names scikit-learn's R² (``"r2"``)."""
     return isinstance(scoring, str) and scoring == "r2"
 
@@ -430,7 +430,7 @@ def make_utility(estimator, scoring, utility_range, key=None):
         message advises on a range for the kind of estimator.
     """
     if declared_bounds_y(estimator, required=False) is not None and (
-            (scoring is None and utility_range is None) or scoring_is_r2(scoring)):
+            (scoring is None and utility_range is None) or _scoring_is_r2(scoring)):
         # The estimator's own R² (of the clipped predictions), mapped from R2_RANGE (or the
         # declared utility_range) and clipped per partition (see the class): each partition
         # utility lies in [0, 1], so the mean's sensitivity is 1 / n_partitions, as for every

@@ -74,9 +74,16 @@ def test_readme_keeps_its_set_up_commands():
 
 def test_readme_usage_runs_and_prints_what_it_shows():
     output = io.StringIO()
+    namespace = {"__name__": "readme"}
     with contextlib.redirect_stdout(output), warnings.catch_warnings(), threadpool_limits(1):
         warnings.simplefilter("ignore")
-        exec(compile(_usage_snippet(), "README.md usage", "exec"), {"__name__": "readme"})
+        exec(compile(_usage_snippet(), "README.md usage", "exec"), namespace)
+        # Every forecast call the README shows runs on the usage's search (issue 33: the
+        # README's search.forecast() failed under n_partitions="auto").
+        calls = set(re.findall(r"`(search\.forecast\([^`]*\))`", README))
+        assert calls, "the README shows no forecast call"
+        for call in calls:
+            eval(call, namespace)
     lines = output.getvalue().splitlines()
     assert len(lines) == 4, lines
     assert lines[0].startswith("{'C': ")
