@@ -55,7 +55,7 @@ from .gate import (
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS, OneShotSelector, _as_selector, default_offsets
 from .selection.score import estimate_std, estimate_utility
-from .trivial import estimate_lead, lead_kind
+from .trivial import estimate_lead, lead_kind, lead_test
 from .utility import (
     BoundedR2Scorer,
     default_kmeans_range,
@@ -240,13 +240,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         selector gets it all.
     check_share : float, default=0.05
         Share of the refit's part of ``epsilon`` spent on a Laplace estimate of how much
-        better the released model scores on the training data than a trivial model (the most
-        frequent class under accuracy; the middle of ``bounds_y`` under the default score of
-        diffprivlib's ``LinearRegression``), released as :attr:`trivial_lead_`; in ``[0,
-        0.5]``. A lead that does not clear two noise stds raises ``UselessModelWarning`` (see
-        :func:`skdptune.trivial.estimate_lead`). Spent only with ``epsilon`` (not
-        ``selection_epsilon``), a refit, and one of those two scores; otherwise the refit gets
-        it all.
+        better the released model scores on the training data than the best constant (the
+        most frequent class under accuracy; the targets' mean under a squared error of a
+        regressor with ``bounds_y``: ``scoring=None``, ``"r2"``, ``"neg_mean_squared_error"``),
+        released as :attr:`trivial_lead_`; in ``[0, 0.5]``. A lead below the useful margin
+        less two noise stds raises ``UselessModelWarning``, right both ways with the rates
+        :mod:`skdptune.trivial` states (see :func:`skdptune.trivial.lead_test`). Spent only
+        with ``epsilon`` (not ``selection_epsilon``), a refit, and one of those scores;
+        otherwise the refit gets it all, and nothing is said.
     n_partitions : int or "auto", default="auto"
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
@@ -386,15 +387,17 @@ class PrivateGridSearchCV(BasePrivateSearch):
         The selected candidate refit privately on all the data (only with ``refit=True``).
     trivial_lead_ : float
         A DP estimate (bought with ``check_share``) of how much better
-        :attr:`best_estimator_` scores on the training data than a trivial model: its
-        accuracy minus the most frequent class's share, or its bounded squared error score
-        minus that of predicting the middle of ``bounds_y``. Below ``2 *
+        :attr:`best_estimator_` scores on the training data than the best constant: its
+        accuracy minus the most frequent class's share, or the targets' sum of squares about
+        their mean minus its sum of squared errors, over ``n (high - low)**2`` (targets and
+        predictions clipped to ``bounds_y``: the training R² times ``var(y) / (high -
+        low)**2``). Below :data:`skdptune.trivial.USEFUL_MARGIN` less ``2 *
         trivial_lead_std_``, ``fit`` warns ``UselessModelWarning``. NaN when not estimated
         (``check_share=0``, ``selection_epsilon``, no refit, another score, or a model that
         cannot predict its training records).
     trivial_lead_std_ : float
-        Standard deviation of the noise in :attr:`trivial_lead_`, ``sqrt(2) * s / (n *
-        epsilon_check)`` with ``s`` 2 (accuracy) or 1 (bounded squared error): public.
+        Standard deviation of the noise in :attr:`trivial_lead_`, ``sqrt(2) * 2 / (n *
+        epsilon_check)``: public.
     cv_results_ : dict of numpy arrays
         ``params``, ``param_<name>`` masked arrays, ``n_passes`` (how many iterations each
         candidate passed) and ``selected``. No per-candidate score or rank: they are not DP.
@@ -685,6 +688,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return _privacy_report(selection, type(plan.selector).__name__, selector_cost,
                                score_epsilon, plan.n_partitions, refit_cost, refit_rule,
                                self.random_state, plan.budget)
+
+    def _trivial_test(self, plan):
+        # The released model's lead over the best constant (skdptune.trivial.lead_test);
+        # best_score_ measures partition fits, which a useful refit can outscore by far.
+        return lead_test(getattr(self, "trivial_lead_", None),
+                         getattr(self, "trivial_lead_std_", None), plan.lead)
 
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched, as a GridPlan; raises on any invalid

@@ -218,3 +218,40 @@ def test_the_guarantee_is_stated_once_the_same_way_everywhere():
             in text
         assert "add-or-remove one record" not in text
         assert "treated as public" not in text
+
+
+def test_the_epsilon_page_prints_what_its_forecast_gives():
+    # docs/epsilon.rst (issue 33, item 6): its worked forecast call runs and prints the
+    # table the page shows.
+    page = (ROOT / "docs" / "epsilon.rst").read_text()
+    code = page.split(".. code-block:: python", 1)[1].split(".. code-block:: text", 1)
+    program = "\n".join(line[3:] for line in code[0].splitlines())
+    shown = [line.strip() for line in code[1].split("\n\n", 2)[1].splitlines()]
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        exec(compile(program, "docs/epsilon.rst", "exec"), {"__name__": "epsilon_page"})
+    assert output.getvalue().splitlines() == shown
+
+
+def _section(title):
+    return README.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_claims_cite_the_benchmark_command_that_measured_them():
+    # Issue 33, item 6: the README called the default search "the best method at every
+    # budget", which no benchmark measured on tables nobody tuned for. Every measured figure
+    # it keeps (a table row or paragraph with points, a percentage or a score) sits beside
+    # the command of the benchmark that produced it.
+    figure = re.compile(r"\d+(\.\d+)? (accuracy )?points|\d %|[+-]\d+\.\d|R² of|0\.\d{3}")
+    command = re.compile(r"python benchmarks/\w+\.py")
+    assert "best method" not in README and "at every budget" not in README
+    recommendations = [line for line in _section("Which method, which budget").splitlines()
+                       if line.startswith("| ") and figure.search(line)]
+    assert len(recommendations) >= 4
+    for row in recommendations:
+        assert command.search(row), row
+    benchmark = _section("The benchmark")
+    assert command.search(benchmark.split("| total epsilon")[0])  # the table's own command
+    for paragraph in benchmark.split("\n\n"):
+        if figure.search(paragraph) and not paragraph.lstrip().startswith("|"):
+            assert command.search(paragraph), paragraph
