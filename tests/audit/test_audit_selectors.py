@@ -255,7 +255,16 @@ def test_every_selector_is_audited():
             assert isinstance(config.make(), SELECTORS[name])
 
 
-@pytest.mark.parametrize("config", ALL_AUDITS, ids=lambda c: c.id)
+#: Audits run only with ``-m slow_audit`` (issue 33: the default suite stays under 5 minutes
+#: on two cores): the delta path sees only gross errors (its exact epsilon at delta is 1.07
+#: against the claim of 4), and test_doubling_calibration_is_within_the_exact_composition
+#: checks its calibration exactly, by arithmetic, in the default run.
+SLOW_ONLY = (DELTA_PATH,)
+
+
+@pytest.mark.parametrize("config", [
+    pytest.param(c, marks=pytest.mark.slow_audit) if c in SLOW_ONLY else c
+    for c in ALL_AUDITS], ids=lambda c: c.id)
 def test_selector_keeps_its_claim(config):
     result = run_audit(config)
     assert result.epsilon_lower_bound <= config.epsilon, result.summary()
@@ -317,6 +326,7 @@ def test_audit_flags_end_to_end_noise_scaled_to_the_wrong_sensitivity():
 
 # --- delta > 0: the calibration of eps0 by composition. -------------------------------
 
+@pytest.mark.slow_audit
 def test_audit_flags_delta_path_noise_a_fifth():
     # Every iteration's noise a fifth of what is due (eps0 five times too large): simulated
     # audits at 20,000 runs give 4.75 (sd 0.19, smallest of 300: 4.29) against the claim 4.
