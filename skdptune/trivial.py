@@ -34,8 +34,8 @@ states in its docstring. Where no rule applies, nothing is said.
   0.5 for ``bounds_y`` 4 to 10 standard deviations of ``y`` wide). A model whose lead is
   ``m`` or more is warned with probability at most ``exp(-2 sqrt(2)) / 2 = 2.96 %``; one whose
   lead is 0 or less is missed with probability at most ``exp(-(m - 2 s) sqrt(2) / s) / 2``
-  (at most 2.96 % once ``s <= m / 4``; larger ``s``, from a small budget or few records,
-  miss more: the figure is in the message's docstring, not a guess). The partition fits'
+  (at most 2.96 % once ``s <= m / 4``; a larger ``s``, from a small budget or few records,
+  misses more, and the warning's message quotes the figure). The partition fits'
   ``best_score_`` decides nothing: fitted on ``k`` times fewer records, they can score far
   below a useful refit (issue 33: a regression with test R² 0.41 was warned from it).
 - **A best trial no better than a trivial baseline** (:class:`PrivateRandomizedSearchCV

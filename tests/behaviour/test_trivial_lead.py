@@ -1,8 +1,7 @@
 """The grid search's check of the released model against a trivial one (issue 18):
 ``trivial_lead_``, a Laplace estimate bought with ``check_share`` of the refit's budget
-(skdptune.trivial.estimate_lead), and the UselessModelWarning it decides."""
-
-import warnings
+(skdptune.trivial.estimate_lead). The UselessModelWarning it decides, and its rates:
+test_useless_model.py."""
 
 import numpy as np
 import pytest
@@ -13,7 +12,6 @@ from scipy import stats
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skdptune import PrivateGridSearchCV
-from skdptune.exceptions import UselessModelWarning
 from skdptune.linear_model import Ridge
 from skdptune.trivial import (
     ACCURACY,
@@ -173,13 +171,6 @@ def classification():
     return X, y
 
 
-def fit_quietly(search, X, y):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        search.fit(X, y)
-    return [w for w in caught if issubclass(w.category, UselessModelWarning)]
-
-
 @pytest.mark.parametrize("total, selection_share, check_share", [(1.0, 0.5, 0.05),
                                                                  (0.3, 0.25, 0.5)])
 def test_the_check_takes_its_share_of_the_refit_and_the_total_is_unchanged(
@@ -222,24 +213,3 @@ def test_check_share_is_validated_before_the_data():
                                  epsilon=1.0, check_share=0.6)
     with pytest.raises(InvalidParameterError, match="'check_share' parameter"):
         search.fit(None, None)
-
-
-def test_a_regression_that_clips_every_prediction_is_reported():
-    # Targets near 5 in bounds_y (0, 10), two numeric features and a one-hot category (as the
-    # benchmark's tables): an unpenalised Ridge at epsilon 0.475 clips nearly every
-    # prediction to 0 or 10, far worse than the targets' mean (about 5): trivial_lead_ is
-    # far below 0, while the partition fits' best_score_ (which decides nothing) could pass
-    # for a model's.
-    rng = np.random.RandomState(0)
-    category = rng.randint(8, size=4000)
-    X = np.c_[rng.rand(len(category), 2), np.eye(8)[category]]
-    y = 5 + X[:, 0] - X[:, 1] + 0.3 * rng.randn(len(X))
-    search = PrivateGridSearchCV(
-        Ridge(alpha=0.0, noise_alpha=0.0, bounds_X=(0, 1), bounds_y=(0, 10), random_state=0),
-        {"fit_intercept": [True, False]}, epsilon=1.0, random_state=0,
-        accountant=BudgetAccountant())
-    caught = fit_quietly(search, X, y)
-    assert search.trivial_lead_ < -0.1
-    [warning] = caught
-    assert f"trivial_lead_={search.trivial_lead_:.4g}" in str(warning.message)
-    assert "best_score_=" not in str(warning.message)
