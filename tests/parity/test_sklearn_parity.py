@@ -205,9 +205,10 @@ EXPECTED_FAILURES = {
 BEHAVIOURS = {
     GROUPS: ("`fit(X, y, groups=...)` with a group splitter",
              "`ValueError` naming the per-record guarantee"),
-    NO_CV: ("`cv=` (int, splitter, iterable of splits)", "`n_partitions=` and "
-            "`validation_fraction=` (`PrivateRandomizedSearchCV`: `validation_fraction=`), "
-            "independent labels per record; `cv=5` is a `TypeError` naming them"),
+    NO_CV: ("`cv=` (int, splitter, iterable of splits)", "`n_partitions=` (keep its "
+            "default `\"auto\"`, not a fold count) and `validation_fraction=` "
+            "(`PrivateRandomizedSearchCV`: `validation_fraction=`), independent labels per "
+            "record; `cv=5` is a `TypeError` naming them"),
     NO_SCORES: ("`mean_test_score`, `split<i>_test_score`, `rank_test_score`, `*_time` in "
                 "`cv_results_`", "`params`, `param_<name>`, `n_passes`, `selected`; "
                 "`best_score_` is a DP estimate"),

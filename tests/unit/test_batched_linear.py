@@ -102,12 +102,14 @@ def test_after_a_dp_scaler_in_a_pipeline_it_is_batched_too(paths):
     assert paths == {"per_fit": 0, "batched": 2 * 4}
 
 
-@pytest.mark.parametrize("scoring", ["r2", "neg_mean_squared_error"])
-def test_other_scorings_fall_back(paths, scoring):
+@pytest.mark.parametrize("scoring, path", [("r2", "batched"),
+                                           ("neg_mean_squared_error", "per_fit")])
+def test_other_scorings_fall_back(paths, scoring, path):
+    # "r2" with bounds_y declared is the bounded R² (issue 33), which the family computes.
     X, y = _data(400)
     _search(_estimator(), {"epsilon": [0.5, 5.0]}, scoring=scoring,
             utility_range=(-10.0, 1.0)).fit(X, y)
-    assert paths == {"per_fit": 2 * 4, "batched": 0}
+    assert paths == {"per_fit": 0, "batched": 0, path: 2 * 4}
 
 
 def test_routing_needs_declared_bounds_and_the_default_score():
@@ -119,7 +121,7 @@ def test_routing_needs_declared_bounds_and_the_default_score():
                   {"bounds_y": (1.0, 1.0)}]
     assert engine.candidate_paths(_estimator(), candidates, default, 3) == (
         "batched", "per-fit", "per-fit", "per-fit", "per-fit")
-    assert engine.candidate_paths(_estimator(), [{}], r2, 3) == ("per-fit",)
+    assert engine.candidate_paths(_estimator(), [{}], r2, 3) == ("batched",)  # bounded
     assert engine.candidate_paths(_estimator(), [{}], rescaled, 3) == ("batched",)
     assert engine.candidate_paths(_estimator(), [{}], squared_error, 3) == ("per-fit",)
 
