@@ -15,12 +15,9 @@ features in [0, 1]. Prints a Markdown table.
 """
 
 import copy
-import json
-import re
 import multiprocessing
-import subprocess
 import sys
-import warnings
+from pathlib import Path
 
 import numpy as np
 from diffprivlib.accountant import BudgetAccountant
@@ -33,20 +30,15 @@ from sklearn.pipeline import make_pipeline
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.selection import PermuteAndFlip
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lib.cases import Cases  # noqa: E402
+
 BOUNDS = (0.0, 1.0)
-TIME_LIMIT = 30  # seconds per case
-MARKER = "@@outcome@@"
 X, y = make_classification(n_samples=300, n_features=4, n_informative=3, n_redundant=0,
                            flip_y=0.05, random_state=0)
 X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
-CASES = {}
-
-
-def case(name):
-    def register(function):
-        CASES[name] = function
-        return function
-    return register
+CASES = Cases(time_limit=30)  # seconds per case
+case = CASES.case
 
 
 def grid(estimator, accountant, param_grid=None, **params):
@@ -196,45 +188,5 @@ def pure_delta(acc):
     return f"fitted; privacy_spent_ {tuple(round(v, 6) for v in search.privacy_spent_)}"
 
 
-def run_case(name):
-    """In the child: run one case, print its outcome after the marker."""
-    warnings.simplefilter("ignore")  # stderr then holds only what the fits printed
-    accountant = BudgetAccountant()
-    try:
-        outcome = CASES[name](accountant)
-    except Exception as error:  # noqa: BLE001 - reported, whatever it is
-        # The reason, after the refused step's repr (gate messages), else the message's start.
-        reason = re.split(r"(?:\)|\.\.\.): ", str(error), maxsplit=1)[-1]
-        outcome = f"{type(error).__name__}: {reason[:100]}"
-    charged = tuple(round(float(v), 4) for v in accountant.total())
-    sys.stdout.flush()
-    print(MARKER + json.dumps({"outcome": outcome, "charged": charged}), flush=True)
-
-
-def main():
-    print("| case | outcome | charged | printed |")
-    print("|---|---|---|---|")
-    for name in CASES:
-        try:
-            done = subprocess.run([sys.executable, __file__, name], capture_output=True,
-                                  text=True, timeout=TIME_LIMIT)
-        except subprocess.TimeoutExpired:
-            print(f"| {name} | hung: killed after {TIME_LIMIT} s | - | - |")
-            continue
-        out, _, result = done.stdout.rpartition(MARKER)
-        if not result:
-            print(f"| {name} | crashed: {done.stderr.strip()[-90:]} | - | - |")
-            continue
-        result = json.loads(result)
-        printed = len(out) + len(done.stderr)  # what the fits printed (warnings are off)
-        outcome = result["outcome"].replace("|", "/").replace("\n", " ")
-        print(f"| {name} | {outcome} | {tuple(result['charged'])} | {printed} bytes |")
-
-
 if __name__ == "__main__":
-    if sys.argv[1:2] in (["-h"], ["--help"]):
-        print(__doc__)
-    elif len(sys.argv) > 1:
-        run_case(sys.argv[1])
-    else:
-        main()
+    CASES.command_line(__file__, __doc__)

@@ -3,7 +3,8 @@
 Prints, as Markdown:
 
 1. ``ratio``: wall time of PrivateGridSearchCV over GridSearchCV(cv=5) on the same data, grid and
-   ``n_jobs``, for diffprivlib's LogisticRegression, GaussianNB and RandomForestClassifier at
+   ``n_jobs``, for LogisticRegression, GaussianNB and RandomForestClassifier (the models the
+   refit gate releases: skdptune's LogisticRegression and forest, diffprivlib's GaussianNB) at
    k = 10 and k = 100 (interleaved repetitions; min / median / max of the per-repetition
    ratios);
 2. ``scale``: 1,000,000 x 20 rows, 50 candidates, k = 100, LogisticRegression, n_jobs=2: wall
@@ -19,17 +20,38 @@ Prints, as Markdown:
    DataFrame, through the mixed-type pipeline (diffprivlib ``StandardScaler`` with declared
    bounds on the 5 numeric columns, ``OneHotEncoder`` with declared categories on the 8
    categorical ones) and LogisticRegression (2 x 2 and 4 x 4 grids), GaussianNB (2 x 2),
-   RandomForestClassifier (2 x 2); and 1,000,000 generated rows, LogisticRegression, 20
-   candidates. Each row: the private search with the batched engine (whatever families are
-   registered when it runs), the same search on the per-fit path (the registry emptied; not
-   run, and reported as skipped, when predicted to take more than ``--per-fit-cap`` seconds,
-   600 by default, from three timed partition fits per candidate; ``--rows`` picks rows), and ``GridSearchCV(cv=5)``
+   RandomForestClassifier (2 x 2), skdptune's Ridge (2 x 2, on the 0/1 label, scored by its
+   default bounded R²); and 1,000,000 generated rows, LogisticRegression, 20 candidates. Each
+   row: the private search with the batched engine (whatever families are registered when it
+   runs), the same search on the per-fit path (the registry emptied; not run, and reported as
+   skipped, when predicted to take more than ``--per-fit-cap`` seconds, 600 by default, from
+   three timed partition fits per candidate; ``--rows`` picks rows), and ``GridSearchCV(cv=5)``
    on the same pipeline and grid; interleaved repetitions (``--repetitions``, 3), medians,
    BLAS pinned to one thread (threadpoolctl), ratio columns. ``--defaults --smoke`` runs it
    at tiny sizes (200 rows, the first candidate of each grid, one repetition) to check the
-   script, in a few seconds (``tests/integration/test_benchmarks.py``).
+   script, in a few seconds (``tests/integration/test_benchmarks.py``);
+7. with ``--ratio-only REPETITIONS`` only: the ratio table, with ``--partitions`` (10 and 100
+   by default) and ``--models`` (all three by default);
+8. with ``--memory`` only: the peak resident memory of a private search (defaults, one core)
+   and of ``GridSearchCV(cv=5)`` on the same pipeline and grid (``--memory-row``, a row of the
+   default-settings table on Adult, 0 by default: LogisticRegression 2 x 2) over 1,000,000
+   rows drawn with replacement from Adult's training part, each in a fresh process (its
+   ``ru_maxrss``), against a process that only loads the data and the size of the encoded
+   input (rows x 104 x 8 bytes). ``--memory --smoke`` checks the script on 2,000 rows.
 
-Run on a quiet machine with BLAS pinned to one thread (DESIGN.md section 4)::
+The issue-31 targets and the command that measures each (ratios to GridSearchCV(cv=5) on the
+same pipeline; run each alone on a quiet machine):
+
+- every family batched at its defaults on Adult's 104-feature pipeline <= 0.5, and
+  LogisticRegression 4 x 4 <= 0.4: ``--defaults --rows 0 1 2 3 5 --per-fit-cap 0`` (rows 0, 1,
+  3, 5: LogisticRegression, GaussianNB, the forest and Ridge 2 x 2; row 2: LogisticRegression
+  4 x 4);
+- LogisticRegression at k = 1,000 <= 0.6: ``--ratio-only 3 --partitions 1000 --models
+  LogisticRegression GaussianNB`` (the ratio table's data and 24-candidate grids, ``n_jobs=2``);
+- peak memory at 1,000,000 rows <= 1.0 x scikit-learn's: ``--memory``.
+
+Run on a quiet machine with BLAS pinned to one thread (small diffprivlib fits run 4 to 12
+times slower with threaded BLAS on shared cores)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/speed.py
 
@@ -40,8 +62,10 @@ every bound is a declared constant.
 
 import argparse
 import contextlib
+import multiprocessing
 import os
 import platform
+import resource
 import statistics
 import threading
 import time
@@ -51,8 +75,9 @@ import numpy as np
 import pandas as pd
 import psutil
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, RandomForestClassifier
-from skdptune.linear_model import LogisticRegression
+from diffprivlib.models import GaussianNB
+from skdptune.ensemble import RandomForestClassifier
+from skdptune.linear_model import LogisticRegression, Ridge
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from lib import datasets
 from sklearn.base import clone
@@ -82,7 +107,7 @@ GRIDS = {
 
 
 def make_estimator(name):
-    """The diffprivlib model with every bound declared (no PrivacyLeakWarning)."""
+    """The DP model with every bound declared (no PrivacyLeakWarning)."""
     if name == "LogisticRegression":
         return LogisticRegression(data_norm=DATA_NORM, epsilon=1.0)
     if name == "GaussianNB":
@@ -262,8 +287,6 @@ def overhead(n_samples):
 def batched_table(n_samples, n_jobs, partitions=(10, 100, 1000)):
     """GaussianNB over 6 ``var_smoothing`` values: the batched family against the per-fit
     path (the registry emptied) and ``GridSearchCV(cv=5)``, one run each (issue 17)."""
-    import skdptune.batched as batched
-
     X, y = make_data(n_samples)
     grid = {"var_smoothing": GRIDS["GaussianNB"]["var_smoothing"]}
     print(f"\n## Batched GaussianNB: {n_samples:,} x {N_FEATURES}, {len(grid['var_smoothing'])} "
@@ -273,12 +296,8 @@ def batched_table(n_samples, n_jobs, partitions=(10, 100, 1000)):
     time_private("GaussianNB", X, y, 10, n_jobs, grid=grid)  # start the workers
     for k in partitions:
         fast = time_private("GaussianNB", X, y, k, n_jobs, grid=grid)
-        families = dict(batched.FAMILIES)
-        batched.FAMILIES.clear()
-        try:
+        with per_fit_path():
             slow = time_private("GaussianNB", X, y, k, n_jobs, grid=grid)
-        finally:
-            batched.FAMILIES.update(families)
         search = GridSearchCV(make_estimator("GaussianNB").set_params(
             accountant=BudgetAccountant()), grid, cv=5, n_jobs=n_jobs)
         start = time.perf_counter()
@@ -329,6 +348,10 @@ DEFAULT_ROWS = [
     ("1,000,000 x 20 generated, LogisticRegression, 20 candidates", "big",
      lambda: LogisticRegression(data_norm=DATA_NORM),
      {"C": list(np.logspace(-3, 2, 10)), "data_norm": [1.0, DATA_NORM]}),
+    # Issue 31: 103 one-hot columns, once past the batched family's 64-feature limit.
+    ("Adult pipeline + Ridge, 2 x 2", "adult",
+     lambda: Ridge(bounds_X=ADULT_MODEL_BOUNDS, bounds_y=(0.0, 1.0)),
+     {"clf__alpha": [1.0, 100.0], "clf__noise_alpha": [1.0, 2.0]}),
 ]
 
 #: Rows of the --smoke run (the script's own check): Adult's training rows and the panel's.
@@ -383,16 +406,16 @@ def _default_search(estimator, grid):
 
 @contextlib.contextmanager
 def per_fit_path():
-    """Every candidate on the per-fit path: the registry of batched families emptied (as
-    :func:`batched_table` does), restored on exit."""
-    import skdptune.batched as batched
+    """Every candidate on the per-fit path: the registry of batched families emptied,
+    restored on exit."""
+    from skdptune.batched import registry
 
-    families = dict(batched.FAMILIES)
-    batched.FAMILIES.clear()
+    families = dict(registry.FAMILIES)
+    registry.FAMILIES.clear()
     try:
         yield
     finally:
-        batched.FAMILIES.update(families)
+        registry.FAMILIES.update(families)
 
 
 def predicted_per_fit_seconds(estimator, grid, X, y, samples=3):
@@ -468,13 +491,13 @@ def defaults_table(repetitions=3, smoke=False, per_fit_cap=PER_FIT_CAP, rows=Non
     A per-fit search predicted (:func:`predicted_per_fit_seconds`) to take more than
     ``per_fit_cap`` seconds is not run and reported as skipped.
     """
-    import skdptune.batched as batched
+    from skdptune.batched import registry
 
     data = {"adult": adult_frame(SMOKE_ROWS["adult"] if smoke else None)}
     n_big = SMOKE_ROWS["big"] if smoke else 1_000_000
     data["big"] = make_data(n_big, seed=1)
     size = "smoke run: tiny sizes, first candidate of each grid" if smoke else "full size"
-    families = ", ".join(sorted(cls.__name__ for cls in batched.FAMILIES)) or "none"
+    families = ", ".join(sorted(cls.__name__ for cls in registry.FAMILIES)) or "none"
     print(f"\n## Default settings ({size}): private search batched / per-fit / "
           f"GridSearchCV(cv=5), one core, BLAS pinned to one thread, {repetitions} interleaved "
           f"repetition(s), medians; batched families: {families}\n")
@@ -510,6 +533,63 @@ def defaults_table(repetitions=3, smoke=False, per_fit_cap=PER_FIT_CAP, rows=Non
                   f"{slow_cells} |", flush=True)
 
 
+# --- Peak memory at 1,000,000 rows (issue 31) ------------------------------------------------
+
+#: Rows of the ``--memory`` run, and of its ``--smoke`` check.
+MEMORY_ROWS, MEMORY_SMOKE_ROWS = 1_000_000, 2_000
+
+
+def memory_data(n_rows, seed=0):
+    """``n_rows`` rows drawn with replacement from Adult's training part (a DataFrame), and
+    their labels."""
+    X, y = adult_frame()
+    rows = np.random.default_rng(seed).integers(0, len(y), n_rows)
+    return X.iloc[rows].reset_index(drop=True), y[rows]
+
+
+def _memory_run(kind, row, n_rows, smoke):
+    """In a fresh process: load the data, run ``kind`` (``"idle"``, ``"private"`` or
+    ``"sklearn"``) on row ``row`` of :data:`DEFAULT_ROWS` (its first candidate only with
+    ``smoke``), return the peak resident set size in bytes (``ru_maxrss``, kilobytes on
+    Linux)."""
+    X, y = memory_data(n_rows)
+    _, _, final, grid = DEFAULT_ROWS[row]
+    grid = _smoke_grid(grid) if smoke else grid
+    estimator = adult_pipeline(final())
+    with threadpool_limits(limits=1):
+        if kind == "private":
+            time_default_private(estimator, grid, X, y)
+        elif kind == "sklearn":
+            time_default_sklearn(estimator, grid, X, y)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def memory_table(row=0, smoke=False):
+    """Peak resident memory of the private search and of ``GridSearchCV(cv=5)`` on the same
+    pipeline and grid, each in a fresh process, against one that only loads the data."""
+    name, source, _, _ = DEFAULT_ROWS[row]
+    if source != "adult":
+        raise ValueError(f"--memory-row {row} is not an Adult pipeline row ({name})")
+    n_rows = MEMORY_SMOKE_ROWS if smoke else MEMORY_ROWS
+    context = multiprocessing.get_context("spawn")
+    peaks = {}
+    for kind in ("idle", "private", "sklearn"):
+        with context.Pool(1) as pool:
+            peaks[kind] = pool.apply(_memory_run, (kind, row, n_rows, smoke))
+    encoded = n_rows * ADULT_ENCODED * 8
+    print(f"\n## Peak memory: {name}, {n_rows:,} rows drawn from Adult, one core, each run "
+          "in a fresh process (ru_maxrss)\n")
+    print("| run | peak GiB | x encoded input | above idle, x encoded input |")
+    print("|---|---|---|---|")
+    for kind, label in (("idle", "data loaded, nothing run"), ("private", "PrivateGridSearchCV"),
+                        ("sklearn", "GridSearchCV(cv=5)")):
+        print(f"| {label} | {peaks[kind] / 2 ** 30:.2f} | {peaks[kind] / encoded:.2f} | "
+              f"{(peaks[kind] - peaks['idle']) / encoded:.2f} |", flush=True)
+    print(f"\nencoded input {encoded / 2 ** 30:.2f} GiB ({n_rows:,} x {ADULT_ENCODED} x 8 "
+          f"bytes); ratio private / GridSearchCV(cv=5): "
+          f"{peaks['private'] / peaks['sklearn']:.2f}", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small check of the script")
@@ -519,8 +599,16 @@ def main(argv=None):
     parser.add_argument("--ratio-only", type=int, metavar="REPETITIONS", default=None,
                         help="only the ratio table, with this many repetitions (interleave "
                              "runs of two versions of the library from a shell loop)")
+    parser.add_argument("--partitions", type=int, nargs="+", default=(10, 100), metavar="K",
+                        help="--ratio-only's numbers of partitions (default 10 100)")
+    parser.add_argument("--models", nargs="+", choices=sorted(GRIDS), default=tuple(GRIDS),
+                        metavar="MODEL", help="--ratio-only's models (default: all three)")
     parser.add_argument("--batched", action="store_true",
                         help="only the batched GaussianNB family against the per-fit path")
+    parser.add_argument("--memory", action="store_true",
+                        help="only the peak memory at 1,000,000 rows, private against cv=5")
+    parser.add_argument("--memory-row", type=int, default=0, metavar="INDEX",
+                        help="--memory's row of the default-settings table (default 0)")
     parser.add_argument("--defaults", action="store_true",
                         help="only the default-settings table (issue 17): Adult pipelines and "
                              "the 1,000,000-row panel, batched / per-fit / GridSearchCV(cv=5)")
@@ -532,7 +620,8 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, nargs="+", default=None, metavar="INDEX",
                         help="--defaults runs only these rows (0-based, in table order)")
     parser.add_argument("--smoke", action="store_true",
-                        help="with --defaults: tiny sizes, one repetition (checks the script)")
+                        help="with --defaults or --memory: tiny sizes, one repetition (checks "
+                             "the script)")
     args = parser.parse_args(argv)
     print(f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform()}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
@@ -540,11 +629,15 @@ def main(argv=None):
         defaults_table(1 if args.smoke else args.repetitions, smoke=args.smoke,
                        per_fit_cap=args.per_fit_cap, rows=args.rows)
         return
+    if args.memory:
+        memory_table(args.memory_row, smoke=args.smoke)
+        return
     if args.batched:
         batched_table(100_000, 2)
         return
     if args.ratio_only is not None:
-        ratio_table(100_000, args.ratio_only, 2)
+        ratio_table(100_000, args.ratio_only, 2, partitions=tuple(args.partitions),
+                    models=tuple(args.models))
         return
     if args.scale_only:
         scale_run(1_000_000)

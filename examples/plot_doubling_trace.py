@@ -49,7 +49,7 @@ def run(epsilon):
         selector=selector, score_share=0.0, n_partitions=200, refit=False,
         random_state=1,  # reproducible for the docs; leave it None on private data
     )
-    forecast = search.forecast()
+    forecast = search.forecast(X)
     search.fit(X, y)
     report = search.privacy_report_
     print(f"epsilon={epsilon}: eps0={report['epsilon_per_iteration']:.3f}, "

@@ -6,9 +6,11 @@ A scikit-learn upgrade that moves one of these touches this file only.
 from sklearn.base import _fit_context
 from sklearn.metrics._scorer import _check_multimetric_scoring, _PassthroughScorer
 from sklearn.model_selection._search import _yield_masked_array_for_each_param
+from sklearn.tree._tree import NODE_DTYPE, Tree
 from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
+    Options,
     StrOptions,
 )
 from sklearn.utils import _safe_indexing
@@ -24,7 +26,10 @@ from sklearn.utils.validation import _check_method_params, _get_feature_names, _
 __all__ = [
     "HasMethods",
     "Interval",
+    "NODE_DTYPE",
+    "Options",
     "StrOptions",
+    "Tree",
     "_VisualBlock",
     "_check_method_params",
     "_check_multimetric_scoring",

@@ -298,8 +298,14 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         report = self._run_search(X, y, plan, accountant)
         self._release(plan, report)
         # Stack level 4 as above: the user's call of fit.
-        warn_if_useless(self, stacklevel=4)
+        warn_if_useless(self, plan, stacklevel=4)
         return self
+
+    def _trivial_test(self, plan):
+        """This search's rule for :func:`skdptune.trivial.warn_if_useless`: a
+        :class:`~skdptune.trivial.TrivialTest` on a released figure, or None (nothing to
+        say). Reads released attributes and the plan's public figures only."""
+        return None
 
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched, as a :class:`Plan`; raises on any

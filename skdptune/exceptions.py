@@ -67,7 +67,10 @@ class UselessModelWarning(UserWarning):
     """The released outputs show the model is no better than a trivial one.
 
     Issued at the end of ``fit`` by both searches, decided from DP outputs and public
-    parameters only (``best_score_``, ``best_score_std_``, the released
-    :attr:`best_estimator_` and its ``classes_``, declared bounds): post-processing, it costs
-    no privacy. See :func:`skdptune.trivial.trivial_findings` for the rules.
+    parameters only (the grid search's ``trivial_lead_``, the randomized search's
+    ``best_score_``, the released ``best_estimator_`` and its ``classes_``, declared bounds,
+    the number of records): post-processing, it costs no privacy. A model useful by the
+    rule's margin is warned with probability at most 2.96 %, and the message states how
+    often a useless one goes unwarned; where the library knows no trivial model for the
+    score, it says nothing. See :mod:`skdptune.trivial` for the rules and their rates.
     """

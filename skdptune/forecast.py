@@ -82,7 +82,7 @@ class Forecast:
         Per candidate, in grid order: ``"batched"`` (all partitions fitted by an array program,
         :mod:`skdptune.batched`) or ``"per-fit"`` (one estimator fit per partition), decided
         from the parameters as the evaluate stage decides
-        (:func:`skdptune.evaluate.candidate_paths`). None from :func:`forecast_selection`.
+        (:func:`skdptune.batched.engine.candidate_paths`). None from :func:`forecast_selection`.
     """
 
     selector: str

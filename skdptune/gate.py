@@ -57,10 +57,12 @@ from sklearn.preprocessing import (
 
 from .partition_scaling import RULES as SCALING_RULES
 from .partition_scaling import ScalingRule
+from .ensemble import RandomForestClassifier
 from .exceptions import GateError
 from .linear_model import LogisticRegression, Ridge
 from .naive_bayes import GaussianNB
 from .preprocessing import RowWiseFunctionTransformer
+from .tree import DecisionTreeClassifier
 from .validation import check_record_wise, is_diffprivlib_model, validate_candidate
 
 #: How a step's output sparsity follows its input: always dense, as its input, always sparse.
@@ -227,7 +229,6 @@ _FOREST_RELEASES = {
     "classes_": "the declared classes",
     "n_classes_": "the number of declared classes",
     "n_outputs_": "1",
-    "estimator_": "the unfitted template tree (parameters only)",
     "estimators_": "the fitted trees, each kept as its own entry says",
 }
 _RIDGE_RELEASES = {
@@ -246,10 +247,12 @@ _SCALER_RELEASES = {
 
 
 def tree_charge(step):
-    """What diffprivlib 0.6.6's ``DecisionTreeClassifier`` and ``RandomForestClassifier`` spend
-    per unit of the ``epsilon`` they record: 2.
+    """What a random decision tree or forest spends per unit of the ``epsilon`` it records: 2.
 
-    A tree's splits are drawn from the declared bounds alone (public). Each leaf's label is
+    The law of diffprivlib 0.6.6's ``DecisionTreeClassifier`` and ``RandomForestClassifier``,
+    which :class:`skdptune.tree.DecisionTreeClassifier` and
+    :class:`skdptune.ensemble.RandomForestClassifier` fit with secure noise. A tree's splits
+    are drawn from the declared bounds alone (public). Each leaf's label is
     ``PermuteAndFlip(epsilon, sensitivity=1, monotonic=True)`` on the leaf's class counts;
     leaves hold disjoint records (parallel composition). The monotonic form (exponent
     ``epsilon / sensitivity``) is ``epsilon``-DP only when a neighbouring dataset moves every
@@ -418,6 +421,25 @@ def _kmeans_release(step):
             "refit=False")
 
 
+def _diffprivlib_tree_release(step):
+    # Released fits must be epsilon-DP as charged; diffprivlib 0.6.6's trees are not at any
+    # epsilon (skdptune.tree and skdptune.ensemble say why and fit the same law securely).
+    name = type(step).__name__
+    module = "ensemble" if name == "RandomForestClassifier" else "tree"
+    fault = ("scikit-learn's ensemble gives every tree an integer seed, kept in the released "
+             "model (estimators_[i].random_state), and each tree draws its splits and its leaf "
+             "labels from it: refitting from the stored seeds reproduces the forest and names "
+             "a record's label (the seeds can also be recovered from the released thresholds)"
+             if module == "ensemble" else
+             "its leaves that no record reaches are labelled by numpy's global generator "
+             "(randint), which any np.random.seed in the program fixes, and its splits come "
+             "from that generator too")
+    return (f"diffprivlib 0.6.6's {name} is not differentially private at any epsilon: "
+            f"{fault}. Use skdptune.{module}.{name} with the same parameters (the same law, "
+            "its noise from a secure source and kept apart from the public structure), or "
+            "refit=False (its partition fits, never released, still select)")
+
+
 def _linear_regression_calibration(step):
     # Released fits must be epsilon-DP as charged; diffprivlib 0.6.6's is not (its Ridge
     # counterpart is, with the same releases correctly calibrated).
@@ -507,9 +529,13 @@ def _sparse_if(attribute):
 
 
 _PUBLIC_ROW_WISE = "stateless and row-wise: fitting reads nothing private"
-_TREE_WHY = ("a diffprivlib model: pure DP given declared bounds and classes; a fit spends "
-             "tree_charge (2) times the `epsilon` it records under replace-one adjacency, and "
-             "is charged that")
+_TREE_WHY = ("diffprivlib's random decision trees with the structure and the leaf labels from "
+             "separate sources, the labels secure: pure DP given declared bounds and classes; a "
+             "fit spends tree_charge (2) times the `epsilon` it records under replace-one "
+             "adjacency, and is charged that")
+_DIFFPRIVLIB_TREE_WHY = ("refused in a released fit: diffprivlib 0.6.6's trees draw their leaf "
+                         "labels from a generator the model carries or that the program seeds "
+                         "(_diffprivlib_tree_release says why); partition fits only")
 
 #: The allowlist. Adding a class is one line here, with its reason.
 ALLOWED = {
@@ -553,11 +579,17 @@ ALLOWED = {
                     "(_pca_release says why); partition fits only"),
     dp.StandardScaler: _dp("bounds", releases=_SCALER_RELEASES),
     dp.RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge,
-                                   zero_out=tree_zero_out, releases=_FOREST_RELEASES,
-                                   why=_TREE_WHY),
+                                   condition=_diffprivlib_tree_release,
+                                   zero_out=tree_zero_out, releases={},
+                                   why=_DIFFPRIVLIB_TREE_WHY),
     dp.DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge,
-                                   zero_out=tree_zero_out, releases=_TREE_RELEASES,
-                                   why=_TREE_WHY),
+                                   condition=_diffprivlib_tree_release,
+                                   zero_out=tree_zero_out, releases={},
+                                   why=_DIFFPRIVLIB_TREE_WHY),
+    RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge, zero_out=tree_zero_out,
+                                releases=_FOREST_RELEASES, why=_TREE_WHY),
+    DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge, zero_out=tree_zero_out,
+                                releases=_TREE_RELEASES, why=_TREE_WHY),
     # Pure compositions: every branch is checked; budgets add up.
     Pipeline: Rule("composition", "runs its steps in sequence", condition=_no_memory,
                    accepts_sparse=True),
@@ -603,10 +635,9 @@ _REMEDIES = {
     "StandardScaler": "diffprivlib.models.StandardScaler(bounds=...)",
     "MinMaxScaler": "diffprivlib.models.StandardScaler(bounds=...), or a "
                     "skdptune.preprocessing.RowWiseFunctionTransformer scaling by public bounds",
-    "RandomForestClassifier": "diffprivlib.models.RandomForestClassifier(bounds=..., "
+    "RandomForestClassifier": "skdptune.ensemble.RandomForestClassifier(bounds=..., "
                               "classes=...)",
-    "DecisionTreeClassifier": "diffprivlib.models.DecisionTreeClassifier(bounds=..., "
-                              "classes=...)",
+    "DecisionTreeClassifier": "skdptune.tree.DecisionTreeClassifier(bounds=..., classes=...)",
 }
 
 # Meta-estimators that are not pure compositions, and why each cannot be released.
@@ -885,19 +916,22 @@ def check_budget_not_tuned(budget, setting, *, source, total, remedy):
         )
 
 
-def split_budget(candidate, epsilon):
+def split_budget(candidate, epsilon, spent=None):
     """``{parameter path: epsilon}`` giving ``candidate``'s DP steps ``epsilon`` in all.
 
     Each step's budget (its rule's ``spends`` parameter: ``epsilon`` for diffprivlib models,
     the registered name for :func:`register_dp_estimator` classes) is scaled by the same
     factor, so the candidate's own proportions between its steps are kept and what they
     really spend (each budget times its entry's charge, :meth:`Rule.factor`), summed by
-    sequential composition, is ``epsilon``. Call it on a candidate the gate accepted.
+    sequential composition, is ``epsilon``. Call it on a candidate the gate accepted;
+    ``spent``, what it spends as written, is :func:`check_release`'s figure for it (computed
+    here when not given), so that a search computes each candidate's charge once.
     """
     steps = [(path, step, ALLOWED[type(step)]) for path, step in _steps(candidate)
              if ALLOWED.get(type(step)) is not None and ALLOWED[type(step)].kind == "dp"]
-    spent = sum(float(getattr(step, rule.spends)) * rule.factor(step)
-                for _, step, rule in steps)
+    if spent is None:
+        spent = sum(float(getattr(step, rule.spends)) * rule.factor(step)
+                    for _, step, rule in steps)
     return {_child(path, rule.spends): float(getattr(step, rule.spends)) * epsilon / spent
             for path, step, rule in steps}
 

@@ -81,9 +81,10 @@ class SelectionTraceDisplay:
     doubles. A red cross means no candidate passed: ``u`` stays and the step halves. The loop
     stops when the step reaches 0 or ``u`` reaches the utility ceiling 1 (dashed line); a
     doubled step can propose a threshold above 1 by design (shaded band), which no noisy
-    utility is likely to pass. Heights are ``[0, 1]`` utilities, the scorer's values rescaled
-    by ``utility_range``; with a declared range other than ``(0, 1)``, a second axis on the
-    right reads them in the scorer's units. The last value of ``u`` is the selector's DP
+    utility is likely to pass. Heights are utilities, in ``[0, 1]`` (the scorer's values
+    rescaled by ``utility_range``), and the thresholds proposed to them, which can exceed 1;
+    the axis label says both. With a declared range other than ``(0, 1)``, a second axis on
+    the right reads them in the scorer's units. The last value of ``u`` is the selector's DP
     estimate of the selected candidate's utility.
 
     Parameters
@@ -334,12 +335,17 @@ class SelectionTraceDisplay:
         return self
 
     def _utility_label(self):
+        # The heights are utilities, in [0, 1], and the thresholds proposed to them, which a
+        # doubled step can push above 1 (issue 33: the axis said "[0, 1] utility" while the
+        # curve reached 1.35).
+        proposals = "; proposed thresholds can exceed 1"
         if self.utility_range is None or self.utility_range == (0.0, 1.0):
-            return "[0, 1] utility" + (f" ({self.score_name})" if self.score_name else "")
+            return ("utility in [0, 1]" + (f" ({self.score_name})" if self.score_name else "")
+                    + proposals)
         low, high = (f"({value:g})" if value < 0 else f"{value:g}"
                      for value in self.utility_range)
         name = self.score_name or "score"
-        return f"[0, 1] utility = ({name} - {low}) / ({high} - {low})"
+        return f"utility = ({name} - {low}) / ({high} - {low}), in [0, 1]{proposals}"
 
 
 def _score_name(search):

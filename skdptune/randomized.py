@@ -20,6 +20,7 @@ import numpy as np
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.utils import check_random_state as dp_check_random_state
 from scipy.sparse import issparse
+from scipy.stats import rv_discrete
 from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
@@ -39,6 +40,7 @@ from .accounting import (
     SUBSAMPLE,
     Charge,
     calibrate_trial_epsilon,
+    named_epsilon,
     privacy_report,
     repeat_and_select_bounds,
     truncated_negative_binomial_gamma,
@@ -55,6 +57,7 @@ from .gate import (
     zero_out_epsilon,
 )
 from .trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
+from .trivial import trials_test
 from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
 from .validation import (
     check_input_data,
@@ -130,11 +133,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     is pure ``trial_epsilon``-DP (see Notes); releasing the best of ``K`` trials costs :func:`skdptune.accounting.repeat_and_select_epsilon` of it (the smallest of
     Papernot & Steinke's bounds, see :func:`skdptune.accounting.repeat_and_select_bounds`).
     ``epsilon`` is the whole search's budget: the per-trial epsilon is solved from it (with
-    the defaults, Poisson ``K`` of mean ``n_iter=10``, ``epsilon=1`` and ``delta=1e-6``,
-    each trial gets about 0.1). The explicit per-trial form is ``trial_epsilon``: with
-    ``trial_epsilon=1`` the search spends epsilon 5.62 (a geometric ``K`` of the same mean
-    3.0, a logarithmic one 2.0). The total is in :attr:`privacy_spent_` and is charged once
-    to the ``accountant``.
+    the defaults, a geometric ``K`` of mean ``n_iter=10`` and ``epsilon=1``, each trial gets
+    1/3: the best of a geometric number of pure trials is ``3 * trial_epsilon``-DP, pure DP,
+    whatever the mean). The explicit per-trial form is ``trial_epsilon``: with
+    ``trial_epsilon=1`` the search spends epsilon 3.0 (a logarithmic ``K`` 2.0, a Poisson
+    ``K`` of the same mean 5.62 with ``delta=1e-6``). The total is in :attr:`privacy_spent_`
+    and is charged once to the ``accountant``.
 
     ``RandomizedSearchCV``'s ``n_iter`` is the *mean* number of trials here: the number itself
     is random (its randomness is part of the guarantee), secret, and never shown.
@@ -152,7 +156,11 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         As for :class:`~sklearn.model_selection.RandomizedSearchCV`: lists are sampled
         uniformly, objects with ``rvs`` (scipy distributions) are sampled. Every trial draws
         one setting independently (with replacement, also for lists), as the accounting
-        requires.
+        requires. Before the data, every listed value and every end of a frozen scipy
+        distribution's ``support()`` is checked as the grid search checks a candidate, so a
+        distribution that can give an invalid value (``scipy.stats.norm(3, 2)`` over
+        ``data_norm``, whose support holds negative values) is refused every time, naming
+        its support, not only in the runs that happen to sample such a value.
     epsilon : float or None, default=None
         The whole search's epsilon, per record under replace-one adjacency; positive and
         finite, as for :class:`~skdptune.PrivateGridSearchCV`. The per-trial epsilon is
@@ -160,9 +168,12 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         total, with ``subsample`` if given, is at most ``epsilon``), and every sampled
         setting's diffprivlib steps are given that budget (each step's epsilon scaled by a
         common factor, keeping their proportions: :func:`skdptune.gate.split_budget`; the
-        estimator's own ``epsilon`` is overridden). Then :attr:`privacy_spent_` is at most
-        ``(epsilon, delta)``, within a relative ``1e-12``. None means 1.0, unless
-        ``trial_epsilon`` is given (then it must be None).
+        estimator's own ``epsilon`` is overridden). Then :attr:`privacy_spent_`'s epsilon is
+        exactly ``epsilon`` (the composed bound lands within a relative ``1e-9`` below it,
+        and the named figure is an upper bound too:
+        :func:`skdptune.accounting.named_epsilon`), never above it; its delta is 0 or
+        ``delta`` (see ``delta``). None means 1.0, unless ``trial_epsilon`` is given (then
+        it must be None).
     trial_epsilon : float or None, default=None
         The explicit per-trial form: pure epsilon of one trial, positive and finite. It is
         the budget of the held-out scoring noise and the cap on the estimator's own epsilon
@@ -170,16 +181,27 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         The total follows from the law of the number of trials: see :attr:`privacy_spent_`.
         Give either ``epsilon`` or ``trial_epsilon``, not both.
     delta : float, default=1e-6
-        Delta of the whole search, in ``(0, 1)``, at which the Rényi DP bounds of the
-        repeat-and-select are converted into ``(epsilon, delta)`` (a pure bound, when it is the
-        smallest, holds at any delta).
-    distribution : {"poisson", "geometric", "logarithmic", "truncated_negative_binomial"}, \
-            default="poisson"
-        Law of the number of trials ``K``. Poisson allows ``K = 0`` (probability
-        ``exp(-n_iter)``), in which case nothing is released and ``fit`` raises; it costs the
-        most (see above). ``"geometric"`` and ``"logarithmic"`` are Papernot & Steinke's
-        truncated negative binomial with shape 1 and 0 (``K >= 1``; pure bounds ``3 *
-        epsilon`` and ``2 * epsilon``); ``"truncated_negative_binomial"`` takes ``shape``.
+        Delta at which the Rényi DP bounds of the repeat-and-select are converted into
+        ``(epsilon, delta)``, in ``(0, 1)``. Where :attr:`privacy_spent_`'s delta comes
+        from: the pure bound of a geometric, logarithmic or truncated negative binomial
+        count (``(2 + shape) * trial_epsilon``) needs none, and when it is the smallest
+        bound the search is pure DP and reports delta 0: with the geometric law of mean 10,
+        for every total epsilon up to about 7 (at the default delta; up to about 2.5 at
+        mean 3, 0.4 at mean 2). Otherwise, and always for a Poisson count (``K = 0``
+        possible), whose bounds are all Rényi bounds, the search reports this delta.
+        ``verbose`` says which.
+    distribution : {"geometric", "poisson", "logarithmic", "truncated_negative_binomial"}, \
+            default="geometric"
+        Law of the number of trials ``K``. ``"geometric"`` and ``"logarithmic"`` are Papernot
+        & Steinke's truncated negative binomial with shape 1 and 0 (``K >= 1``; pure bounds
+        ``3 * trial_epsilon`` and ``2 * trial_epsilon``); ``"truncated_negative_binomial"``
+        takes ``shape``. Poisson allows ``K = 0`` (probability ``exp(-n_iter)``), in which
+        case nothing is released and ``fit`` raises; it costs the most and needs ``delta``
+        (see above). The default is the geometric law: pure DP, at least one trial, and
+        twice Poisson's per-trial budget at the defaults (how the laws compared in the
+        benchmark: :ref:`the guide <choosing-randomized-law>`); its number of trials has a
+        heavier tail (more than 30 trials with probability ``0.9**30``, about 0.04, at mean
+        10), so a fit's time and result vary more.
     n_iter : float or None, default=None
         Mean number of trials (``RandomizedSearchCV``'s ``n_iter``, here the mean of the
         random ``K``): at least 1 for Poisson, above 1 for the other laws. None means 10.
@@ -265,7 +287,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         ``sqrt(2) / trial_epsilon / expected held-out count * (high - low)`` (Laplace noise
         of scale ``1 / trial_epsilon`` on the held-out sum). A function of public quantities
         only, so it costs no privacy. It covers one trial's noise, not the optimism of taking
-        the best trial, nor the variation of the held-out count around its expectation.
+        the best trial, nor the variation of the held-out count around its expectation
+        (relative std ``sqrt((1 - validation_fraction) / (validation_fraction * n))``, 2.6 %
+        at 6,000 records). ``fit``'s ``UselessModelWarning`` counts all three
+        (:func:`skdptune.trivial.trials_test`).
     best_index_ : int
         Always 0: the index of the released trial in ``cv_results_``.
     cv_results_ : dict of numpy arrays
@@ -334,7 +359,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         epsilon=None,
         delta=1e-6,
         trial_epsilon=None,
-        distribution="poisson",
+        distribution="geometric",
         n_iter=None,
         shape=1.0,
         validation_fraction=0.2,
@@ -409,7 +434,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
         self._say(f"Running a random number of trials ({self.distribution}, mean "
                   f"{plan.n_iter:g}), each {plan.trial_epsilon:g}-DP; their number is "
-                  "secret and not shown")
+                  f"secret and not shown. {_delta_line(plan.report)}")
         try:
             self._run(X, y, fit_params, plan, settings, fitted, states)
         except BaseException:
@@ -500,6 +525,17 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 "budget."
             )
 
+    def _trivial_test(self, plan):
+        # The best trial's noisy held-out score (skdptune.trivial.trials_test); with
+        # subsample the released model is a final fit that no trial scored: nothing to say.
+        if self.subsample is not None:
+            return None
+        return trials_test(self.best_score_, self.scorer_, self.best_estimator_,
+                           n_samples=plan.n_samples,
+                           validation_fraction=self.validation_fraction,
+                           trial_epsilon=plan.trial_epsilon, n_iter=plan.n_iter,
+                           utility=plan.utility)
+
     def _routing_scorer(self):
         # scoring=None means accuracy here (the held-out sum needs a per-record score).
         return check_scoring(self.estimator, "accuracy" if self.scoring is None else self.scoring)
@@ -513,9 +549,10 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # no setting can fix is refused whichever settings are sampled: the estimator is
         # checked as the distributions leave it (a parameter they set, a missing data_norm
         # or a placeholder step, is theirs to fix), as the grid search checks its candidates.
-        for setting in _representative_settings(self.param_distributions):
+        for setting, note in _representative_settings(self.param_distributions):
             candidate = with_params(estimator, setting, source="param_distributions setting")
-            context = f"param_distributions setting {setting}" if setting else "the estimator"
+            context = (f"param_distributions setting {setting}{note}" if setting
+                       else "the estimator")
             check_candidate(candidate, context, sparse_input=issparse(X),
                             seeded_search=self.random_state is not None)
             if self.trial_epsilon is None:  # epsilon is the total: it replaces the steps'
@@ -569,9 +606,17 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
         trial_epsilon = self._trial_epsilon(n_iter, shape)
         # Papernot & Steinke: the best of K pure epsilon-DP trials (see the class Notes). Every
-        # bound is valid on its own; the smallest (repeat_and_select_epsilon) is charged.
+        # bound is valid on its own; the smallest (repeat_and_select_epsilon) is charged. The
+        # pure bound of a truncated negative binomial count holds at delta = 0 (Corollary 3):
+        # then no delta is charged; the others are converted to (epsilon, delta) at delta.
         tuning_bounds = repeat_and_select_bounds(trial_epsilon, self.delta, n_iter, shape)
-        tuning_cost = (min(tuning_bounds.values()), float(self.delta))
+        bound = min(tuning_bounds, key=tuning_bounds.get)
+        tuning_cost = (tuning_bounds[bound], 0.0 if bound == "pure" else float(self.delta))
+        if self.trial_epsilon is None:
+            # Calibrated to the named total: the bound lands a hair below it (the bisection's
+            # tolerance); the named figure is an upper bound too (named_epsilon's proof).
+            total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
+            tuning_cost = (named_epsilon(float(total), tuning_cost[0]), tuning_cost[1])
         # With subsample, the tuning (record in the subsample) or the final fit (record in the
         # rest), whose epsilon is capped by the trial epsilon: the larger of the two, delta
         # scaled by the subsample rate (replace-one adjacency; subsampled_tuning_cost).
@@ -724,13 +769,21 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 def _representative_settings(param_distributions):
     """Settings, drawn without data, that stand for what ``param_distributions`` can give.
 
-    Per distribution (a dict): every value of every list, one list at a time, the other
-    parameters at a fixed value (a list's first, one draw of a scipy distribution from a
-    fixed seed). Each is a setting the search can sample, so refusing one refuses what a fit
-    could meet, whichever settings it happens to sample (as the grid search refuses a grid
-    with one bad candidate); a parameter no distribution sets stays as the estimator has it,
-    so what no setting fixes is refused too. Sampled settings are still checked one by one
-    before the data.
+    Per distribution (a dict): every value of every list, one list at a time; every end of
+    the support of every frozen scipy distribution (its ``support()``), one at a time; the
+    other parameters at a fixed value (a list's first, a scipy distribution's median). Each
+    is a value the search can sample (:func:`_support_ends`), so refusing one refuses what
+    a fit could meet, the same way every time whichever settings it happens to sample (as
+    the grid search refuses a grid with one bad candidate); a parameter no distribution sets
+    stays as the estimator has it, so what no setting fixes is refused too. An object with
+    ``rvs`` but no ``support`` is represented by one draw from a fixed seed. Sampled
+    settings are still checked one by one before the data (two parameters at once at their
+    ends, or such an object's other draws).
+
+    Returns
+    -------
+    list of (dict, str)
+        Each setting, and what it stands for (for messages).
     """
     ParameterSampler(param_distributions, 1)  # scikit-learn's checks of the distributions
     distributions = (param_distributions if isinstance(param_distributions, list)
@@ -738,13 +791,85 @@ def _representative_settings(param_distributions):
     settings = []
     for distribution in distributions:
         items = sorted(distribution.items())
-        base = {name: (values.rvs(random_state=np.random.RandomState(0))
-                       if hasattr(values, "rvs") else values[0])
+        base = {name: (_typical_value(values) if hasattr(values, "rvs") else values[0])
                 for name, values in items}
-        settings.append(base)
-        settings.extend({**base, name: value} for name, values in items
-                        if not hasattr(values, "rvs") for value in list(values)[1:])
-    return settings or [{}]  # no distribution at all: the estimator as it is
+        drawn = [f"{name} from {_describe_distribution(values)}" for name, values in items
+                 if _is_frozen_scipy(values)]
+        settings.append((base, f" (the median of {', '.join(drawn)})" if drawn else ""))
+        for name, values in items:
+            if not hasattr(values, "rvs"):
+                settings.extend(({**base, name: value}, "") for value in list(values)[1:])
+                continue
+            for where, value, support in _support_ends(values):
+                settings.append((
+                    {**base, name: value},
+                    f", {name} {where} of the support {support} of its distribution "
+                    f"{_describe_distribution(values)} (decided from the support, the same "
+                    "way every time: the search can sample values there)"))
+    return settings or [({}, "")]  # no distribution at all: the estimator as it is
+
+
+def _is_frozen_scipy(distribution):
+    return hasattr(distribution, "support") and hasattr(distribution, "dist")
+
+
+def _typical_value(distribution):
+    """A fixed value ``distribution`` can give: a frozen scipy distribution's median (an
+    integer for a discrete one), else one draw from a fixed seed."""
+    if _is_frozen_scipy(distribution):
+        median = distribution.median()
+        return int(median) if isinstance(distribution.dist, rv_discrete) else float(median)
+    return distribution.rvs(random_state=np.random.RandomState(0))
+
+
+def _support_ends(distribution):
+    """``(where, value, support)`` for both ends of a frozen scipy distribution's support
+    (none for another object with ``rvs``): a value it can give there, with probability one
+    arbitrarily close to it.
+
+    A discrete distribution gives its finite ends themselves. A continuous one gives its
+    ends with probability 0, so the values next to them stand for them: the neighbouring
+    float inside the support (``C`` on ``expon()``, whose support starts at 0, is then
+    positive, as every value it gives is). An infinite end stands for the arbitrarily large
+    values next to it: the largest finite number of its sign (an integer for a discrete
+    distribution).
+    """
+    if not _is_frozen_scipy(distribution):
+        return []
+    discrete = isinstance(distribution.dist, rv_discrete)
+    largest = np.iinfo(np.int64).max if discrete else np.finfo(float).max
+    low, high = distribution.support()
+    described = f"[{low:g}, {high:g}]".replace("[-inf", "(-inf").replace("inf]", "inf)")
+    ends = []
+    for end, value, inwards in (("lower", low, 1), ("upper", high, -1)):
+        if not np.isfinite(value):
+            value = -inwards * (int(largest) if discrete else float(largest))
+            where = f"near the {end} end"
+        elif discrete:
+            value, where = int(value), f"at the {end} end"
+        else:
+            value = float(np.nextafter(value, inwards * np.inf))
+            where = f"next to the {end} end"
+        ends.append((where, value, described))
+    return ends
+
+
+def _describe_distribution(distribution):
+    """``norm(3, 2)``: a frozen scipy distribution as it was made."""
+    arguments = [f"{value!r}" for value in distribution.args]
+    arguments += [f"{key}={value!r}" for key, value in distribution.kwds.items()]
+    return f"{distribution.dist.name}({', '.join(arguments)})"
+
+
+def _delta_line(report):
+    """Where the reported delta comes from, for the verbose line."""
+    epsilon, delta = report["total_epsilon"], report["total_delta"]
+    if report["tuning_bound"] == "pure":
+        return (f"privacy_spent_ will be ({epsilon:g}, {delta:g}): the pure bound of a "
+                f"{report['distribution']} number of pure trials, which needs no delta")
+    return (f"privacy_spent_ will be ({epsilon:g}, {delta:g}): a Rényi DP bound of the best "
+            f"of the trials, converted to (epsilon, delta) at delta={report['tuning_delta']:g} "
+            "(the delta parameter)")
 
 
 def _check_transferred(transferred, params):
@@ -781,6 +906,13 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
     total = DEFAULT_EPSILON if search.epsilon is None else search.epsilon
     mechanism = ("best of a random number of trials (Papernot & Steinke 2022), only the best "
                  "trial released")
+    composition = REPEAT_AND_SELECT_BOUNDS[tuning_bound]
+    if tuning_cost[0] != tuning_bounds[tuning_bound]:
+        composition += (f" = {tuning_bounds[tuning_bound]!r}, reported as the named "
+                        f"epsilon={total!r} it lies within 1e-9 below (an upper bound too: "
+                        "skdptune.accounting.named_epsilon)")
+    if tuning_bound == "pure":
+        composition += "; pure DP, so no delta is charged"
     # Zero-out: a null record is in the training part (the fit's zero-out figure) or the
     # held-out part (it removes its utility, in [0, 1], from the sum: sensitivity 1, as a
     # replaced record): the trial is max(fit, trial_epsilon)-DP, and the repeat-and-select
@@ -789,7 +921,7 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
     charges = [Charge(
         "best of K trials", tuning_cost[0], tuning_cost[1],
         mechanism + "; each trial scored by Laplace on its held-out sum (sensitivity 1)",
-        REPEAT_AND_SELECT_BOUNDS[tuning_bound], entry="search",
+        composition, entry="search",
         records=ALL_RECORDS if search.subsample is None else SUBSAMPLE,
         zero_out_epsilon=(None if trial_zero_out is None else min(repeat_and_select_bounds(
             trial_zero_out, search.delta, n_iter, shape).values())),

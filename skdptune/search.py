@@ -42,7 +42,8 @@ from .dp_fit import (
     revealing,
     with_params,
 )
-from .evaluate import candidate_paths, partition_utilities
+from .batched.engine import candidate_paths
+from .evaluate import partition_utilities
 from .exceptions import NoisySelectionWarning
 from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
 from .forecast import forecast_selection, paths_line
@@ -57,7 +58,7 @@ from .gate import (
 from .partition import auto_n_partitions, partition_labels, split_indices
 from .selection import SELECTORS, OneShotSelector, _as_selector, default_offsets
 from .selection.score import estimate_std, estimate_utility
-from .trivial import estimate_lead, lead_kind, lead_zero_out_factor
+from .trivial import estimate_lead, lead_kind, lead_test, lead_zero_out_factor
 from .utility import (
     BoundedR2Scorer,
     default_kmeans_range,
@@ -77,12 +78,24 @@ from .validation import (
 DEFAULT_EPSILON = 1.0
 
 # Why there is no ``cv`` (see refuse_keywords), and what to use instead.
+# The fold count is not carried over: the selection's noise scales as 1 / (n_partitions *
+# epsilon), so cross-validation's 5 or 10 folds leave it unable to tell candidates apart
+# (at the defaults' selector epsilon of 0.45, permute-and-flip picks the better of two
+# candidates with 90 % probability only for a lead of 0.72 utility units at k = 10, and for
+# no lead within [0, 1] at k = 5: forecast_selection), while "auto" takes hundreds for
+# thousands of records.
 _SPLITTING = (
     "The data are cut into n_partitions random disjoint partitions, each record drawing its "
     "partition (and its validation label) independently, which the privacy guarantee needs: "
     "one record then changes one partition only, whereas a splitter's folds are cut from "
-    "the data's order or labels. Use n_partitions={value} (and validation_fraction, the "
-    "share of each partition held out for scoring) instead."
+    "the data's order or labels. Keep the default n_partitions='auto' rather than a fold "
+    "count: the selection's noise scales as 1 / (n_partitions * epsilon), so the 5 or 10 "
+    "partitions of a cross-validation leave it unable to tell candidates apart, while "
+    "'auto' chooses the number from the number of records, the candidates and the "
+    "selection's budget (hundreds for thousands of records; "
+    "skdptune.partition.auto_n_partitions). search.forecast(X) says how large a lead the "
+    "best candidate needs at a given n_partitions; validation_fraction is the share of "
+    "each partition held out for scoring."
 )
 
 
@@ -235,13 +248,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         selector gets it all.
     check_share : float, default=0.05
         Share of the refit's part of ``epsilon`` spent on a Laplace estimate of how much
-        better the released model scores on the training data than a trivial model (the most
-        frequent class under accuracy; the middle of ``bounds_y`` under the default score of
-        diffprivlib's ``LinearRegression``), released as :attr:`trivial_lead_`; in ``[0,
-        0.5]``. A lead that does not clear two noise stds raises ``UselessModelWarning`` (see
-        :func:`skdptune.trivial.estimate_lead`). Spent only with ``epsilon`` (not
-        ``selection_epsilon``), a refit, and one of those two scores; otherwise the refit gets
-        it all.
+        better the released model scores on the training data than the best constant (the
+        most frequent class under accuracy; the targets' mean under a squared error of a
+        regressor with ``bounds_y``: ``scoring=None``, ``"r2"``, ``"neg_mean_squared_error"``),
+        released as :attr:`trivial_lead_`; in ``[0, 0.5]``. A lead below the useful margin
+        less two noise stds raises ``UselessModelWarning``, right both ways with the rates
+        :mod:`skdptune.trivial` states (see :func:`skdptune.trivial.lead_test`). Spent only
+        with ``epsilon`` (not ``selection_epsilon``), a refit, and one of those scores;
+        otherwise the refit gets it all, and nothing is said.
     n_partitions : int or "auto", default="auto"
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
@@ -276,7 +290,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
         :meth:`score` and :attr:`best_score_` then report too;
         :class:`skdptune.utility.BoundedSquaredErrorScorer` is the alternative whose every
         value is in ``[0, 1]`` before any clip, but it resolves R² far more coarsely (see
-        its class); for ``KMeans(bounds=...)`` it is
+        its class). ``"r2"`` means the same bounded R² for such an estimator (mapped from
+        ``utility_range`` when one is given), and ``verbose`` says so: :meth:`score` then
+        clips the predictions to ``bounds_y`` too, so it can exceed
+        ``r2_score(y, search.predict(X))``; for ``KMeans(bounds=...)`` it is
         ``KMeans.score`` with the range :func:`skdptune.utility.kmeans_score_range` gives for
         ``n_samples * validation_fraction / n_partitions`` records (after ``n_partitions`` is
         resolved, ``"auto"`` included). A callable is called ``scoring(estimator, X, y)``, or
@@ -291,7 +308,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         rescaled to ``[0, 1]`` and clipped. Required for scorers not known to be bounded (R²,
         negative errors, callables), and used whenever given (``scoring=None`` then means
         ``estimator.score`` whatever the estimator, R² for a regressor). Not needed for
-        ``scoring=None`` on diffprivlib's ``LinearRegression`` with ``bounds_y`` or ``KMeans``
+        ``scoring=None`` or ``"r2"`` on diffprivlib's ``LinearRegression`` with ``bounds_y``
+        (or :class:`skdptune.linear_model.Ridge`), nor for ``scoring=None`` on ``KMeans``
         with ``bounds`` (see ``scoring``).
     refit : bool, str or callable, default=True
         Refit the selected candidate privately on all the data. The refit must be DP: every
@@ -313,18 +331,26 @@ class PrivateGridSearchCV(BasePrivateSearch):
         it, the partition scores :data:`skdptune.utility.EMPTY_PART_UTILITY` (0.0), whatever
         ``error_score``.
     n_jobs : int, default=None
-        Number of jobs fitting candidates in parallel (``joblib.Parallel``); the backend is
-        not forced, so ``joblib.parallel_backend("dask")`` distributes the fits.
+        The most workers the partition fits may use (``joblib.Parallel``; the backend is not
+        forced, so ``joblib.parallel_backend("dask")`` distributes the fits). Parallelism is
+        used only where it pays: the fits start in this process, and the remaining ones are
+        spread over the workers only once the pace of those done says that saves more than
+        starting the workers costs (:data:`skdptune.evaluate.PARALLEL_MIN_SAVING` seconds);
+        batched work is cut into no more tasks than it has work for. A small search with
+        ``n_jobs=2`` therefore runs as with ``n_jobs=1``. See :ref:`parallel`.
     pre_dispatch : int or str, default="2*n_jobs"
         Number of tasks dispatched ahead, as for ``joblib.Parallel``.
     verbose : int, default=0
         Above 0, prints what ``GridSearchCV`` prints ("Fitting k partitions for each of m
         candidates, totalling N fits") and how many of those fits run batched (an array
         program over all partitions, :mod:`skdptune.batched`) or one by one, decided from
-        the parameters as :meth:`forecast` decides, before they run; then one line for the
-        selection and one for the refit: counts, budgets, the selected parameters, and :attr:`best_score_` with
-        :attr:`best_score_std_` (DP outputs), nothing else private (no per-fit score). Also the verbosity of ``joblib.Parallel`` (task counts and elapsed times;
-        times, like :attr:`refit_time_`, are a side channel outside the guarantee).
+        the parameters as :meth:`forecast` decides, before they run; then, as the fits
+        complete, how many are done and an estimate of the time left (from the pace of those
+        done, after the first task and at every tenth of the work); then one line for the
+        selection and one for the refit: counts, budgets, the selected parameters, and
+        :attr:`best_score_` with :attr:`best_score_std_` (DP outputs), nothing else private
+        (no per-fit score). Above 1, also ``joblib.Parallel``'s own messages. Times, like
+        :attr:`refit_time_`, are a side channel outside the guarantee.
     accountant : diffprivlib.BudgetAccountant or None, default=None
         Accountant checked for the whole a-priori cost before the data are touched and charged
         once with :attr:`privacy_spent_` after the fit. None uses diffprivlib's default
@@ -377,15 +403,17 @@ class PrivateGridSearchCV(BasePrivateSearch):
         The selected candidate refit privately on all the data (only with ``refit=True``).
     trivial_lead_ : float
         A DP estimate (bought with ``check_share``) of how much better
-        :attr:`best_estimator_` scores on the training data than a trivial model: its
-        accuracy minus the most frequent class's share, or its bounded squared error score
-        minus that of predicting the middle of ``bounds_y``. Below ``2 *
+        :attr:`best_estimator_` scores on the training data than the best constant: its
+        accuracy minus the most frequent class's share, or the targets' sum of squares about
+        their mean minus its sum of squared errors, over ``n (high - low)**2`` (targets and
+        predictions clipped to ``bounds_y``: the training R² times ``var(y) / (high -
+        low)**2``). Below :data:`skdptune.trivial.USEFUL_MARGIN` less ``2 *
         trivial_lead_std_``, ``fit`` warns ``UselessModelWarning``. NaN when not estimated
         (``check_share=0``, ``selection_epsilon``, no refit, another score, or a model that
         cannot predict its training records).
     trivial_lead_std_ : float
-        Standard deviation of the noise in :attr:`trivial_lead_`, ``sqrt(2) * s / (n *
-        epsilon_check)`` with ``s`` 2 (accuracy) or 1 (bounded squared error): public.
+        Standard deviation of the noise in :attr:`trivial_lead_`, ``sqrt(2) * 2 / (n *
+        epsilon_check)``: public.
     cv_results_ : dict of numpy arrays
         ``params``, ``param_<name>`` masked arrays, ``n_passes`` (how many iterations each
         candidate passed) and ``selected``. No per-candidate score or rank: they are not DP.
@@ -415,7 +443,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
     scorer_ : callable
         The scorer used on partitions and by :meth:`score`: with several metrics, the one
         ``refit`` names; :class:`skdptune.utility.BoundedR2Scorer` for
-        ``scoring=None`` on ``LinearRegression(bounds_y=...)`` (see ``scoring``).
+        ``scoring=None`` or ``"r2"`` on ``LinearRegression(bounds_y=...)`` (see ``scoring``).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of str
@@ -677,6 +705,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
                                score_epsilon, plan.n_partitions, refit_cost, refit_rule,
                                self.random_state, plan)
 
+    def _trivial_test(self, plan):
+        # The released model's lead over the best constant (skdptune.trivial.lead_test);
+        # best_score_ measures partition fits, which a useful refit can outscore by far.
+        return lead_test(getattr(self, "trivial_lead_", None),
+                         getattr(self, "trivial_lead_std_", None), plan.lead)
+
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched, as a GridPlan; raises on any invalid
         input. Three stages: the budget, the candidates (refit and partition parameters, through
@@ -813,7 +847,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
             refit_params = dict(params)
             if self.refit:
                 if budget.refit_epsilon is not None:  # epsilon is the total: the refit's share
-                    share = split_budget(candidate, budget.refit_epsilon)
+                    # The gate's figure for the candidate as written is its charge, computed
+                    # once: the share scales its steps to the refit's epsilon.
+                    share = split_budget(candidate, budget.refit_epsilon, spent=declared[0])
                     check_budget_not_tuned(
                         share, params, source="param_grid", remedy="selection_epsilon",
                         total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
@@ -858,10 +894,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
                     f"the declared bounds and {n_records:g} validation records per partition"
                 )
         scorer, utility = make_utility(estimator, metric, utility_range, key)
-        if isinstance(scorer, BoundedR2Scorer) and metric is None:
-            scoring_note = ("Scoring with R² of predictions and targets clipped to the "
-                            "declared bounds_y, each partition's clipped to [-1, 1] "
-                            "(scoring=None)")
+        if isinstance(scorer, BoundedR2Scorer) and not isinstance(metric, BoundedR2Scorer):
+            low, high = utility.low, utility.high
+            scoring_note = (f"Scoring with R² of predictions and targets clipped to the "
+                            f"declared bounds_y, each partition's clipped to [{low:g}, "
+                            f"{high:g}] (scoring={metric!r}: the bounded R² of a regressor "
+                            "with bounds_y)")
         for params, candidate in zip(candidates, built):
             check_scorer_applies(scorer, candidate, params)
         return scorer, utility, scoring_note
@@ -890,7 +928,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"{max(int(n_samples * fraction), 1)})."
             )
 
-    def forecast(self, n_samples=None, confidence=0.9, n_features=None):
+    def forecast(self, X=None, confidence=0.9, n_features=None, *, n_samples=None):
         """What this search's selection can resolve, and what its fit will cost, before any
         data are touched.
 
@@ -901,15 +939,21 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         Parameters
         ----------
-        n_samples : int or None, default=None
-            The number of records the search will fit; needed with ``n_partitions="auto"``
-            only.
+        X : array-like of shape (n_samples, n_features), (n_samples, n_features) or int, \
+                default=None
+            The data the search will fit, or its shape, or its number of records: only the
+            numbers of rows and columns are read (public under the library's replace-one
+            adjacency), never the values, so ``search.forecast(X)`` costs no privacy. The
+            number of records is needed with ``n_partitions="auto"`` only (the default); the
+            number of columns, when known, lets a batched family check its declared bounds
+            against it, as in ``fit``.
         confidence : float, default=0.9
             Probability of selecting the best candidate that the forecast's gaps refer to.
         n_features : int or None, default=None
-            Columns of the ``X`` the search will fit, if known: a batched family then checks
-            its declared bounds against it, as in ``fit``. Without it the family decides from
-            the parameters alone.
+            Columns of the ``X`` the search will fit, when ``X`` does not say. Without it the
+            family decides from the parameters alone.
+        n_samples : int or None, default=None
+            The number of records, when ``X`` is not given.
 
         Returns
         -------
@@ -938,6 +982,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         Examples
         --------
+        >>> import numpy as np
         >>> from diffprivlib.models import GaussianNB
         >>> from skdptune import PrivateGridSearchCV
         >>> search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)),
@@ -945,15 +990,20 @@ class PrivateGridSearchCV(BasePrivateSearch):
         ...                              selector="permute_and_flip", n_partitions=200)
         >>> round(search.forecast().pairwise_gap, 3)  # the selection's half of epsilon=1
         0.036
+        >>> X = np.zeros((20_000, 4))  # only its shape is read
+        >>> search.set_params(n_partitions="auto").forecast(X).n_partitions
+        162
         """
         self._validate_params()
         budget = self._budget()
         selector = _as_selector(self.selector)
         n_candidates = len(ParameterGrid(self.param_grid))
+        n_samples, n_features = _forecast_shape(X, n_samples, n_features)
         if self.n_partitions == "auto" and n_samples is None:
             raise ValueError(
-                "n_partitions='auto' is chosen from the number of records: pass "
-                "forecast(n_samples=...) with the size of the data you will fit."
+                "n_partitions='auto' is chosen from the number of records: pass the data you "
+                "will fit, search.forecast(X) (only its shape is read), or its size, "
+                "search.forecast(n_samples=...)."
             )
         n_partitions = self._n_partitions(n_samples, n_candidates, budget.selector_epsilon)
         selection = forecast_selection(
@@ -1004,7 +1054,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 f"candidates with 90% probability only when they differ by "
                 f"{forecast.pairwise_gap:.2g} or more in utility ([0, 1]). Use more "
                 "partitions, a larger selection budget, or another selector; see "
-                "search.forecast() and skdptune.forecast.",
+                "search.forecast(X) and skdptune.forecast.",
                 NoisySelectionWarning,
                 stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
             )
@@ -1053,7 +1103,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "The selector selected no candidate (no noisy test passed); falling back to the "
             "first candidate of the grid. Either the noise swamped the utilities (it shrinks "
             "as n_partitions * epsilon grows: consider a larger epsilon, more partitions, or a "
-            "lower selector floor; see search.forecast() and skdptune.forecast), or every "
+            "lower selector floor; see search.forecast(X) and skdptune.forecast), or every "
             "candidate scored low on every partition, for instance because its fits or scores "
             f"failed: each failure scores error_score={self.error_score!r}, and which "
             "partitions fail is private, so it is not reported. To check for failing fits, "
@@ -1149,6 +1199,23 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.best_estimator_ = keep_released(best)  # only what its mechanisms cover
         rule = "a-priori reservation: the largest budget a candidate of the grid declares"
         return cost, rule
+
+
+def _forecast_shape(X, n_samples, n_features):
+    """``(n_samples, n_features)`` from :meth:`PrivateGridSearchCV.forecast`'s ``X`` (data, a
+    shape or a number of records) and its keywords; only shapes are read."""
+    if X is None:
+        return n_samples, n_features
+    if isinstance(X, Integral) and not isinstance(X, (bool, np.bool_)):
+        rows, columns = int(X), None
+    elif isinstance(X, tuple) and all(isinstance(v, Integral) for v in X) and len(X) in (1, 2):
+        rows, columns = int(X[0]), (int(X[1]) if len(X) == 2 else None)
+    else:
+        rows, columns = _num_samples(X), input_shape(X)["n_features_in_"]
+    if n_samples is not None and n_samples != rows:
+        raise ValueError(f"forecast got X with {rows} records and n_samples={n_samples}; give "
+                         "one of them.")
+    return rows, (columns if n_features is None else n_features)
 
 
 def _selection_line(selection, index, plan, cost, score=None, score_std=None):

@@ -1,83 +1,86 @@
 """Is the released model better than a trivial one? Decided from released outputs only.
 
 At the end of ``fit`` both searches call :func:`warn_if_useless`, which issues a
-:class:`~skdptune.exceptions.UselessModelWarning` when :func:`trivial_findings` finds one of:
+:class:`~skdptune.exceptions.UselessModelWarning` when :func:`trivial_findings` finds one of
+the following. Each rule speaks about the released model only, and each is right both ways
+with a stated probability: a model useful by the rule's margin is warned with probability at
+most :data:`FALSE_ALARM` (2.96 %), and a useless one is missed with a probability the rule
+computes from public figures (the noise's standard deviation, the number of records) and
+states in its docstring. Where no rule applies, nothing is said.
 
-- **A constant linear classifier.** A released diffprivlib ``LogisticRegression`` (the whole
-  estimator or a pipeline's last step) whose ``coef_`` and ``intercept_`` predict one class for
-  every row of L2 norm at most its declared ``data_norm``. For two classes the decision
-  ``x @ w + b`` ranges over ``[b - ||w|| D, b + ||w|| D]`` on that ball, so the prediction is
-  constant exactly when ``|b| >= ||w|| D``. With more classes (one-vs-rest, argmax of the
-  decisions) class ``c`` wins everywhere exactly when ``b_c - b_j >= ||w_c - w_j|| D`` for every
-  other class ``j``. In a pipeline, ``D`` bounds the rows *reaching the classifier* (the
-  declaration diffprivlib clips to during fit). When every earlier step is a diffprivlib
-  ``StandardScaler`` with declared ``bounds``, those rows also lie in the box the released
-  ``mean_`` and ``scale_`` map the bounds to, and a decision that keeps its sign on that box
-  (interval arithmetic, exact for a box) is constant too. Other earlier steps leave the ball
-  alone: a classifier constant only on their (smaller) image goes unreported.
-- **A score no better than a trivial model's.** ``best_score_`` below ``baseline + k *
-  best_score_std_`` (``k = 2``, :data:`MARGIN_STDS`), where ``baseline`` is what a constant
-  predictor is guaranteed to score *whatever the data*:
+- **A constant linear classifier** (both searches; exact, no error). A released
+  diffprivlib ``LogisticRegression`` (the whole estimator or a pipeline's last step) whose
+  ``coef_`` and ``intercept_`` predict one class for every row of L2 norm at most its
+  declared ``data_norm``. For two classes the decision ``x @ w + b`` ranges over ``[b -
+  ||w|| D, b + ||w|| D]`` on that ball, so the prediction is constant exactly when ``|b| >=
+  ||w|| D``. With more classes (one-vs-rest, argmax of the decisions) class ``c`` wins
+  everywhere exactly when ``b_c - b_j >= ||w_c - w_j|| D`` for every other class ``j``. In a
+  pipeline, ``D`` bounds the rows *reaching the classifier* (the declaration diffprivlib
+  clips to during fit). When every earlier step is a diffprivlib ``StandardScaler`` with
+  declared ``bounds``, those rows also lie in the box the released ``mean_`` and ``scale_``
+  map the bounds to, and a decision that keeps its sign on that box (interval arithmetic,
+  exact for a box) is constant too. Other earlier steps leave the ball alone: a classifier
+  constant only on their (smaller) image goes unreported.
+- **A lead over the best constant that is not clearly positive** (:class:`PrivateGridSearchCV
+  <skdptune.PrivateGridSearchCV>`; :func:`lead_test`). The grid search spends
+  ``check_share`` of its refit's budget on ``trivial_lead_``, a Laplace estimate (noise std
+  ``s = trivial_lead_std_``) of the released model's mean per-record lead on its training
+  records over the best constant there (:func:`estimate_lead`): the most frequent class
+  under accuracy, the targets' mean under a squared error (``scoring=None``, ``"r2"``,
+  ``"neg_mean_squared_error"`` or the bounded scorers, for a regressor with ``bounds_y``; in
+  units of ``(high - low)**2``, so the lead is the training R² times ``var(y) / (high -
+  low)**2``). It warns when ``trivial_lead_ < m - 2 s``, ``m`` the kind's
+  :data:`USEFUL_MARGIN` (2 accuracy points; 0.005 of ``(high - low)**2``, an R² of 0.08 to
+  0.5 for ``bounds_y`` 4 to 10 standard deviations of ``y`` wide). A model whose lead is
+  ``m`` or more is warned with probability at most ``exp(-2 sqrt(2)) / 2 = 2.96 %``; one whose
+  lead is 0 or less is missed with probability at most ``exp(-(m - 2 s) sqrt(2) / s) / 2``
+  (at most 2.96 % once ``s <= m / 4``; a larger ``s``, from a small budget or few records,
+  misses more, and the warning's message quotes the figure). The partition fits'
+  ``best_score_`` decides nothing: fitted on ``k`` times fewer records, they can score far
+  below a useful refit (issue 33: a regression with test R² 0.41 was warned from it).
+- **A best trial no better than a trivial baseline** (:class:`PrivateRandomizedSearchCV
+  <skdptune.PrivateRandomizedSearchCV>` without ``subsample``, whose released model is the
+  best trial's; :func:`trials_test`). ``best_score_`` is that model's noisy held-out score;
+  the baseline is what any constant predictor scores at least whatever the data: ``1 /
+  n_classes`` under accuracy (the most frequent class scores at least that, more with
+  imbalanced classes, which cannot be known privately: the rule is lenient there), 0.75
+  under :class:`~skdptune.utility.BoundedSquaredErrorScorer` (the middle of ``bounds_y``:
+  a clipped target is at most half the range from it). It warns when ``best_score_`` is
+  below a threshold computed from public figures (the number of records, the held-out
+  share, the per-trial epsilon and the mean number of trials) such that a released model
+  scoring the baseline plus :data:`USEFUL_MARGIN` or more on its held-out records is warned
+  with probability at most 2.96 %, counting the Laplace noise and the randomness of the
+  held-out count ``best_score_`` divides by its expectation; when no trial scores above the
+  baseline, the probability of a miss (bounded over the best of the trials by the mean
+  number of trials times one trial's tail) is computed with it.
 
-  - accuracy or balanced accuracy: ``1 / len(classes_)`` (the most frequent class scores at
-    least that; a random guess scores it in expectation; with imbalanced classes the majority
-    scores more, which cannot be known privately, so the test is lenient there);
-  - :class:`~skdptune.utility.BoundedSquaredErrorScorer` (``LinearRegression(bounds_y=...)``
-    with ``scoring=None``): ``0.75``, what predicting the middle of ``bounds_y`` scores at
-    least, since a clipped target is at most half the range from the middle, so each record's
-    ``1 - (error / range)**2`` is at least ``1 - 1/4``. The middle's true score depends on the
-    data (``1 - 1/12`` for targets uniform on the bounds), so a model can lose to it and still
-    pass this test.
-
-  ``best_score_`` is Laplace noise of standard deviation ``s = best_score_std_`` around the
-  mean partition utility (grid search) or the best trial's held-out score (randomized search,
-  optimistic: the largest of several). For a model exactly at the baseline, the warning is
-  missed with probability ``P(L > k s) = exp(-k sqrt(2)) / 2`` (2.96 % at ``k = 2``); for a
-  model above the baseline by ``d >= k s`` it is a false alarm with probability
-  ``exp(-(d / s - k) sqrt(2)) / 2`` (50 % at ``d = k s``, 2.96 % at ``d = 2 k s``): the warning
-  then says the released outputs cannot tell the model from a trivial one, which is true.
-  Decided only when the margin stays within half the way to a perfect score, ``baseline + k s
-  <= (baseline + 1) / 2``, so that a model halfway between trivial and perfect is flagged with
-  probability at most 1/2 (and one at ``baseline + 2 k s`` with 2.96 %): a noisier estimate
-  cannot tell a good model from a trivial one, and a warning on nearly every fit would be
-  noise (binary accuracy: ``s <= 0.125``; with the grid search's defaults, ``s = sqrt(2) /
-  (n_partitions * 0.1 * selection epsilon)``). Not decided when ``best_score_std_`` is NaN
-  (the doubling selector's own estimate, which has no closed-form noise law) or when there is
-  no ``best_score_``, nor when the lead rule below is decided and the lead is at least
-  :data:`LEAD_RESOLUTION`: the released model itself then clearly beats a trivial one, which
-  a noisy ``best_score_`` of the partition fits cannot overrule.
-
-- **A released lead over a trivial model that is not positive.** The grid search spends
-  ``check_share`` of its refit's budget on one Laplace estimate, released as ``trivial_lead_``:
-  the released model's mean per-record score on the training data minus a trivial model's
-  (:func:`estimate_lead`; accuracy against the most frequent class, the bounded squared error
-  against predicting the middle of ``bounds_y``). It is warned on when ``trivial_lead_ <
-  k * trivial_lead_std_``: the miss and false-alarm rates are those of the score rule above.
-  Decided only when ``k * trivial_lead_std_ <= LEAD_RESOLUTION`` (5 points of the score):
-  noisier, the estimate cannot tell a useful model from a trivial one. Unlike the score rule,
-  this one compares the model actually released (fitted on all the records, with the
-  candidate as written) with the best constant (accuracy) or a constant better than the
-  worst case (the middle of ``bounds_y`` on the data, not the 0.75 it scores at least): it
-  catches the diffprivlib ``LinearRegression`` that clips nearly every prediction to an end of
-  ``bounds_y``, which the score rule cannot see.
+Nothing is said for other scorers (balanced accuracy, F1, a callable, an error without
+``bounds_y``...), for a randomized search with ``subsample`` (its released model is a
+final fit, not a scored trial), for a grid search without ``trivial_lead_``
+(``check_share=0``, ``selection_epsilon``, no refit), nor from the doubling selector's own
+estimate: the library cannot tell, and says nothing rather than something wrong.
 
 Apart from :func:`estimate_lead` (a DP mechanism, charged by the search), nothing here reads
-the data or a partition utility: only ``best_score_``, ``best_score_std_``,
-``trivial_lead_``, ``trivial_lead_std_``, ``scorer_``, ``best_estimator_`` (released) and
-declared parameters. That is post-processing of the released outputs, so it costs no
-privacy. ``len(classes_)`` is read from the released model, which holds it anyway
-(diffprivlib takes ``classes_`` from the labels without privacy: a known limit of the faults
-page).
+the data or a partition utility: only ``best_score_``, ``trivial_lead_``, their stds,
+``scorer_``, ``best_estimator_`` (released) and public figures of the plan (the number of
+records is public under the library's replace-one adjacency). That is post-processing of the
+released outputs, so it costs no privacy. ``len(classes_)`` is read from the released model,
+which holds it anyway (diffprivlib takes ``classes_`` from the labels without privacy: a
+known limit of the faults page). The rates cover the noise and the held-out count; a lead
+measured on the training records can exceed the model's lead on new records (a model fitted
+with a large epsilon can fit its training records' noise), which no released figure bounds.
 """
 
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from diffprivlib.utils import check_random_state
+from scipy import stats
 from sklearn.metrics import accuracy_score, balanced_accuracy_score
 from sklearn.pipeline import Pipeline
 
@@ -91,11 +94,12 @@ from .utility import (
     scores_accuracy,
 )
 
-#: ``k``: how many noise standard deviations ``best_score_`` must clear above the baseline.
+#: ``k``: how many noise standard deviations below the margin the grid search's threshold is.
 MARGIN_STDS = 2.0
 
-#: The best score of every scorer with a baseline (accuracy, the bounded squared error, R²).
-PERFECT_SCORE = 1.0
+#: The largest probability that either rule warns on a model useful by its margin:
+#: ``exp(-MARGIN_STDS * sqrt(2)) / 2``, the Laplace tail ``MARGIN_STDS`` stds out (2.96 %).
+FALSE_ALARM = math.exp(-MARGIN_STDS * math.sqrt(2.0)) / 2
 
 #: What predicting the middle of ``bounds_y`` scores at least under
 #: :class:`~skdptune.utility.BoundedSquaredErrorScorer`, whatever the data.
@@ -104,26 +108,29 @@ MIDDLE_OF_BOUNDS_Y_SCORE = 0.75
 #: A score :func:`estimate_lead` knows a trivial model for: accuracy (the most frequent class).
 ACCURACY = "accuracy"
 
-#: A score :func:`estimate_lead` knows a trivial model for:
-#: :class:`~skdptune.utility.BoundedSquaredErrorScorer` (the middle of ``bounds_y``).
+#: A score :func:`estimate_lead` knows a trivial model for: a squared error of a regressor
+#: with ``bounds_y`` (the targets' mean), in units of ``(high - low)**2``.
 BOUNDED_SQUARED_ERROR = "bounded squared error"
 
 #: How much one record can move ``n`` times the mean per-record lead, whatever the released
 #: model (fixed: it is a DP output) when the record is replaced (replace-one, ``n`` public).
 #: Accuracy: the model's term moves by at most 1 and the most frequent class's share by at
-#: most 1 (one count down, one up), hence 2. Bounded squared error: with ``a = |y - middle|
-#: / range`` in ``[0, 1/2]`` and ``b = |pred - y| / range`` (both clipped), each record's
-#: lead ``u_model - u_middle = a**2 - b**2`` lies in ``[-3/4, 1/4]``: at most ``a**2 <= 1/4``,
-#: and at least ``a**2 - (a + 1/2)**2 = -a - 1/4 >= -3/4`` since ``b <= a + 1/2`` (the
-#: prediction is clipped to the bounds too); a range of 1.
-LEAD_SENSITIVITY = {ACCURACY: 2.0, BOUNDED_SQUARED_ERROR: 1.0}
+#: most 1 (one count down, one up), hence 2. Squared error against the mean, in units of
+#: ``(high - low)**2`` with targets and predictions clipped to ``bounds_y``: the model's sum
+#: of squared errors moves by at most 1 (one term in ``[0, 1]``), and so does the sum of
+#: squares about the mean, ``SST = min_c sum (y_i - c)**2``: with ``y_j`` replaced,
+#: ``SST' <= sum_{i != j} (y_i - mean)**2 + (y_j' - mean)**2 <= SST + 1``, and the same the
+#: other way; hence 2.
+LEAD_SENSITIVITY = {ACCURACY: 2.0, BOUNDED_SQUARED_ERROR: 2.0}
 
-#: What one record moves the summed lead by under zero-out adjacency (a null record contributes
-#: nothing), for the privacy report's comparison figure. Accuracy: a null record removes its
-#: own correct/incorrect term (0 or 1) and at most one from the most frequent class's count, in
-#: the same direction: at most 1. Bounded squared error: its term, in ``[-3/4, 1/4]``: at most
-#: 3/4.
-LEAD_ZERO_OUT = {ACCURACY: 1.0, BOUNDED_SQUARED_ERROR: 0.75}
+#: What one record moves ``n`` times the lead by under zero-out adjacency (a null record
+#: contributes nothing), for the privacy report's comparison figure. Accuracy: a null record
+#: removes its own term (0 or 1) and at most one from the most frequent class's count, both
+#: downwards: at most 1. Squared error against the mean: the model's sum of squared errors
+#: loses one term in ``[0, 1]``, and ``SST`` falls by at most 1 (``SST <= SST' + (y_j - c')**2
+#: <= SST' + 1`` at the others' mean ``c'``) and never rises (the old mean is still a
+#: candidate constant): the difference moves by at most 1.
+LEAD_ZERO_OUT = {ACCURACY: 1.0, BOUNDED_SQUARED_ERROR: 1.0}
 
 
 def lead_zero_out_factor(kind):
@@ -132,8 +139,52 @@ def lead_zero_out_factor(kind):
     scales with the sensitivity)."""
     return LEAD_ZERO_OUT[kind] / LEAD_SENSITIVITY[kind]
 
-#: The largest ``MARGIN_STDS * trivial_lead_std_`` at which the lead rule is decided.
-LEAD_RESOLUTION = 0.05
+
+#: The lead (accuracy points; units of ``(high - low)**2``) above which a model counts as
+#: useful: one that leads by this much is warned with probability at most
+#: :data:`FALSE_ALARM`. For a squared error, the lead is the R² times ``var(y) / (high -
+#: low)**2``: 0.005 is an R² of 0.08 for ``bounds_y`` four standard deviations wide, 0.5 for
+#: ten.
+USEFUL_MARGIN = {ACCURACY: 0.02, BOUNDED_SQUARED_ERROR: 0.005}
+
+#: Standard deviations of the held-out count either side of its expectation over which the
+#: randomized search's rule sums (the rest of the binomial has probability below 1e-30).
+_COUNT_SPAN = 12.0
+
+
+@dataclass(frozen=True)
+class TrivialTest:
+    """One rule's decision on a fitted search: a released figure against a threshold.
+
+    Attributes
+    ----------
+    statistic : str
+        The released attribute it reads (``"trivial_lead_"`` or ``"best_score_"``).
+    value : float
+        Its value (a DP output).
+    threshold : float
+        The rule warns when ``value < threshold`` (same units).
+    margin : float
+        How far above the trivial model a model must score to count as useful.
+    trivial : str
+        What the trivial model is, for the message.
+    false_alarm : float
+        The largest probability of warning on a model useful by ``margin``.
+    miss : float
+        The largest probability of not warning on a useless model (see the rule).
+    """
+
+    statistic: str
+    value: float
+    threshold: float
+    margin: float
+    trivial: str
+    false_alarm: float
+    miss: float
+
+    @property
+    def warns(self):
+        return self.value < self.threshold
 
 
 def constant_class(model):
@@ -249,8 +300,7 @@ def _classifier(model):
 
 
 def trivial_baseline(scorer, model):
-    """What a constant predictor scores at least, whatever the data, under ``scorer`` (for
-    R², what the best constant scores: a model below it is no better than a constant).
+    """What a constant predictor scores at least, whatever the data, under ``scorer``.
 
     Parameters
     ----------
@@ -266,10 +316,8 @@ def trivial_baseline(scorer, model):
     """
     if isinstance(scorer, BoundedSquaredErrorScorer):
         return (MIDDLE_OF_BOUNDS_Y_SCORE,
-                "what predicting the middle of bounds_y scores at least, whatever the data "
-                "(a clipped target is at most half the range from it)")
-    if isinstance(scorer, BoundedR2Scorer):
-        return (0.0, "the R² of predicting the held-out targets' mean")
+                "0.75, what predicting the middle of bounds_y scores at least whatever the "
+                "data (a clipped target is at most half the range from it)")
     if model is None:
         return None
     score_func = getattr(scorer, "_score_func", None)
@@ -292,7 +340,11 @@ def trivial_baseline(scorer, model):
             f"{len(classes)} classes scores at least")
 
 
-def lead_kind(estimator, scoring, utility_range):
+#: Scorings whose trivial model is the targets' mean, for a regressor with ``bounds_y``.
+_SQUARED_ERRORS = (None, "r2", "neg_mean_squared_error")
+
+
+def lead_kind(estimator, scoring, utility_range=None):
     """Which trivial model :func:`estimate_lead` compares the released model with, decided
     from the search's parameters alone (before the data), or None when it knows none.
 
@@ -302,19 +354,22 @@ def lead_kind(estimator, scoring, utility_range):
         The estimator being tuned (every candidate shares its kind of score).
     scoring : str, callable or None
         The selection's metric (as for :func:`skdptune.utility.make_utility`).
-    utility_range : (float, float) or None
-        The search's ``utility_range``.
+    utility_range : (float, float) or None, default=None
+        The search's ``utility_range``: it does not change the kind (the lead has its own
+        units).
 
     Returns
     -------
     str or None
-        :data:`ACCURACY` (``scoring="accuracy"``, or None for a classifier scored by
-        accuracy), :data:`BOUNDED_SQUARED_ERROR` (the search's default score of diffprivlib's
-        ``LinearRegression`` with ``bounds_y``), else None.
+        :data:`BOUNDED_SQUARED_ERROR` for a regressor declaring ``bounds_y`` (diffprivlib's
+        ``LinearRegression``, :class:`skdptune.linear_model.Ridge`, also at the end of a
+        pipeline) scored by ``None``, ``"r2"``, ``"neg_mean_squared_error"`` or the bounded
+        scorers; :data:`ACCURACY` for ``scoring="accuracy"``, or None for a classifier scored
+        by accuracy; else None.
     """
-    if isinstance(scoring, BoundedSquaredErrorScorer) or (
-            scoring is None and utility_range is None
-            and declared_bounds_y(estimator, required=False) is not None):
+    squared = (isinstance(scoring, (BoundedSquaredErrorScorer, BoundedR2Scorer))
+               or (scoring is None or isinstance(scoring, str)) and scoring in _SQUARED_ERRORS)
+    if squared and declared_bounds_y(estimator, required=False) is not None:
         return BOUNDED_SQUARED_ERROR
     if scoring == "accuracy" or (scoring is None and scores_accuracy(estimator)):
         return ACCURACY
@@ -333,21 +388,24 @@ def _lead(kind, model, X, y):
         return float(np.mean(correct)) - counts.max() / len(y)
     bounds_y = declared_bounds_y(model)
     y = np.asarray(y, dtype=float)
-    middle = np.broadcast_to((bounds_y[0] + bounds_y[1]) / 2, y.shape)
+    # The best constant for the squared error on these records: the mean of the clipped
+    # targets (it lies within the bounds, so clipping it changes nothing).
+    mean = np.broadcast_to(np.mean(np.clip(y, *bounds_y), axis=0), y.shape)
     scorer = BoundedSquaredErrorScorer()
-    return float(np.mean(scorer.per_record(model, X, y) - scorer.scores_of(middle, y, bounds_y)))
+    return float(np.mean(scorer.per_record(model, X, y) - scorer.scores_of(mean, y, bounds_y)))
 
 
 def estimate_lead(kind, model, X, y, *, epsilon, random_state=None):
-    """A DP estimate of how much better the released model scores than a trivial one.
+    """A DP estimate of how much better the released model scores than the best constant.
 
-    The mean over the ``n`` training records of the released model's per-record score minus a
-    trivial model's, in ``[0, 1]`` score units: for :data:`ACCURACY`, the model's accuracy
-    minus the share of the most frequent class (what the best constant prediction scores);
-    for :data:`BOUNDED_SQUARED_ERROR`, the model's ``1 - (clip(pred) - clip(y))**2 / (high -
-    low)**2`` minus that of predicting ``(low + high) / 2``, with the released model's
-    ``bounds_y``. On the training records, since every record is spent on the refit; a DP
-    model's training score tells little more than its test score.
+    The mean over the ``n`` training records of the released model's per-record score minus
+    the best constant's there, in ``[-1, 1]``: for :data:`ACCURACY`, the model's accuracy minus
+    the share of the most frequent class; for :data:`BOUNDED_SQUARED_ERROR`, the targets'
+    sum of squares about their mean minus the model's sum of squared errors, over ``n (high -
+    low)**2``, with targets and predictions clipped to the released model's ``bounds_y`` (the
+    training R² times ``var(y) / (high - low)**2``). On the training records, since every
+    record is spent on the refit; a DP model's training score tells little more than its
+    test score.
 
     Parameters
     ----------
@@ -390,21 +448,128 @@ def estimate_lead(kind, model, X, y, *, epsilon, random_state=None):
     return float(noise.randomise(lead)), std
 
 
-def trivial_findings(best_score, best_score_std, scorer, model, lead=None, lead_std=None):
+def _laplace_tail(x, std):
+    """``P(L >= x)`` for Laplace noise of standard deviation ``std`` (centred)."""
+    scale = std / math.sqrt(2.0)
+    return 0.5 * math.exp(-x / scale) if x >= 0 else 1.0 - 0.5 * math.exp(x / scale)
+
+
+def lead_test(lead, lead_std, kind):
+    """The grid search's rule on ``trivial_lead_``, or None when there is no estimate.
+
+    Warns when ``lead < m - MARGIN_STDS * lead_std``, ``m = USEFUL_MARGIN[kind]``.
+
+    Parameters
+    ----------
+    lead, lead_std : float or None
+        ``trivial_lead_`` and ``trivial_lead_std_`` (a DP output and a public figure).
+    kind : str or None
+        From :func:`lead_kind`.
+
+    Returns
+    -------
+    TrivialTest or None
+        With ``false_alarm``: the probability of a warning when the lead is ``m`` or more,
+        at most ``P(L < -MARGIN_STDS * std) = FALSE_ALARM``; ``miss``: of no warning when
+        the lead is 0 or less, at most ``P(L >= m - MARGIN_STDS * std)``, ``L`` the Laplace
+        noise (exact for a lead of exactly ``m`` or 0).
+    """
+    if kind is None or lead is None or lead_std is None or math.isnan(lead):
+        return None
+    margin = USEFUL_MARGIN[kind]
+    threshold = margin - MARGIN_STDS * lead_std
+    trivial = ("the most frequent class" if kind == ACCURACY
+               else "the targets' mean (in units of (high - low)**2 of bounds_y)")
+    return TrivialTest("trivial_lead_", lead, threshold, margin, trivial,
+                       false_alarm=_laplace_tail(MARGIN_STDS * lead_std, lead_std),
+                       miss=_laplace_tail(threshold, lead_std))
+
+
+def trials_test(best_score, scorer, model, *, n_samples, validation_fraction, trial_epsilon,
+                n_iter, utility):
+    """The randomized search's rule on ``best_score_``, or None when it cannot tell.
+
+    ``best_score_`` is ``clip((S + L) / E, 0, 1)`` in utility units: ``S`` the released
+    trial's sum of per-record utilities over the ``N ~ Binomial(n, validation_fraction)``
+    held-out records, ``L`` its Laplace noise of scale ``1 / trial_epsilon``, ``E = n *
+    validation_fraction`` the expected count. The threshold ``t`` is the largest with
+
+        ``sum_r P(N = r) P(L < t E - (b + m) r) <= FALSE_ALARM``
+
+    (``b`` the baseline, ``m`` the margin, in utility units): an upper bound on the
+    probability of a warning when the released model's held-out mean ``S / N`` is at least
+    ``b + m``, since being the best of the trials only makes its noise larger (the event of
+    its selection increases with its noise). When every trial's held-out mean is at most
+    ``b``, ``best_score_ * E <= b N + max_k L_k`` and ``P(max_k L_k >= x) <= E[K] P(L >= x)``
+    (a union bound; ``E[K] = n_iter`` whatever the law), so the probability of a miss is at
+    most ``sum_r P(N = r) min(1, n_iter P(L >= t E - b r))``.
+
+    Parameters
+    ----------
+    best_score : float
+        ``best_score_`` (scorer's units).
+    scorer : callable
+        ``scorer_``.
+    model : estimator
+        ``best_estimator_``.
+    n_samples : int
+        The number of records (public).
+    validation_fraction, trial_epsilon, n_iter : float
+        The search's (public).
+    utility : skdptune.utility.BoundedUtility
+        The map between the scorer's units and utilities.
+
+    Returns
+    -------
+    TrivialTest or None
+        None without a known baseline, when the margin leaves ``[0, 1]``, or when no
+        positive threshold keeps the false alarms within :data:`FALSE_ALARM` (too few
+        held-out records for the noise).
+    """
+    baseline = trivial_baseline(scorer, model)
+    if baseline is None or best_score is None or math.isnan(best_score):
+        return None
+    kind = ACCURACY if not isinstance(scorer, BoundedSquaredErrorScorer) else \
+        BOUNDED_SQUARED_ERROR
+    level, what = baseline
+    width = utility.high - utility.low
+    b = (level - utility.low) / width
+    m = USEFUL_MARGIN[kind] / width
+    if not 0 <= b < b + m <= 1:
+        return None
+    expected = n_samples * validation_fraction
+    spread = math.sqrt(n_samples * validation_fraction * (1 - validation_fraction))
+    counts = np.arange(max(0, math.floor(expected - _COUNT_SPAN * spread)),
+                       min(n_samples, math.ceil(expected + _COUNT_SPAN * spread)) + 1)
+    weights = stats.binom.pmf(counts, n_samples, validation_fraction)
+    noise = stats.laplace(scale=1.0 / trial_epsilon)
+
+    def false_alarm(t):
+        return float(weights @ noise.cdf(t * expected - (b + m) * counts))
+
+    low, high = 0.0, b + m
+    if false_alarm(low) > FALSE_ALARM:
+        return None
+    for _ in range(60):  # false_alarm grows with t: the largest t within the rate
+        middle = (low + high) / 2
+        low, high = (middle, high) if false_alarm(middle) <= FALSE_ALARM else (low, middle)
+    threshold = low
+    miss = float(weights @ np.minimum(1.0, n_iter * noise.sf(threshold * expected
+                                                             - b * counts)))
+    return TrivialTest("best_score_", best_score, utility.to_score(threshold),
+                       USEFUL_MARGIN[kind], what, false_alarm=false_alarm(threshold),
+                       miss=miss)
+
+
+def trivial_findings(test, model):
     """The reasons the released outputs show a model no better than a trivial one.
 
     Parameters
     ----------
-    best_score, best_score_std : float or None
-        The search's ``best_score_`` and ``best_score_std_`` (DP outputs; None or NaN when not
-        released).
-    scorer : callable
-        The search's ``scorer_``.
+    test : TrivialTest or None
+        The search's rule on its released figure (:func:`lead_test`, :func:`trials_test`).
     model : estimator or None
         The released ``best_estimator_``, or None.
-    lead, lead_std : float or None, default=None
-        The grid search's ``trivial_lead_`` and ``trivial_lead_std_`` (DP outputs; None or
-        NaN when not released).
 
     Returns
     -------
@@ -413,14 +578,13 @@ def trivial_findings(best_score, best_score_std, scorer, model, lead=None, lead_
         none.
     """
     findings = []
-    lead_decided = (lead is not None and lead_std is not None and not math.isnan(lead)
-                    and MARGIN_STDS * lead_std <= LEAD_RESOLUTION)
-    if lead_decided and lead < MARGIN_STDS * lead_std:
+    if test is not None and test.warns:
         findings.append(
-            f"trivial_lead_={lead:.3g} (noise std trivial_lead_std_={lead_std:.2g}) is below "
-            f"{MARGIN_STDS:g} * {lead_std:.2g} = {MARGIN_STDS * lead_std:.3g}: on the training "
-            "data, the released model does not score clearly better than a trivial one (the "
-            "most frequent class, or the middle of bounds_y)."
+            f"{test.statistic}={test.value:.4g} is below {test.threshold:.4g}: the released "
+            f"outputs do not show the released model scoring at least {test.margin:g} above "
+            f"{test.trivial}. (A model that does is warned with probability at most "
+            f"{test.false_alarm:.2%}; a model no better than it goes unwarned with "
+            f"probability at most {test.miss:.2%}.)"
         )
     if model is not None:
         label = constant_class(model)
@@ -434,69 +598,39 @@ def trivial_findings(best_score, best_score_std, scorer, model, lead=None, lead_
                 "see, it is a constant predictor (rows of larger norm, which diffprivlib "
                 "clips only when fitting, may get another class)."
             )
-    # A decided lead of LEAD_RESOLUTION or more measures the released model itself as clearly
-    # useful; best_score_ only the partition fits the selection saw, more noisily, and would
-    # add its false alarms (HI at a total of 1: 2 in 3 models at 79 % against 63 %). A smaller
-    # lead leaves the score rule in force: the lead is measured on the training records, where
-    # a model fitted to noise can lead a constant by a little.
-    if lead_decided and lead >= LEAD_RESOLUTION:
-        return findings
-    if best_score is None or best_score_std is None:
-        return findings
-    if math.isnan(best_score) or math.isnan(best_score_std):
-        return findings
-    baseline = trivial_baseline(scorer, model)
-    if baseline is None:
-        return findings
-    level, what = baseline
-    threshold = level + MARGIN_STDS * best_score_std
-    # Too noisy to tell (the margin reaches past halfway to a perfect score, 1 in both
-    # scorers' units): a warning would then fire on good models as often as on trivial ones.
-    if threshold > (level + PERFECT_SCORE) / 2:
-        return findings
-    if best_score < threshold:
-        findings.append(
-            f"best_score_={best_score:.3g} (noise std best_score_std_={best_score_std:.2g}) is "
-            f"below {level:.3g} + {MARGIN_STDS:g} * {best_score_std:.2g} = {threshold:.3g}, "
-            f"where {level:.3g} is {what}: the released outputs do not show the selected "
-            "candidate beats a trivial model."
-        )
     return findings
 
 
-def warn_if_useless(search, stacklevel):
+def warn_if_useless(search, plan, stacklevel):
     """Issue a :class:`~skdptune.exceptions.UselessModelWarning` when :func:`trivial_findings`
     finds anything in the search's released attributes.
 
     Parameters
     ----------
     search : BasePrivateSearch
-        A fitted search: only its released attributes are read.
+        A fitted search: only its released attributes are read, through its
+        ``_trivial_test(plan)`` (:func:`lead_test` or :func:`trials_test`).
+    plan : skdptune.base.Plan
+        The search's plan: public figures only.
     stacklevel : int
         Stack level of the user's call of ``fit``, as for :func:`warnings.warn` called by the
         caller of this function.
     """
-    findings = trivial_findings(getattr(search, "best_score_", None),
-                                getattr(search, "best_score_std_", None),
-                                getattr(search, "scorer_", None),
-                                getattr(search, "best_estimator_", None),
-                                getattr(search, "trivial_lead_", None),
-                                getattr(search, "trivial_lead_std_", None))
+    findings = trivial_findings(search._trivial_test(plan),
+                                getattr(search, "best_estimator_", None))
     if not findings:
         return
     if hasattr(search, "n_partitions_"):
-        fewer = (f"fewer partitions (n_partitions_={search.n_partitions_}; see "
-                 "search.forecast())")
+        fewer = "a smaller grid of better regularised candidates"
     else:
         fewer = ("fewer trials (a smaller n_iter: with epsilon= the total, each trial gets "
                  "more of it)")
     warnings.warn(
         "The released model looks no better than a trivial one. " + " ".join(findings)
-        + f" Try a larger epsilon, {fewer}, the untuned default candidate alone, or a grid "
-        "of better regularised candidates (the user guide, \"Choosing a method and a "
-        "budget\": \"A released model no better than a trivial one\"). Decided from DP "
-        "outputs and public parameters only (post-processing: no data were read, nothing was "
-        "charged).",
+        + f" Try a larger epsilon, {fewer}, or the untuned default candidate alone (the user "
+        "guide, \"Choosing a method and a budget\": \"A released model no better than a "
+        "trivial one\"). Decided from DP outputs and public parameters only "
+        "(post-processing: no data were read, nothing was charged).",
         UselessModelWarning,
         stacklevel=stacklevel + 1,
     )

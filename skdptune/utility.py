@@ -17,13 +17,13 @@ from diffprivlib.models import KMeans as DPKMeans
 from diffprivlib.models import LinearRegression as DPLinearRegression
 from sklearn.base import ClassifierMixin
 from sklearn.dummy import DummyClassifier
-from sklearn.metrics import check_scoring
+from sklearn.metrics import accuracy_score, check_scoring
 from sklearn.multioutput import MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier, RadiusNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 
-from ._sklearn_compat import _check_multimetric_scoring
+from ._sklearn_compat import _check_multimetric_scoring, _PassthroughScorer
 from .exceptions import ScorerOutputError
 
 # Names of get_scorer scorers whose values lie in [0, 1] for every input.
@@ -145,10 +145,11 @@ class _BoundsYScorer:
         ``params``) declares valid ``bounds_y``."""
         if declared_bounds_y(estimator, required=False) is None:
             raise ValueError(
-                f"The scorer {self!r} (scoring=None's for a regressor with bounds_y) reads the "
-                f"declared bounds_y, but "
-                f"{type(estimator).__name__} with {params} does not end in diffprivlib's "
-                "LinearRegression with bounds_y: pass scoring=... with a utility_range."
+                f"The scorer {self!r} (what scoring=None and scoring='r2' mean for a regressor "
+                f"with bounds_y) reads the declared bounds_y, but {type(estimator).__name__} "
+                f"with {params} does not end in diffprivlib's LinearRegression with bounds_y: "
+                "declare bounds_y on every candidate, or pass a scorer that does not read "
+                "them (e.g. 'neg_mean_absolute_error') with a utility_range."
             )
 
     def __repr__(self):
@@ -322,6 +323,11 @@ class BoundedSquaredErrorScorer(_BoundsYScorer):
         error = np.clip(error, 0.0, 1.0)
         return 1.0 - (error.mean(axis=1) if error.ndim == 2 else error)
 
+def _scoring_is_r2(scoring):
+    """Whether ``scoring`` names scikit-learn's R² (``"r2"``)."""
+    return isinstance(scoring, str) and scoring == "r2"
+
+
 def declared_bounds_y(estimator, required=True):
     """``(low, high)`` arrays of the ``bounds_y`` a diffprivlib ``LinearRegression`` declares
     (also at the end of a pipeline), or None when there are none (``required=False``).
@@ -398,7 +404,8 @@ def make_utility(estimator, scoring, utility_range, key=None):
         accuracy (``ClassifierMixin.score``, also at the end of a pipeline). Without a
         ``utility_range``, for diffprivlib's ``LinearRegression`` with ``bounds_y`` (also at
         the end of a pipeline) it means :class:`BoundedR2Scorer`: R² of the predictions and
-        targets clipped to ``bounds_y``, mapped from :data:`R2_RANGE`.
+        targets clipped to ``bounds_y``, mapped from :data:`R2_RANGE`. So does ``"r2"`` for
+        such an estimator, with or without a ``utility_range`` (mapped from it when given).
     utility_range : (float, float) or None
         Declared ``(low, high)`` of the scorer's values; when given, it is used whatever the
         scorer (``scoring=None`` then means ``estimator.score``, R² for a regressor).
@@ -422,13 +429,15 @@ def make_utility(estimator, scoring, utility_range, key=None):
         When the scorer is not known to be bounded and no ``utility_range`` is declared; the
         message advises on a range for the kind of estimator.
     """
-    if scoring is None and utility_range is None and declared_bounds_y(
-            estimator, required=False) is not None:
-        # The estimator's own R² (of the clipped predictions), mapped from R2_RANGE and
-        # clipped per partition (see the class): each partition utility lies in [0, 1], so
-        # the mean's sensitivity is 1 / n_partitions, as for every utility.
+    if declared_bounds_y(estimator, required=False) is not None and (
+            (scoring is None and utility_range is None) or _scoring_is_r2(scoring)):
+        # The estimator's own R² (of the clipped predictions), mapped from R2_RANGE (or the
+        # declared utility_range) and clipped per partition (see the class): each partition
+        # utility lies in [0, 1], so the mean's sensitivity is 1 / n_partitions, as for every
+        # utility. scoring="r2" means the same R², so it gets the same bounded form.
         scorer = BoundedR2Scorer()
-        return scorer, BoundedUtility(scorer, *R2_RANGE, key)
+        low, high = R2_RANGE if utility_range is None else _check_utility_range(utility_range)
+        return scorer, BoundedUtility(scorer, low, high, key)
     if isinstance(scoring, (BoundedSquaredErrorScorer, BoundedR2Scorer)):
         scorer = scoring
     elif scoring is None:
@@ -597,6 +606,27 @@ def scores_accuracy(estimator):
         (``ClassifierMixin.score`` and the methods that return it), matched by identity.
     """
     return getattr(type(_final_step(estimator)), "score", None) in _ACCURACY_SCORES
+
+
+def is_plain_accuracy(utility, estimator=None):
+    """Whether a utility's scorer is scikit-learn's accuracy scorer without options, or
+    ``estimator.score`` (``scoring=None``) where that is scikit-learn's accuracy.
+
+    Parameters
+    ----------
+    utility : BoundedUtility
+    estimator : estimator or None, default=None
+        The candidate, for ``scoring=None`` (decided per candidate: a grid swaps steps).
+
+    Returns
+    -------
+    bool
+    """
+    scorer = getattr(utility, "scorer", None)
+    if isinstance(scorer, _PassthroughScorer):
+        return estimator is not None and scores_accuracy(estimator)
+    return (getattr(scorer, "_score_func", None) is accuracy_score
+            and getattr(scorer, "_sign", None) == 1 and not getattr(scorer, "_kwargs", True))
 
 
 def _kind(estimator):

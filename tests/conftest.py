@@ -75,6 +75,16 @@ def allow_in_gate(monkeypatch):
     return allow
 
 
+@pytest.fixture
+def spread_work(monkeypatch):
+    """Partition fits spread over joblib's workers whenever there are two tasks or more, after
+    the first (the evaluate stage otherwise keeps work too small to pay for workers in this
+    process: ``skdptune.evaluate._run``)."""
+    from skdptune import evaluate
+
+    monkeypatch.setattr(evaluate, "PARALLEL_MIN_SAVING", -np.inf)
+
+
 def grid_charges(search):
     """The accountant entries a fitted PrivateGridSearchCV made: the selection, then the refit
     (charged separately, the selection before the refit starts)."""
@@ -97,9 +107,10 @@ def partition_fits(monkeypatch):
     that use this fixture read or recompute diffprivlib's own partition fits); the batched
     path has its own tests in ``test_batched.py``.
     """
-    from skdptune import batched, evaluate, search
+    from skdptune import evaluate, search
+    from skdptune.batched import registry
 
-    monkeypatch.setattr(batched, "FAMILIES", {})
+    monkeypatch.setattr(registry, "FAMILIES", {})
 
     records, partitions = [], {}
     original, original_stage = evaluate._evaluate_batch, evaluate.partition_utilities
@@ -126,10 +137,11 @@ def count_paths(monkeypatch, family=None):
     """Count the (candidate, partition) fits that reach each path of the evaluate stage:
     ``{"per_fit": ..., "batched": ...}``, updated as fits run; with ``family``, every batched
     block must be of that family."""
-    from skdptune import batched, evaluate
+    from skdptune import evaluate
+    from skdptune.batched import engine
 
     seen = {"per_fit": 0, "batched": 0}
-    per_fit, blocks = evaluate._evaluate_batch, batched.block_accuracies
+    per_fit, blocks = evaluate._evaluate_batch, engine._run_block
 
     def spy_per_fit(estimator, batch, *args):
         seen["per_fit"] += len(batch)
@@ -141,8 +153,47 @@ def count_paths(monkeypatch, family=None):
         return blocks(block_family, plans, ids, X, task, *args)
 
     monkeypatch.setattr(evaluate, "_evaluate_batch", spy_per_fit)
-    monkeypatch.setattr(batched, "block_accuracies", spy_batched)
+    monkeypatch.setattr(engine, "_run_block", spy_batched)
     return seen
+
+
+def batched_groups(estimator, candidates, X, y, utility):
+    """The batched engine's groups of candidates (``skdptune.batched.engine._groups``) as
+    ``(family, ids, plans, data)``; ``data.steps``: each candidate's partition steps, or None."""
+    from types import SimpleNamespace
+
+    from skdptune.batched import engine
+
+    return [(group.family, group.ids, group.plans,
+             SimpleNamespace(**vars(group.data), steps=group.steps))
+            for group in engine._groups(estimator, candidates, X, y, utility)]
+
+
+def batched_values(family, ids, plans, data, splits, utility, entropy=0, n_jobs=1,
+                   error_score="raise"):
+    """``(len(ids), n_partitions)`` partition utilities of one group on the batched path
+    (``ids``: the candidates' grid indices, which key the streams), its blocks run by joblib
+    with ``n_jobs`` (cut as the engine cuts them for that many workers)."""
+    from joblib import Parallel, effective_n_jobs
+
+    from skdptune.batched import engine
+
+    group = engine._Group(family, list(ids), list(plans), data, getattr(data, "steps", None))
+    work = engine.BatchedWork([group], splits, utility, error_score, entropy,
+                              effective_n_jobs(n_jobs))
+    values, redo = work.collect(Parallel(n_jobs=n_jobs)(work.tasks))
+    assert not redo, "a partition's real fit would raise under error_score='raise'"
+    return values
+
+
+def per_fit_values(estimator, candidates, X, y, splits, utility, error_score="raise"):
+    """``(n_candidates, n_partitions)`` partition utilities on the per-fit path, in this
+    process."""
+    from skdptune import evaluate
+
+    work = evaluate._PerFitWork(estimator, candidates, X, y, splits, {}, utility, error_score,
+                                False, {}, 1)
+    return work.collect([function(*args, **kwargs) for function, args, kwargs in work.tasks])
 
 
 def class_blobs(n, n_classes=2, n_features=3, shift=1.0, seed=0):

@@ -15,7 +15,8 @@ from functools import lru_cache, partial
 import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace
-from diffprivlib.models import GaussianNB, RandomForestClassifier
+from diffprivlib.models import GaussianNB
+from skdptune.ensemble import RandomForestClassifier
 from skdptune.linear_model import LogisticRegression
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
@@ -43,7 +44,8 @@ GRIDS = {
 
 
 def make_estimator(model, dataset, n_features, row_norm_bound, epsilon):
-    """The diffprivlib model, with every bound it needs declared (no PrivacyLeakWarning)."""
+    """The DP model (diffprivlib's, or skdptune's where the gate releases only that), with
+    every bound it needs declared (no PrivacyLeakWarning)."""
     bounds = model_bounds(dataset, n_features)
     if model == "logistic":
         return LogisticRegression(epsilon=epsilon, data_norm=row_norm_bound)

@@ -1,4 +1,4 @@
-"""The panels of the fidelity study: data set, diffprivlib model, grid and default candidate.
+"""The panels of the fidelity study: data set, DP model, grid and default candidate.
 
 Every bound, norm and category below is a declared public constant, never computed from the
 data. Adult comes from :mod:`datasets` (declared categories and numeric ranges, features in
@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from diffprivlib.models import GaussianNB, RandomForestClassifier
+from diffprivlib.models import GaussianNB
+from skdptune.ensemble import RandomForestClassifier
 from skdptune.linear_model import LogisticRegression
 from sklearn.datasets import make_classification
 from sklearn.model_selection import ParameterGrid, train_test_split
@@ -112,7 +113,7 @@ class Panel:
         return load_adult() if self.data == "adult" else load_big()
 
     def estimator(self, epsilon):
-        """The panel's diffprivlib model with every bound declared and the given epsilon."""
+        """The panel's DP model with every bound declared and the given epsilon."""
         if self.model == "lr":
             return LogisticRegression(epsilon=epsilon)
         if self.model == "rf":

@@ -1,11 +1,13 @@
-"""diffprivlib's ``RandomForestClassifier`` and ``DecisionTreeClassifier``, all partitions of a
-candidate in one array program.
+"""Random decision trees and forests, all partitions of a candidate in one array program.
 
-Emulates ``fit`` (diffprivlib 0.6.6, ``models/forest.py``) followed by ``predict`` and accuracy,
-for every partition of a block at once. The output has the law of a diffprivlib fit on that
-partition with the candidate's (already rescaled) parameters; the noise is drawn from the
-partition's own stream (not a secure sampler: partition fits are never released). What
-diffprivlib's ``fit`` does, step by step, and what is done here in its place:
+Emulates ``fit`` (diffprivlib 0.6.6, ``models/forest.py``, and skdptune's
+:class:`~skdptune.tree.DecisionTreeClassifier` and
+:class:`~skdptune.ensemble.RandomForestClassifier`, which fit the same law) followed by
+``predict`` and accuracy, for every partition of a block at once. The output has the law of a
+fit of the candidate's class on that partition with the candidate's (already rescaled)
+parameters; the noise is drawn from the partition's own stream (not a secure sampler:
+partition fits are never released). What diffprivlib's ``fit`` does, step by step, and what is
+done here in its place (skdptune's classes differ where the list says so, :data:`LAWS`):
 
 ``RandomForestClassifier.fit``
 
@@ -17,6 +19,8 @@ diffprivlib's ``fit`` does, step by step, and what is done here in its place:
   when all lower (upper) bounds are ``allclose`` to their minimum (maximum), every feature is
   clipped to that minimum and maximum (the float32 values then become float64); otherwise per
   feature, into the float32 array. Here: the same branch and dtypes (:func:`_fit_values`).
+  skdptune's classes do not clip: every row reaches one leaf as ``predict`` sends it, by
+  scikit-learn's ``Tree.apply`` on ``X`` rounded to float32 (the tree too).
 - ``classes`` (declared; None falls back) raveled into ``classes_``; ``y`` becomes
   ``np.searchsorted(classes_, y)`` as float64, and each tree is given those *positions* with
   ``classes`` as its labels, so a tree's count of class ``i`` is the number of its rows whose
@@ -24,9 +28,11 @@ diffprivlib's ``fit`` does, step by step, and what is done here in its place:
   otherwise (with ``classes=[1, 2]`` a class-1 row counts for neither class, a class-2 row for
   class 1). Here: the same per-label arithmetic, once per distinct label
   (:func:`bind_labels`: ``count_map``), so each row counts as diffprivlib counts it.
+  skdptune's forest counts labels, as a tree alone does.
 - ``n_estimators`` trees, each with the forest's ``epsilon``, ``bounds``, ``classes`` and
   ``max_depth`` (``estimator_params``) and its own seed drawn from ``random_state``. Here: the
-  partition's stream draws all of them.
+  partition's stream draws all of them (skdptune's forest draws the structure from one source
+  and the labels from another).
 - Rows split between trees: ``tree = position // (n / n_estimators)`` in float64, over the
   rows in order, or over ``random_state.permutation(n)`` when ``shuffle``: disjoint subsets,
   each row in exactly one tree (so every tree spends the full ``epsilon`` on its own rows:
@@ -45,11 +51,13 @@ diffprivlib's ``fit`` does, step by step, and what is done here in its place:
   bound on the parent's feature become the parent's threshold); nodes at depth ``max_depth``
   are leaves. Here: the same draws, level by level, in heap order (node ``i`` has children
   ``2 i + 1`` and ``2 i + 2``; diffprivlib numbers nodes depth-first, which changes no law:
-  every node's draws are independent given its box).
+  every node's draws are independent given its box), by
+  :func:`skdptune.tree.split_thresholds`, which skdptune's classes fit with.
 - ``_FittingTree.fit``: each row descends (``x[feature] <= threshold`` goes left) to a leaf;
   per leaf, ``PermuteAndFlip(epsilon, sensitivity=1, monotonic=True)`` on the class counts
   (a record is in one leaf of one tree and changes one count by one) picks the leaf's label;
-  a leaf no row reached gets ``randint(n_classes)``. Here: one vectorised descent of all rows,
+  a leaf no row reached gets ``randint(n_classes)`` (skdptune's: the same mechanism on counts
+  0, a uniform label too). Here: one vectorised descent of all rows,
   a ``bincount`` per (partition, tree, leaf, label), the counts through ``count_map``, and
   permute-and-flip by its definition, for every leaf at once: a uniformly random order of the
   classes (the order of i.i.d. uniform keys) and the first class accepted, class ``i`` being
@@ -88,8 +96,16 @@ import numpy as np
 from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
 from sklearn.utils.multiclass import type_of_target
 
+from ..ensemble import RandomForestClassifier as SecureRandomForestClassifier
+from ..tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
+from ..tree import split_thresholds
 from ..validation import positive_finite
 from .common import declared_bounds
+from .contract import ACCURACY, CODES
+
+#: The family's per-partition score and what it reads of ``y`` (the family contract,
+#: :class:`~skdptune.batched.contract.Family`): accuracy, from label codes.
+SCORE, TARGET = ACCURACY, CODES
 
 #: Above this many labels (in ``y`` or declared) the per-leaf arrays stop being cheap.
 MAX_CLASSES = 64
@@ -102,6 +118,20 @@ MAX_CELLS_PER_PARTITION = 2 ** 22
 
 #: Cells a block holds at once: partitions are processed in chunks of about this size.
 CHUNK_CELLS = 2 ** 22
+
+
+#: Estimator class (matched exactly) -> its law's name. The three fit the same mechanism and
+#: differ in what their trees compare and count (the module docstring): ``"diffprivlib
+#: forest"`` fits float32 values clipped by diffprivlib's ``clip_to_bounds`` and counts
+#: positions in ``classes_``; ``"diffprivlib tree"`` fits float64 values so clipped and counts
+#: labels; ``"skdptune"`` fits float32 values unclipped (scikit-learn's ``Tree.apply``) and
+#: counts labels.
+LAWS = {
+    RandomForestClassifier: "diffprivlib forest",
+    DecisionTreeClassifier: "diffprivlib tree",
+    SecureRandomForestClassifier: "skdptune",
+    SecureDecisionTreeClassifier: "skdptune",
+}
 
 
 @dataclass(frozen=True)
@@ -119,9 +149,8 @@ class ForestPlan:
     max_depth : int
     shuffle : bool
         Rows dealt to trees in a random order (a forest's ``shuffle``).
-    forest : bool
-        A ``RandomForestClassifier``: ``X`` is fitted as float32 and trees count positions in
-        ``classes_`` (see the module docstring); else a ``DecisionTreeClassifier``.
+    law : str
+        Whose fit: a key of :data:`LAWS`, which says how it compares rows and counts labels.
     classes : ndarray of shape (n_declared,)
         ``np.ravel(classes)``: the model's ``classes_``.
     count_map, hit_map : ndarray of shape (n_labels, n_declared) or None
@@ -136,7 +165,7 @@ class ForestPlan:
     n_estimators: int
     max_depth: int
     shuffle: bool
-    forest: bool
+    law: str
     classes: np.ndarray
     count_map: np.ndarray = None
     hit_map: np.ndarray = None
@@ -153,7 +182,8 @@ class ForestPlan:
 
 
 def plan(estimator, n_features):
-    """The :class:`ForestPlan` of a configured diffprivlib forest or tree, or None to fall back.
+    """The :class:`ForestPlan` of a configured forest or tree of :data:`LAWS`, or None to fall
+    back.
 
     Decided from the parameters and the number of features only: what this emulation does not
     reproduce (see the module docstring) goes to the per-fit path, which gives it the behaviour
@@ -161,8 +191,8 @@ def plan(estimator, n_features):
 
     Parameters
     ----------
-    estimator : diffprivlib.models.RandomForestClassifier or DecisionTreeClassifier
-        The candidate, its parameters set.
+    estimator : RandomForestClassifier or DecisionTreeClassifier
+        The candidate (diffprivlib's or skdptune's), its parameters set.
     n_features : int or None
         Columns of ``X``; None before the data (the forecast): the width the bounds declare.
 
@@ -170,13 +200,13 @@ def plan(estimator, n_features):
     -------
     plan : ForestPlan or None
     """
-    forest = type(estimator) is RandomForestClassifier
-    if not forest and type(estimator) is not DecisionTreeClassifier:
+    law = LAWS.get(type(estimator))
+    if law is None:
         return None
     params = estimator.get_params(deep=False)
     epsilon, bounds, classes = params.get("epsilon"), params.get("bounds"), params.get("classes")
     max_depth = params.get("max_depth")
-    n_estimators = params.get("n_estimators") if forest else 1
+    n_estimators = params.get("n_estimators", 1)
     if bounds is None or classes is None:
         return None  # read from the data by diffprivlib (a leak the refit gate refuses)
     if not positive_finite(epsilon):
@@ -202,7 +232,7 @@ def plan(estimator, n_features):
     if int(n_estimators) * 2 ** int(max_depth) * (3 * len(classes)) > MAX_CELLS_PER_PARTITION:
         return None  # the per-fit path (a Python loop per node) is no faster, but bounded
     return ForestPlan(float(epsilon), lower, upper, int(n_estimators), int(max_depth),
-                      bool(params.get("shuffle", False)), forest, classes)
+                      bool(params.get("shuffle", False)), law, classes)
 
 
 def bind_labels(candidate, labels):
@@ -235,10 +265,10 @@ def bind_labels(candidate, labels):
         return None
     try:
         with np.errstate(all="ignore"):
-            # What each tree compares its rows' y with: the forest's searchsorted positions
-            # (float64, as the forest hands them to its trees), or the labels themselves.
-            fitted = (np.searchsorted(classes, labels).astype(np.float64) if candidate.forest
-                      else labels)
+            # What each tree compares its rows' y with: diffprivlib's forest's searchsorted
+            # positions (float64, as it hands them to its trees), or the labels themselves.
+            fitted = (np.searchsorted(classes, labels).astype(np.float64)
+                      if candidate.law == "diffprivlib forest" else labels)
             count_map = np.stack([np.asarray(fitted == label) for label in classes], axis=1)
             hit_map = np.stack([np.asarray(labels == label) for label in classes], axis=1)
     except Exception:  # noqa: BLE001 - comparisons numpy refuses: left to the real fit
@@ -249,45 +279,19 @@ def bind_labels(candidate, labels):
     return replace(candidate, count_map=count_map.astype(np.float64), hit_map=hit_map)
 
 
-def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
-                         n_parts, n_classes, rngs):
-    """Accuracy of every plan's fit on every partition of a block, on its held-out rows.
-
-    Parameters
-    ----------
-    plans : list of ForestPlan
-        Bound to the labels (:func:`bind_labels`).
-    X_train : ndarray of shape (n_train, n_features), float64
-        The block's training rows; a partition's rows in the order of its fit (they decide
-        which tree a row trains), partitions in any order.
-    y_train : ndarray of shape (n_train,), int
-        Label codes ``0 .. n_classes - 1`` (sorted label order, the rows of the maps).
-    part_train : ndarray of shape (n_train,), int
-        Partition of each training row within the block, ``0 .. n_parts - 1``.
-    X_val, y_val, part_val
-        The same for the held-out rows (any order).
-    n_parts, n_classes : int
-    rngs : list of list of numpy.random.Generator
-        ``rngs[j][p]``: the stream of plan ``j`` on partition ``p``.
-
-    Returns
-    -------
-    accuracies : ndarray of shape (len(plans), n_parts)
-        NaN where a partition has no training or no held-out rows.
-    """
-    n_train = np.bincount(part_train, minlength=n_parts)
-    n_val = np.bincount(part_val, minlength=n_parts)
-    result = np.full((len(plans), n_parts), np.nan)
+def partition_scores(plans, block, rngs):
+    """Accuracy of every plan's fit on every partition of a block (the family contract,
+    :meth:`~skdptune.batched.contract.Family.partition_scores`). The plans are bound to the
+    labels (:func:`bind_labels`); a partition's training rows arrive in the order of its fit
+    (they decide which tree a row trains)."""
+    result = np.empty((len(plans), block.n_parts))
     for j, candidate in enumerate(plans):
         if candidate.count_map is None:
             raise ValueError("the plan is not bound to the labels (bind_labels)")
-        trees = fit_partitions(candidate, X_train, y_train, part_train, n_parts, rngs[j])
-        predicted = predict_partitions(candidate, trees, X_val, part_val)
-        correct = candidate.hit_map[y_val, predicted]
-        hits = np.bincount(part_val, weights=correct, minlength=n_parts)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            accuracy = hits / n_val
-        result[j] = np.where((n_train > 0) & (n_val > 0), accuracy, np.nan)
+        trees = fit_partitions(candidate, block.X_train, block.y_train, block.part_train,
+                               block.n_parts, rngs[j])
+        predicted = predict_partitions(candidate, trees, block.X_val, block.part_val)
+        result[j] = block.accuracy(candidate.hit_map[block.y_val, predicted])
     return result
 
 
@@ -316,7 +320,8 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, rngs):
     candidate : ForestPlan
         Bound to the labels.
     X_train, y_train, part_train, n_parts
-        As for :func:`partition_accuracies`.
+        A block's training rows, label codes (the rows of the maps) and partitions (as
+        :class:`~skdptune.batched.contract.Block`).
     rngs : list of numpy.random.Generator
         One stream per partition.
 
@@ -344,7 +349,8 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, rngs):
         draws = [_draw(candidate, rngs[p], n_train[p]) for p in chunk]
         f = np.stack([d[0] for d in draws])
         feature[chunk] = f
-        threshold[chunk] = _thresholds(candidate, f, np.stack([d[1] for d in draws]))
+        threshold[chunk] = split_thresholds(candidate.lower, candidate.upper, f,
+                                            np.stack([d[1] for d in draws]))
         in_chunk = slice(starts[chunk[0]], starts[chunk[-1] + 1])
         rows, local = by_part[in_chunk], part_train[by_part[in_chunk]] - chunk[0]
         # Tree of each row: diffprivlib's float formula on its position (or its place in the
@@ -394,10 +400,13 @@ def predict_partitions(candidate, trees, X, part):
 
 
 def _fit_values(candidate, X):
-    """The values diffprivlib's fit compares with thresholds: ``X`` in the fit's dtype,
-    clipped as ``clip_to_bounds`` clips it (both of its branches)."""
+    """The values a fit compares with thresholds: ``X`` in the fit's dtype, clipped as
+    diffprivlib's ``clip_to_bounds`` clips it (both of its branches), or, for skdptune's
+    classes, rounded to float32 and not clipped (what ``Tree.apply`` compares)."""
+    if candidate.law == "skdptune":
+        return X.astype(np.float32).astype(np.float64)
     lower, upper = candidate.lower, candidate.upper
-    X = X.astype(np.float32) if candidate.forest else X
+    X = X.astype(np.float32) if candidate.law == "diffprivlib forest" else X
     if np.allclose(lower, np.min(lower)) and np.allclose(upper, np.max(upper)):
         # np.clip with float64 scalars: a float32 array becomes float64.
         return np.clip(X, np.min(lower), np.max(upper)).astype(np.float64)
@@ -416,29 +425,6 @@ def _draw(candidate, rng, n_rows):
     leaf_uniforms = rng.random((2, T, candidate.n_leaves, n_declared))
     permutation = rng.permutation(n_rows) if candidate.shuffle else None
     return feature, uniforms, leaf_uniforms, permutation
-
-
-def _thresholds(candidate, feature, uniforms):
-    """``uniform(low, high)`` of each node's box on its feature, level by level: the box is
-    the declared bounds narrowed by the ancestors that split on the same feature (a left
-    child's upper bound and a right child's lower bound become the parent's threshold)."""
-    threshold = np.empty(feature.shape)
-    for depth in range(candidate.max_depth):
-        nodes = np.arange(2 ** depth - 1, 2 ** (depth + 1) - 1)
-        f = feature[..., nodes]
-        low, high = candidate.lower[f], candidate.upper[f]
-        child = nodes
-        for _ in range(depth):
-            parent = (child - 1) // 2
-            same = feature[..., parent] == f
-            parent_threshold = threshold[..., parent]
-            went_right = (child % 2 == 0)
-            low = np.where(same & went_right, np.maximum(low, parent_threshold), low)
-            high = np.where(same & ~went_right, np.minimum(high, parent_threshold), high)
-            child = parent
-        # numpy's RandomState.uniform(low, high): low + (high - low) * random_sample().
-        threshold[..., nodes] = low + (high - low) * uniforms[..., nodes]
-    return threshold
 
 
 def _descend(feature, threshold, part, tree, values, max_depth):

@@ -45,13 +45,17 @@ stream: nothing is computed across partitions from data (the block's arrays only
 
 from dataclasses import dataclass
 from functools import lru_cache
-from numbers import Real
 
 import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
 
-from ..validation import positive_finite
-from .common import FIT_FAILED, declared_bounds, laplace, laplace_within
+from ..validation import nonnegative_finite
+from .common import checked_params, declared_bounds, laplace, laplace_within
+from .contract import ACCURACY, CODES, FIT_FAILED
+
+#: The family's per-partition score and what it reads of ``y`` (the family contract,
+#: :class:`~skdptune.batched.contract.Family`).
+SCORE, TARGET = ACCURACY, CODES
 
 #: Above this many classes the per-partition arrays (partitions x classes x features) and the
 #: scoring pass (rows x classes x features) stop being cheap: the per-fit path takes over.
@@ -107,12 +111,10 @@ def plan(estimator, n_features):
     -------
     plan : GaussianNBPlan or None
     """
-    params = estimator.get_params(deep=False)
-    epsilon, bounds = params.get("epsilon"), params.get("bounds")
-    var_smoothing = params.get("var_smoothing")
-    if bounds is None:
+    params = checked_params(estimator)
+    if params is None or params["bounds"] is None:
         return None
-    priors = params.get("priors")
+    var_smoothing, priors = params["var_smoothing"], params["priors"]
     if priors is not None:
         try:
             priors = np.asarray(priors, dtype=float)
@@ -122,65 +124,34 @@ def plan(estimator, n_features):
         if (priors.ndim != 1 or not len(priors) or not np.all(np.isfinite(priors))
                 or not np.isclose(priors.sum(), 1.0) or np.any(priors < 0)):
             return None
-    if not positive_finite(epsilon):
+    if not nonnegative_finite(var_smoothing):
         return None
-    if (isinstance(var_smoothing, bool) or not isinstance(var_smoothing, Real)
-            or not np.isfinite(var_smoothing) or var_smoothing < 0):
-        return None
-    try:
-        estimator._validate_params()  # scikit-learn's own constraints, as fit checks them
-    except Exception:  # noqa: BLE001 - whatever the real fit would make of it
-        return None
-    declared = declared_bounds(bounds, n_features)
+    declared = declared_bounds(params["bounds"], n_features)
     if declared is None:
         return None
     lower, upper = declared
     # Zero-width bounds make diffprivlib's mechanisms degenerate: left to the real fit.
     if not np.all(upper > lower):
         return None
-    return GaussianNBPlan(float(epsilon), lower, upper, float(var_smoothing), priors)
+    return GaussianNBPlan(float(params["epsilon"]), lower, upper, float(var_smoothing), priors)
 
 
-def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
-                         n_parts, n_classes, rngs):
-    """Accuracy of every plan's fit on every partition of a block, on its held-out rows.
-
-    Parameters
-    ----------
-    plans : list of GaussianNBPlan
-    X_train : ndarray of shape (n_train, n_features), float64
-        The block's training rows, in any order.
-    y_train : ndarray of shape (n_train,), int
-        Class codes ``0 .. n_classes - 1`` (sorted label order).
-    part_train : ndarray of shape (n_train,), int
-        Partition of each training row within the block, ``0 .. n_parts - 1``.
-    X_val, y_val, part_val
-        The same for the held-out rows (any order).
-    n_parts, n_classes : int
-    rngs : list of list of numpy.random.Generator
-        ``rngs[j][p]``: the stream of plan ``j`` on partition ``p``.
-
-    Returns
-    -------
-    accuracies : ndarray of shape (len(plans), n_parts)
-        NaN where a partition has no training or no held-out rows; otherwise
-        :data:`FIT_FAILED` where its real fit would raise (``priors`` whose
-        length is not its number of classes).
-    """
-    grouped = _Grouped(X_train, y_train, part_train, n_parts, n_classes)
-    n_val = np.bincount(part_val, minlength=n_parts)
-    result = np.full((len(plans), n_parts), np.nan)
+def partition_scores(plans, block, rngs):
+    """Accuracy of every plan's fit on every partition of a block (the family contract,
+    :meth:`~skdptune.batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
+    real fit raises (``priors`` whose length is not the partition's number of classes)."""
+    grouped = _Grouped(block.X_train, block.y_train, block.part_train, block.n_parts,
+                       block.n_classes)
+    result = np.empty((len(plans), block.n_parts))
     for j, candidate in enumerate(plans):
         theta, var, noisy = _fit(candidate, grouped, rngs[j])
-        correct = _predict(theta, var, noisy, X_val, part_val, candidate.priors) == y_val
-        hits = np.bincount(part_val, weights=correct, minlength=n_parts)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            accuracy = hits / n_val
+        predicted = _predict(theta, var, noisy, block.X_val, block.part_val, candidate.priors)
+        result[j] = block.accuracy(predicted == block.y_val)
         if candidate.priors is not None:
             # diffprivlib raises "Number of priors must match number of classes."
             present = (grouped.counts > 0).sum(axis=1)
-            accuracy = np.where(present == len(candidate.priors), accuracy, FIT_FAILED)
-        result[j] = np.where((grouped.counts.sum(axis=1) > 0) & (n_val > 0), accuracy, np.nan)
+            result[j] = block.scored(np.where(present == len(candidate.priors), result[j],
+                                              FIT_FAILED))
     return result
 
 
@@ -191,7 +162,8 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     ----------
     candidate : GaussianNBPlan
     X_train, y_train, part_train, n_parts, n_classes
-        As for :func:`partition_accuracies`.
+        A block's training rows, codes, partitions (as
+        :class:`~skdptune.batched.contract.Block`).
     rngs : list of numpy.random.Generator
         One stream per partition.
 

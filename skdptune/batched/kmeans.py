@@ -12,9 +12,9 @@ is done here in its place:
   (the partition fit's accountant is a throw-away one), ``sample_weight`` ignored with a
   warning, ``y`` deleted, ``validate_data`` (float ``X``): the parameters are checked in
   :func:`plan` (anything else sends the candidate to the per-fit path); the engine gives
-  float64 ``X`` and ignores ``y`` (``USES_LABELS = False``: ``y`` may be None).
+  float64 ``X`` and ignores ``y`` (``TARGET`` is ``NO_TARGET``: ``y`` may be None).
 - ``n < K`` raises ``ValueError``: that partition is
-  :data:`~skdptune.batched.common.FIT_FAILED` (``error_score``, as on the per-fit path).
+  :data:`~skdptune.batched.contract.FIT_FAILED` (``error_score``, as on the per-fit path).
 - ``iters = int(max(min(epsilon / epsilon_m, 7), 2))`` with ``epsilon_m = sqrt(500 K**3 / n**2
   (d + cbrt(4 d rho**2))**3)``, ``rho = 0.225`` (``_calc_iters``): here, the same expression of
   the partition's own ``n`` (:func:`iterations`); each partition runs its own number of passes.
@@ -68,18 +68,13 @@ from numbers import Integral
 import numpy as np
 from diffprivlib.validation import check_bounds
 
-from ..validation import positive_finite
-from .common import FIT_FAILED, NEGATIVE_INERTIA, declared_bounds, laplace_within
+from .common import checked_params, declared_bounds, laplace_within
+from .contract import FIT_FAILED, NEGATIVE_INERTIA, NO_TARGET
 
-#: The per-partition score this family computes: the engine batches a candidate only when the
-#: search's utility is the estimator's own ``score`` (``scoring=None``).
-SCORE = NEGATIVE_INERTIA
-
-#: Neither diffprivlib's ``fit`` nor ``KMeans.score`` reads ``y``: it may be None.
-USES_LABELS = False
-
-#: Unused (``y`` is not encoded), kept for the engine's interface.
-MAX_CLASSES = None
+#: The family contract (:class:`~skdptune.batched.contract.Family`): the estimator's own
+#: ``score`` (``scoring=None``); neither diffprivlib's ``fit`` nor ``KMeans.score`` reads
+#: ``y``, which may be None.
+SCORE, TARGET, MAX_CLASSES = NEGATIVE_INERTIA, NO_TARGET, None
 
 #: Above this many clusters the per-row distance passes stop being cheap: per-fit path.
 MAX_CLUSTERS = 64
@@ -132,16 +127,12 @@ def plan(estimator, n_features):
         None without declared finite bounds, for an ``epsilon`` that is not positive and
         finite, an ``n_clusters`` scikit-learn rejects or above :data:`MAX_CLUSTERS`.
     """
-    params = estimator.get_params(deep=False)
-    n_clusters, epsilon = params.get("n_clusters"), params.get("epsilon")
-    if params.get("bounds") is None or not positive_finite(epsilon):
+    params = checked_params(estimator)
+    if params is None or params["bounds"] is None:
         return None
+    n_clusters, epsilon = params["n_clusters"], params["epsilon"]
     if (isinstance(n_clusters, bool) or not isinstance(n_clusters, Integral)
             or not 1 <= n_clusters <= MAX_CLUSTERS):
-        return None
-    try:
-        estimator._validate_params()  # scikit-learn's own constraints, as fit checks them
-    except Exception:  # noqa: BLE001 - whatever the real fit would make of it
         return None
     declared = declared_bounds(params["bounds"], n_features)
     if declared is None:
@@ -415,38 +406,15 @@ def score_partitions(centers, X_val, part_val, n_parts):
     return -np.bincount(part_val, weights=distances, minlength=n_parts)
 
 
-def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
-                         n_parts, n_classes, rngs):
-    """``KMeans.score`` (minus the held-out inertia) of every plan's fit on every partition.
-
-    Parameters
-    ----------
-    plans : list of KMeansPlan
-    X_train : ndarray of shape (n_train, n_features), float64
-    y_train : ndarray of shape (n_train,)
-        Unused.
-    part_train : ndarray of shape (n_train,), int
-        Partition of each training row within the block.
-    X_val, y_val, part_val
-        The same for the held-out rows (``y_val`` unused).
-    n_parts : int
-    n_classes : int
-        Unused.
-    rngs : list of list of numpy.random.Generator
-        ``rngs[j][p]``: the stream of plan ``j`` on partition ``p``.
-
-    Returns
-    -------
-    scores : ndarray of shape (len(plans), n_parts)
-        Raw scores (``<= 0``, not yet mapped to utilities); NaN where a partition has no
-        training or no held-out rows; :data:`FIT_FAILED` where its real fit raises.
-    """
-    n_train = np.bincount(part_train, minlength=n_parts)
-    n_val = np.bincount(part_val, minlength=n_parts)
-    result = np.full((len(plans), n_parts), np.nan)
+def partition_scores(plans, block, rngs):
+    """``KMeans.score`` (minus the held-out inertia, not yet mapped to a utility) of every
+    plan's fit on every partition of a block (the family contract,
+    :meth:`~skdptune.batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
+    real fit raises."""
+    result = np.empty((len(plans), block.n_parts))
     for j, candidate in enumerate(plans):
-        centers, failed = fit_partitions(candidate, X_train, part_train, n_parts, rngs[j])
-        scores = score_partitions(centers, X_val, part_val, n_parts)
-        result[j] = np.where(failed, FIT_FAILED, scores)
-    result[:, (n_train == 0) | (n_val == 0)] = np.nan
+        centers, failed = fit_partitions(candidate, block.X_train, block.part_train,
+                                         block.n_parts, rngs[j])
+        scores = score_partitions(centers, block.X_val, block.part_val, block.n_parts)
+        result[j] = block.scored(np.where(failed, FIT_FAILED, scores))
     return result

@@ -82,8 +82,10 @@ def minimize(fun, x0, *, m=10, factr=1e7, pgtol=1e-5, maxiter=15000, maxfun=1500
         of ``x``) of those problems at those points. A problem's result must not depend on
         which others are evaluated with it.
     x0 : ndarray of shape (n_problems, dimension)
-    m, factr, pgtol, maxiter, maxfun, maxls
+    m, factr, maxfun, maxls
         As for ``scipy.optimize.fmin_l_bfgs_b``, the same for every problem.
+    pgtol, maxiter : float and int, or ndarray of shape (n_problems,)
+        As for ``scipy.optimize.fmin_l_bfgs_b``: one for all problems, or each problem's own.
 
     Returns
     -------
@@ -92,6 +94,8 @@ def minimize(fun, x0, *, m=10, factr=1e7, pgtol=1e-5, maxiter=15000, maxfun=1500
     x = np.array(x0, dtype=float)
     n_problems, dimension = x.shape
     tol = factr * EPS
+    pgtol = np.broadcast_to(np.asarray(pgtol, dtype=float), (n_problems,))
+    maxiter = np.broadcast_to(np.asarray(maxiter), (n_problems,))
     state = _State(n_problems, dimension, m)
     everyone = np.arange(n_problems)
     state.f, state.g = _evaluate(fun, everyone, x)
@@ -123,11 +127,11 @@ def minimize(fun, x0, *, m=10, factr=1e7, pgtol=1e-5, maxiter=15000, maxfun=1500
         new = which[accept]
         state.iter[new] += 1
         state.nit[new] += 1
-        limited = (state.nit[new] >= maxiter) | (state.nfev[new] > maxfun)
+        limited = (state.nit[new] >= maxiter[new]) | (state.nfev[new] > maxfun)
         state.status[new[limited]] = _LIMIT
         new = new[~limited]
         f_new, f_old = state.f[new], state.fold[new]
-        converged = (_max_abs(state.g[new]) <= pgtol) | (
+        converged = (_max_abs(state.g[new]) <= pgtol[new]) | (
             f_old - f_new <= tol * np.maximum(np.maximum(np.abs(f_old), np.abs(f_new)), 1.0))
         state.status[new[converged]] = _CONVERGED
         new = new[~converged]

@@ -18,8 +18,8 @@ released). What diffprivlib's ``fit`` does (``d`` features, one target), and wha
 in its place:
 
 - ``validate_data`` (float ``X`` and ``y``), ``check_bounds`` of ``bounds_X`` (``d``) and
-  ``bounds_y`` (1): the engine gives float64 ``X`` and ``y`` (``prepare_data`` with
-  ``SCORE = BOUNDED_R2``); the bounds are expanded in :func:`plan`.
+  ``bounds_y`` (1): the engine gives float64 ``X`` and ``y`` (``TARGET`` is ``VALUES``);
+  the bounds are expanded in :func:`plan`.
 - ``_preprocess_data`` with ``epsilon * s``, ``s = 1 / (d + 1)`` with ``fit_intercept`` (else
   ``s = 0``): with ``fit_intercept``, ``X`` and ``y`` are clipped to the bounds, and centred on
   noisy means, ``diffprivlib.tools.mean``: per column (the ``epsilon * s`` split over the ``d``
@@ -47,38 +47,36 @@ in its place:
   ``X coef_ + intercept_``; the score is ``BoundedR2Scorer.scores_of`` (R² of predictions and
   targets clipped to ``bounds_y``), the one definition the per-fit path calls. A score that
   is not finite (a NaN prediction of a diverged solve) is
-  :data:`~skdptune.batched.common.FIT_FAILED`, as the per-fit path scores a NaN
+  :data:`~skdptune.batched.contract.FIT_FAILED`, as the per-fit path scores a NaN
   ``error_score``.
+
+Here every partition of a block at once: each partition's sums (``n``, ``X'1``, ``X'X``,
+``X'y``, ``y'1``, ``y'y`` of its clipped training rows, :func:`partition_sums`, shared by the
+candidates with the same bounds) are centred on its noisy means algebraically (``X_c'X_c =
+X'X - o s' - s o' + n o o'``: the same value as centring the rows, to rounding), the noise of
+all partitions is added at once (:func:`noisy_statistics`), and the test of the condition
+number (a Cholesky factor, the eigenvalues only where it cannot decide) and the direct solves
+are batched (:func:`solve`), at any number of features.
 
 Every quantity of a partition is a function of its own rows, the public parameters and its own
 stream: nothing is computed across partitions from data.
 """
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.optimize import minimize
 
 from ..linear_model import Ridge, _corner_range, _square_range, objective
 from ..utility import BoundedR2Scorer
-from ..validation import nonnegative_finite, positive_finite
-from .common import (
-    BOUNDED_R2,
-    FIT_FAILED,
-    declared_bounds,
-    laplace,
-)
+from ..validation import nonnegative_finite
+from .common import at_least, checked_params, declared_bounds, laplace
+from .contract import BOUNDED_R2, FIT_FAILED, VALUES
 
-#: The per-partition score this family computes: the engine batches a candidate only under the
-#: search's default bounded R².
-SCORE = BOUNDED_R2
-
-#: Unused by a regression family (``y`` is not encoded), kept for the engine's interface.
-MAX_CLASSES = None
-
-#: Above this many features the ``d (d + 1) / 2`` noisy monomials per partition stop being
-#: cheap: the per-fit path takes over.
-MAX_FEATURES = 64
+#: The family contract (:class:`~skdptune.batched.contract.Family`): the search's default
+#: bounded R², from float targets (``y`` is not encoded).
+SCORE, TARGET, MAX_CLASSES = BOUNDED_R2, VALUES, None
 
 #: Largest condition number of the noisy ``Q`` solved directly; above it (or not positive
 #: definite) the partition goes to scipy's BFGS, as diffprivlib does.
@@ -115,6 +113,19 @@ class LinearRegressionPlan:
     alpha: float = 0.0
     calibrated: bool = False
 
+    @property
+    def clips(self):
+        """Whether the fit clips its rows to the bounds (always for ``Ridge``; with an
+        intercept for diffprivlib's model)."""
+        return self.fit_intercept or self.calibrated
+
+    @property
+    def n_draws(self):
+        """Standard draws a partition's fit takes: ``d + 1`` means, ``c``, ``d`` of ``b``,
+        ``d`` diagonal and ``d (d - 1) / 2`` off-diagonal entries of ``Q``."""
+        d = len(self.lower)
+        return 3 * d + 2 + d * (d - 1) // 2
+
 
 def plan(estimator, n_features):
     """The plan of a diffprivlib ``LinearRegression`` or a skdptune ``Ridge``, or None
@@ -130,21 +141,24 @@ def plan(estimator, n_features):
     plan : LinearRegressionPlan or None
         None without declared finite ``bounds_X`` and ``bounds_y`` (``y_lower < y_upper``), for
         an ``epsilon`` that is not positive and finite, an ``alpha`` or ``noise_alpha`` that is
-        not a finite number at least 0, a ``fit_intercept`` that is not a bool, or more than
-        :data:`MAX_FEATURES` features.
+        not a finite number at least 0, a ``fit_intercept`` that is not a bool, or parameters
+        scikit-learn rejects.
     """
-    bounds = declared_bounds(estimator.bounds_X, n_features)
-    bounds_y = declared_bounds(estimator.bounds_y, 1)
-    if (bounds is None or bounds_y is None or not positive_finite(estimator.epsilon)
-            or not isinstance(estimator.fit_intercept, (bool, np.bool_))
-            or len(bounds[0]) > MAX_FEATURES or not bounds_y[0][0] < bounds_y[1][0]):
+    params = checked_params(estimator)
+    if params is None:
+        return None
+    bounds = declared_bounds(params["bounds_X"], n_features)
+    bounds_y = declared_bounds(params["bounds_y"], 1)
+    if (bounds is None or bounds_y is None
+            or not isinstance(params["fit_intercept"], (bool, np.bool_))
+            or not bounds_y[0][0] < bounds_y[1][0]):
         return None
     alpha = _penalty(estimator, bounds)
     if alpha is None:
         return None
-    return LinearRegressionPlan(float(estimator.epsilon), bounds[0], bounds[1],
+    return LinearRegressionPlan(float(params["epsilon"]), bounds[0], bounds[1],
                                 float(bounds_y[0][0]), float(bounds_y[1][0]),
-                                bool(estimator.fit_intercept), float(alpha),
+                                bool(params["fit_intercept"]), float(alpha),
                                 calibrated=isinstance(estimator, Ridge))
 
 
@@ -159,8 +173,44 @@ def _penalty(estimator, bounds):
     return float(estimator.total_alpha(bounds)[0])
 
 
-def noisy_statistics(candidate, X, y, rng):
-    """One partition's noisy offsets and monomial coefficients, with the law of the fit.
+def partition_sums(candidate, X, y, part, n_parts):
+    """The sums each partition's fit reads, of its training rows clipped as the fit clips
+    them (:attr:`LinearRegressionPlan.clips`): a function of the partition's own rows.
+
+    Parameters
+    ----------
+    candidate : LinearRegressionPlan
+    X : ndarray of shape (n_rows, d)
+    y : ndarray of shape (n_rows,)
+    part : ndarray of shape (n_rows,), int
+        Partition of each row, ``0 .. n_parts - 1``.
+    n_parts : int
+
+    Returns
+    -------
+    sums : types.SimpleNamespace
+        ``n`` (rows, shape ``(n_parts,)``), ``x`` (``X'1``, ``(n_parts, d)``), ``y``,
+        ``xx`` (``X'X``, ``(n_parts, d, d)``), ``xy`` (``X'y``, ``(n_parts, d)``), ``yy``.
+    """
+    if candidate.clips:
+        X = np.clip(X, candidate.lower, candidate.upper)
+        y = np.clip(y, candidate.y_lower, candidate.y_upper)
+    d = X.shape[1]
+    sums = SimpleNamespace(n=np.zeros(n_parts), x=np.zeros((n_parts, d)), y=np.zeros(n_parts),
+                           xx=np.zeros((n_parts, d, d)), xy=np.zeros((n_parts, d)),
+                           yy=np.zeros(n_parts))
+    order = np.argsort(part, kind="stable")
+    starts = np.searchsorted(part[order], np.arange(n_parts + 1))
+    for p in range(n_parts):
+        rows = order[starts[p]:starts[p + 1]]
+        X_p, y_p = X[rows], y[rows]
+        sums.n[p], sums.x[p], sums.y[p] = len(rows), X_p.sum(axis=0), y_p.sum()
+        sums.xx[p], sums.xy[p], sums.yy[p] = X_p.T @ X_p, X_p.T @ y_p, y_p @ y_p
+    return sums
+
+
+def noisy_statistics(candidate, sums, draws):
+    """Every partition's noisy offsets and monomial coefficients, with the law of its fit.
 
     diffprivlib's ``LinearRegression`` as it draws them; with ``candidate.calibrated``,
     skdptune's ``Ridge`` (``skdptune.linear_model.noisy_objective``): the rows are clipped
@@ -170,28 +220,26 @@ def noisy_statistics(candidate, X, y, rng):
     Parameters
     ----------
     candidate : LinearRegressionPlan
-    X : ndarray of shape (n, d)
-        The partition's training rows (``n >= 1``).
-    y : ndarray of shape (n,)
-    rng : numpy.random.Generator
-        The partition's own stream.
+    sums : types.SimpleNamespace
+        :func:`partition_sums` (partitions with at least one row are meaningful).
+    draws : ndarray of shape (n_parts, candidate.n_draws)
+        Each partition's standard Laplace draws, from its own stream, in a fixed layout: the
+        ``d`` means of ``X``, ``y``'s, ``c``, ``b``, the diagonal and the upper triangle of
+        ``Q``.
 
     Returns
     -------
     stats : tuple
-        ``(X_offset, y_offset, c, b, Q)``: noisy means (zeros without ``fit_intercept``), the
-        noisy ``sum(y**2)``, ``X'y`` (shape ``(d,)``) and ``X'X`` (shape ``(d, d)``).
+        ``(X_offset, y_offset, c, b, Q)`` per partition: noisy means (zeros without
+        ``fit_intercept``, shapes ``(n_parts, d)`` and ``(n_parts,)``), the noisy
+        ``sum(y**2)``, ``X'y`` (``(n_parts, d)``) and ``X'X`` (``(n_parts, d, d)``) of the
+        centred rows.
     """
-    n, d = X.shape
+    d = len(candidate.lower)
+    n = np.maximum(sums.n, 1.0)
     lower, upper = candidate.lower, candidate.upper
     y_lower, y_upper = candidate.y_lower, candidate.y_upper
     eps = candidate.epsilon
-    n_pairs = d * (d - 1) // 2
-    uniforms = rng.random(d + 1 + 1 + d + d + n_pairs)
-    draws = laplace(uniforms)
-    if candidate.fit_intercept or candidate.calibrated:
-        X = np.clip(X, lower, upper)
-        y = np.clip(y, y_lower, y_upper)
     if candidate.fit_intercept:
         share = 1.0 / (d + 1)
         # diffprivlib.tools.mean: LaplaceTruncated, sensitivity (upper - lower) / n, epsilon
@@ -199,87 +247,115 @@ def noisy_statistics(candidate, X, y, rng):
         # epsilon * s and y's again; Ridge gives each of the d + 1 means epsilon * s / (d + 1).
         x_eps, y_eps = ((eps * share / (d + 1),) * 2 if candidate.calibrated
                         else (eps * share / d, eps * share))
-        X_offset = np.clip(X.mean(axis=0) - (upper - lower) / n / x_eps * draws[:d],
-                           lower, upper)
-        y_offset = float(np.clip(y.mean() - (y_upper - y_lower) / n / y_eps * draws[d],
-                                 y_lower, y_upper))
-        X, y = X - X_offset, y - y_offset
+        X_offset = np.clip(sums.x / n[:, None] - (upper - lower) / n[:, None] / x_eps
+                           * draws[:, :d], lower, upper)
+        y_offset = np.clip(sums.y / n - (y_upper - y_lower) / n / y_eps * draws[:, d],
+                           y_lower, y_upper)
     else:
-        share, X_offset, y_offset = 0.0, np.zeros(d), 0.0
-    lower, upper = lower - X_offset, upper - X_offset
-    y_lower, y_upper = y_lower - y_offset, y_upper - y_offset
+        share, X_offset, y_offset = 0.0, np.zeros(sums.x.shape), np.zeros(len(n))
+    # The sums of the centred rows, from the raw sums (the same values, to rounding).
+    o, t, s = X_offset, y_offset, sums.x
+    xx = (sums.xx - o[:, :, None] * s[:, None, :] - s[:, :, None] * o[:, None, :]
+          + sums.n[:, None, None] * o[:, :, None] * o[:, None, :])
+    xy = sums.xy - t[:, None] * s - o * sums.y[:, None] + (sums.n * t)[:, None] * o
+    yy = sums.yy - 2 * t * sums.y + sums.n * t * t
+    lower, upper = lower - o, upper - o
+    y_lower, y_upper = y_lower - t, y_upper - t
     local = eps * (1 - share) / (1 + d + d * (d + 1) / 2)
-    draws = draws[d + 1:]
+    rest = draws[:, d + 1:]
     # Folded at 0 with no upper bound: the absolute value.
-    c = abs(y @ y - max(abs(y_lower), abs(y_upper)) ** 2 / local * draws[0])
-    b = X.T @ y - _corner_range(y_lower, y_upper, lower, upper) / local * draws[1:1 + d]
-    gram = X.T @ X
-    Q = np.empty((d, d))
+    c = np.abs(yy - np.maximum(np.abs(y_lower), np.abs(y_upper)) ** 2 / local * rest[:, 0])
+    b = xy - _corner_range(y_lower[:, None], y_upper[:, None], lower, upper) / local \
+        * rest[:, 1:1 + d]
+    Q = np.empty(xx.shape)
+    diagonal = np.arange(d)
     # diffprivlib's diagonal sensitivity is max(|lower_j|, |lower_j|) ** 2; Ridge's corrects it.
     square = _square_range(lower, upper) if candidate.calibrated else lower ** 2
-    Q[np.diag_indices(d)] = np.abs(np.diag(gram) - square / local * draws[1 + d:1 + 2 * d])
+    Q[:, diagonal, diagonal] = np.abs(xx[:, diagonal, diagonal] - square / local
+                                      * rest[:, 1 + d:1 + 2 * d])
     i, j = np.triu_indices(d, 1)
-    off = gram[i, j] - _corner_range(lower[i], upper[i], lower[j], upper[j]) / local \
-        * draws[1 + 2 * d:]
-    Q[i, j] = off
-    Q[j, i] = off
+    off = xx[:, i, j] - _corner_range(lower[:, i], upper[:, i], lower[:, j], upper[:, j]) \
+        / local * rest[:, 1 + 2 * d:]
+    Q[:, i, j] = off
+    Q[:, j, i] = off
     return X_offset, y_offset, c, b, Q
 
 
+def partition_statistics(candidate, X, y, part, n_parts, rngs, sums=None):
+    """:func:`noisy_statistics` of every partition of a block, each drawing from its own
+    stream (``rngs[p]``); ``sums`` when already computed (:func:`partition_sums`)."""
+    if sums is None:
+        sums = partition_sums(candidate, X, y, part, n_parts)
+    draws = laplace(np.stack([rng.random(candidate.n_draws) for rng in rngs]))
+    return noisy_statistics(candidate, sums, draws)
+
+
 def solve(c, b, Q, alpha=0.0):
-    """diffprivlib's solution of ``min c - 2 b.w + w'Qw + alpha w'w``: ``(Q + alpha I)^-1 b``
-    when ``Q + alpha I`` is positive definite and well conditioned (:data:`MAX_CONDITION`),
-    else scipy's BFGS from zeros on the same objective, as diffprivlib calls it."""
-    penalised = Q + alpha * np.eye(len(b))
-    eigenvalues = np.linalg.eigvalsh(penalised)
-    if eigenvalues[0] > 0 and eigenvalues[-1] <= MAX_CONDITION * eigenvalues[0]:
-        return np.linalg.solve(penalised, b)
-
-    with np.errstate(all="ignore"):
-        return minimize(objective(c, b, Q, alpha), np.zeros(len(b)), jac=True).x
-
-
-def partition_accuracies(plans, X_train, y_train, part_train, X_val, y_val, part_val,
-                         n_parts, n_classes, rngs):
-    """The bounded R² of every plan's fit on every partition of a block.
+    """diffprivlib's solution of ``min c - 2 b.w + w'Qw + alpha w'w``, per partition:
+    ``(Q + alpha I)^-1 b`` where ``Q + alpha I`` is positive definite and well conditioned
+    (:data:`MAX_CONDITION`), else scipy's BFGS from zeros on the same objective, as
+    diffprivlib calls it.
 
     Parameters
     ----------
-    plans : list of LinearRegressionPlan
-    X_train : ndarray of shape (n_train, n_features), float64
-    y_train : ndarray of shape (n_train,), float64
-    part_train : ndarray of shape (n_train,), int
-        Partition of each training row within the block.
-    X_val, y_val, part_val
-        The same for the held-out rows.
-    n_parts : int
-    n_classes : int
-        Unused.
-    rngs : list of list of numpy.random.Generator
-        ``rngs[j][p]``: the stream of plan ``j`` on partition ``p``.
+    c : ndarray of shape (n_parts,)
+    b : ndarray of shape (n_parts, d)
+    Q : ndarray of shape (n_parts, d, d)
+    alpha : float, default=0.0
 
     Returns
     -------
-    scores : ndarray of shape (len(plans), n_parts)
-        :meth:`~skdptune.utility.BoundedR2Scorer.scores_of`, at most 1 (the engine clips it
-        to ``[0, 1]``); NaN where a partition has no training or no held-out rows;
-        ``FIT_FAILED`` where it is not finite.
+    coef : ndarray of shape (n_parts, d)
     """
-    train_rows = [np.flatnonzero(part_train == p) for p in range(n_parts)]
-    val_rows = [np.flatnonzero(part_val == p) for p in range(n_parts)]
-    result = np.full((len(plans), n_parts), np.nan)
+    penalised = Q + alpha * np.eye(b.shape[-1])
+    # The largest absolute row sum bounds the largest eigenvalue: a smallest one above it over
+    # MAX_CONDITION decides "direct" without the eigenvalues; they decide the rest.
+    bound = np.max(np.sum(np.abs(penalised), axis=-1), axis=-1)
+    direct = at_least(penalised, bound / MAX_CONDITION) & (bound > 0)
+    if not direct.all():
+        eigenvalues = np.linalg.eigvalsh(penalised[~direct])
+        direct[~direct] = ((eigenvalues[:, 0] > 0)
+                           & (eigenvalues[:, -1] <= MAX_CONDITION * eigenvalues[:, 0]))
+    coef = np.empty(b.shape)
+    if direct.any():
+        coef[direct] = np.linalg.solve(penalised[direct], b[direct][..., None])[..., 0]
+    with np.errstate(all="ignore"):
+        for p in np.flatnonzero(~direct):
+            coef[p] = minimize(objective(c[p], b[p], Q[p], alpha), np.zeros(b.shape[-1]),
+                               jac=True).x
+    return coef
+
+
+def partition_scores(plans, block, rngs):
+    """The bounded R² of every plan's fit on every partition of a block (the family
+    contract, :meth:`~skdptune.batched.contract.Family.partition_scores`):
+    :meth:`~skdptune.utility.BoundedR2Scorer.scores_of`, at most 1 (the engine maps it by the
+    utility's range); :data:`FIT_FAILED` where it is not finite (a diverged solve)."""
+    fitted = block.n_train > 0
+    val_order = np.argsort(block.part_val, kind="stable")
+    val_starts = np.searchsorted(block.part_val[val_order], np.arange(block.n_parts + 1))
+    result = np.full((len(plans), block.n_parts), np.nan)
+    shared = {}
     for j, candidate in enumerate(plans):
+        # The sums depend on the bounds only where the rows are clipped: shared otherwise.
+        key = ((candidate.lower.tobytes(), candidate.upper.tobytes(), candidate.y_lower,
+                candidate.y_upper) if candidate.clips else None)
+        if key not in shared:
+            shared[key] = partition_sums(candidate, block.X_train, block.y_train,
+                                         block.part_train, block.n_parts)
+        X_offset, y_offset, c, b, Q = partition_statistics(
+            candidate, None, None, None, block.n_parts, rngs[j], sums=shared[key])
+        coef = np.zeros(b.shape)
+        coef[fitted] = solve(c[fitted], b[fitted], Q[fitted], candidate.alpha)
+        intercept = (y_offset - np.einsum("pd,pd->p", X_offset, coef)
+                     if candidate.fit_intercept else np.zeros(block.n_parts))
         bounds_y = (candidate.y_lower, candidate.y_upper)
-        for p in range(n_parts):
-            train, val = train_rows[p], val_rows[p]
-            if not len(train) or not len(val):
+        for p in np.flatnonzero(fitted):
+            val = val_order[val_starts[p]:val_starts[p + 1]]
+            if not len(val):
                 continue
-            X_offset, y_offset, c, b, Q = noisy_statistics(candidate, X_train[train],
-                                                           y_train[train], rngs[j][p])
-            coef = solve(c, b, Q, candidate.alpha)
-            intercept = y_offset - X_offset @ coef if candidate.fit_intercept else 0.0
             with np.errstate(all="ignore"):
-                score = BoundedR2Scorer.scores_of(X_val[val] @ coef + intercept, y_val[val],
-                                                  bounds_y)
+                score = BoundedR2Scorer.scores_of(block.X_val[val] @ coef[p] + intercept[p],
+                                                  block.y_val[val], bounds_y)
             result[j, p] = score if np.isfinite(score) else FIT_FAILED
-    return result
+    return block.scored(result)

@@ -48,7 +48,7 @@ import numpy as np
 from scipy.linalg import null_space
 from sklearn.utils.extmath import svd_flip
 
-from ..validation import positive_finite
+from .common import checked_params
 
 
 @dataclass(frozen=True)
@@ -93,47 +93,27 @@ def plan(step, n_features):
         ``data_norm`` are positive and finite, ``whiten`` is False and ``centered`` is True
         (see the module docstring).
     """
-    params = step.get_params(deep=False)
-    n_components, epsilon = params.get("n_components"), params.get("epsilon")
-    data_norm, centered = params.get("data_norm"), params.get("centered")
+    params = checked_params(step, ("epsilon", "data_norm"))
+    if params is None:
+        return None
+    n_components, epsilon = params["n_components"], params["epsilon"]
+    data_norm, centered = params["data_norm"], params["centered"]
     if (isinstance(n_components, bool) or not isinstance(n_components, Integral)
             or not 1 <= n_components <= n_features):
         return None
-    if (not positive_finite(epsilon) or not positive_finite(data_norm)
-            or params.get("whiten") is not False or centered is not True):
-        return None
-    try:
-        step._validate_params()  # scikit-learn's own constraints, as fit checks them
-    except Exception:  # noqa: BLE001 - whatever the real fit would make of it
+    if params.get("whiten") is not False or centered is not True:
         return None
     return PCAPlan(float(epsilon), int(n_components), float(data_norm), int(n_features))
 
 
-def transform_partitions(plan, X_train, part_train, X_val, part_val, n_parts, rngs):
-    """Each partition's rows through its own PCA, fitted on its own training rows.
-
-    Parameters
-    ----------
-    plan : PCAPlan
-    X_train : ndarray of shape (n_train, n_features), float64
-        The block's training rows (the step's input columns), in any order.
-    part_train : ndarray of shape (n_train,), int
-        Partition of each training row within the block, ``0 .. n_parts - 1``.
-    X_val, part_val
-        The same for the held-out rows.
-    n_parts : int
-    rngs : list of numpy.random.Generator
-        One stream per partition, this step's own.
-
-    Returns
-    -------
-    X_train, X_val : ndarray of shape (n_rows, n_components)
-        The transformed rows, in the same order. A partition without training rows gets a
-        placeholder transform (its utility is the engine's fixed constant).
-    """
-    mean, components = fit_partitions(plan, X_train, part_train, n_parts, rngs)
-    return _apply(mean, components, X_train, part_train), _apply(mean, components, X_val,
-                                                                 part_val)
+def transform_partitions(plan, block, rngs):
+    """Each partition's rows through its own PCA, fitted on its own training rows (the
+    partition step contract,
+    :meth:`~skdptune.batched.contract.PartitionStep.transform_partitions`)."""
+    mean, components = fit_partitions(plan, block.X_train, block.part_train, block.n_parts,
+                                      rngs)
+    return (_apply(mean, components, block.X_train, block.part_train),
+            _apply(mean, components, block.X_val, block.part_val))
 
 
 def _apply(mean, components, X, part):
@@ -147,8 +127,10 @@ def fit_partitions(plan, X_train, part_train, n_parts, rngs):
 
     Parameters
     ----------
-    plan, X_train, part_train, n_parts, rngs
-        As for :func:`transform_partitions`.
+    plan : PCAPlan
+    X_train, part_train, n_parts, rngs
+        A block's training rows, their partitions and its partition count, and the step's
+        streams, as :func:`transform_partitions` receives them.
 
     Returns
     -------

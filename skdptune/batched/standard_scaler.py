@@ -49,8 +49,7 @@ from functools import lru_cache
 import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
 
-from ..validation import positive_finite
-from .common import declared_bounds, laplace, laplace_within
+from .common import checked_params, declared_bounds, laplace, laplace_within
 
 
 @dataclass(frozen=True)
@@ -96,49 +95,24 @@ def plan(step, n_features):
     -------
     plan : StandardScalerPlan or None
     """
-    params = step.get_params(deep=False)
-    epsilon, bounds = params.get("epsilon"), params.get("bounds")
-    if bounds is None or n_features < 1:
+    params = checked_params(step)
+    if params is None or params["bounds"] is None or n_features < 1:
         return None
-    if not positive_finite(epsilon):
-        return None
-    try:
-        step._validate_params()  # scikit-learn's own constraints (with_mean, with_std, copy)
-    except Exception:  # noqa: BLE001 - whatever the real fit would make of it
-        return None
-    declared = declared_bounds(bounds, n_features)
+    declared = declared_bounds(params["bounds"], n_features)
     if declared is None or not np.all(declared[1] > declared[0]):
         return None
     lower, upper = declared
-    return StandardScalerPlan(float(epsilon), lower, upper, bool(params["with_mean"]),
+    return StandardScalerPlan(float(params["epsilon"]), lower, upper, bool(params["with_mean"]),
                               bool(params["with_std"]))
 
 
-def transform_partitions(plan, X_train, part_train, X_val, part_val, n_parts, rngs):
-    """Each partition's rows through its own scaler, fitted on its own training rows.
-
-    Parameters
-    ----------
-    plan : StandardScalerPlan
-    X_train : ndarray of shape (n_train, n_features), float64
-        The block's training rows (the step's input columns), in any order.
-    part_train : ndarray of shape (n_train,), int
-        Partition of each training row within the block, ``0 .. n_parts - 1``.
-    X_val, part_val
-        The same for the held-out rows.
-    n_parts : int
-    rngs : list of numpy.random.Generator
-        One stream per partition, this step's own.
-
-    Returns
-    -------
-    X_train, X_val : ndarray
-        The transformed rows, in the same order. A partition without training rows gets a
-        placeholder transform (its utility is the engine's fixed constant).
-    """
-    mean, scale = fit_partitions(plan, X_train, part_train, n_parts, rngs)
-    return _apply(plan, mean, scale, X_train, part_train), _apply(plan, mean, scale, X_val,
-                                                                  part_val)
+def transform_partitions(plan, block, rngs):
+    """Each partition's rows through its own scaler, fitted on its own training rows (the
+    partition step contract,
+    :meth:`~skdptune.batched.contract.PartitionStep.transform_partitions`)."""
+    mean, scale = fit_partitions(plan, block.X_train, block.part_train, block.n_parts, rngs)
+    return (_apply(plan, mean, scale, block.X_train, block.part_train),
+            _apply(plan, mean, scale, block.X_val, block.part_val))
 
 
 def fit_partitions(plan, X_train, part_train, n_parts, rngs):
@@ -146,8 +120,10 @@ def fit_partitions(plan, X_train, part_train, n_parts, rngs):
 
     Parameters
     ----------
-    plan, X_train, part_train, n_parts, rngs
-        As for :func:`transform_partitions`.
+    plan : StandardScalerPlan
+    X_train, part_train, n_parts, rngs
+        A block's training rows, their partitions and its partition count, and the step's
+        streams, as :func:`transform_partitions` receives them.
 
     Returns
     -------

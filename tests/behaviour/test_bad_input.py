@@ -312,10 +312,16 @@ def _grid(**params):
 
 @pytest.mark.parametrize("keyword", ["cv", "n_splits"])
 def test_cv_names_n_partitions_and_says_why_there_is_no_splitter(keyword):
-    # Before: "__init__() got an unexpected keyword argument 'cv'", nothing more.
+    # Before: "__init__() got an unexpected keyword argument 'cv'", nothing more; then a
+    # suggestion of n_partitions=5, with which the selection cannot tell candidates apart
+    # (issue 33, item 3): the message points to the default and says why.
     with pytest.raises(TypeError, match=rf"no {keyword} parameter \(got {keyword}=5\): there "
-                                        r"is no splitter.*independently.*n_partitions=5"):
+                                        r"is no splitter.*independently") as raised:
         _grid(**{keyword: 5})
+    message = str(raised.value)
+    assert "n_partitions=5" not in message
+    assert "Keep the default n_partitions='auto'" in message
+    assert "noise scales as 1 / (n_partitions * epsilon)" in message
 
 
 def test_cv_of_the_randomized_search_names_validation_fraction():

@@ -12,41 +12,42 @@ import math
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import (
-    DecisionTreeClassifier,
-    GaussianNB,
-    RandomForestClassifier,
-    StandardScaler,
-)
+from diffprivlib.models import DecisionTreeClassifier as DPDecisionTreeClassifier
+from diffprivlib.models import GaussianNB, StandardScaler
 from scipy import stats
 from sklearn.pipeline import make_pipeline
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
+from skdptune.ensemble import RandomForestClassifier
 from skdptune.gate import gaussian_nb_charge, split_budget, tree_charge
+from skdptune.tree import DecisionTreeClassifier
 
 ALPHA = 1e-3
 
 
-def _predicts_one(n_ones, n_fits, rng):
+def _predicts_one(tree_class, n_ones, n_fits, rng):
     """How many of ``n_fits`` trees (epsilon 1) on 11 equal rows, ``n_ones`` labelled 1,
     label the rows' leaf 1."""
     X = np.full((11, 1), 0.5)
     y = np.r_[np.ones(n_ones), np.zeros(11 - n_ones)].astype(int)
     return sum(
-        int(DecisionTreeClassifier(epsilon=1.0, bounds=([0.0], [1.0]), classes=[0, 1],
-                                   random_state=rng, accountant=BudgetAccountant())
+        int(tree_class(epsilon=1.0, bounds=([0.0], [1.0]), classes=[0, 1], random_state=rng,
+                       accountant=BudgetAccountant())
             .fit(X, y).predict(X[:1])[0])
         for _ in range(n_fits))
 
 
-def test_a_tree_spends_more_than_epsilon_when_one_label_is_replaced():
+@pytest.mark.parametrize("tree_class", [DPDecisionTreeClassifier, DecisionTreeClassifier],
+                         ids=["diffprivlib", "skdptune"])
+def test_a_tree_spends_more_than_epsilon_when_one_label_is_replaced(tree_class):
     # Replacing one record's label (6 ones to 5): the leaf's label distribution moves by more
     # than exp(epsilon) = 2.72 (theory: 2 exp(1) - 1 = 4.4), within exp(2 epsilon) = 7.39.
+    # skdptune's tree fits diffprivlib's law, so it is charged the same factor.
     rng, n = np.random.RandomState(0), 700
-    high = stats.binomtest(_predicts_one(6, n, rng), n).proportion_ci(1 - ALPHA)
-    low = stats.binomtest(_predicts_one(5, n, rng), n).proportion_ci(1 - ALPHA)
+    high = stats.binomtest(_predicts_one(tree_class, 6, n, rng), n).proportion_ci(1 - ALPHA)
+    low = stats.binomtest(_predicts_one(tree_class, 5, n, rng), n).proportion_ci(1 - ALPHA)
     assert high.low / low.high > math.exp(1.0)
-    assert tree_charge(DecisionTreeClassifier()) == 2.0
+    assert tree_charge(tree_class()) == 2.0
 
 
 @pytest.mark.parametrize("bounds, factor", [
@@ -95,3 +96,26 @@ def test_a_total_budget_is_split_by_what_each_step_really_spends(search_class):
                           accountant=accountant).fit(X, y)
     assert search.privacy_spent_[0] == pytest.approx(3.0)
     assert accountant.total()[0] == pytest.approx(3.0)
+
+
+def test_the_grid_search_computes_each_candidates_charge_once(monkeypatch):
+    # Each DP step's charge (its budget times its entry's factor) is computed once per
+    # candidate and fit: the gate's figure, from which the total's split is then scaled. Before:
+    # once by the gate and again by split_budget.
+    from skdptune import gate
+
+    X, y = _data()
+    pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0), epsilon=1.0),
+                             GaussianNB(bounds=(-5.0, 5.0), epsilon=1.0))
+    computed, factor = [], gate.Rule.factor
+
+    def counting(rule, step):
+        computed.append(type(step).__name__)
+        return factor(rule, step)
+
+    monkeypatch.setattr(gate.Rule, "factor", counting)
+    search = PrivateGridSearchCV(pipeline, {"gaussiannb__var_smoothing": [1e-9, 1e-3]},
+                                 epsilon=3.0, random_state=0,
+                                 accountant=BudgetAccountant()).fit(X, y)
+    assert sorted(computed) == ["GaussianNB", "GaussianNB", "StandardScaler", "StandardScaler"]
+    assert search.privacy_spent_[0] == pytest.approx(3.0)

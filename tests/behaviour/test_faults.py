@@ -256,7 +256,7 @@ def test_keyboard_interrupt_in_the_refit_charges_the_selection():
     assert_charged(accountant, (1.0 + 1.0, 0.0))
 
 
-def test_dying_worker_is_not_swallowed_and_charges_nothing():
+def test_dying_worker_is_not_swallowed_and_charges_nothing(spread_work):
     X, y = make_data()
     accountant = BudgetAccountant()
     search = make_search(
@@ -288,7 +288,8 @@ def test_searches_in_threads_charge_only_their_own_accountant():
         assert_charged(accountant, search.privacy_spent_)
 
 
-def test_same_random_state_gives_identical_results_for_one_and_two_jobs(binary_data):
+def test_same_random_state_gives_identical_results_for_one_and_two_jobs(binary_data,
+                                                                     spread_work):
     X, y = binary_data
     results = []
     for n_jobs in (1, 2):

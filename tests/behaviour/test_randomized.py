@@ -114,7 +114,9 @@ def test_fit_releases_only_the_best_trial_and_charges_once(data):
     search = _nb_search(accountant=accountant, distribution="truncated_negative_binomial",
                         shape=1.0).fit(X, y)
     expected = repeat_and_select_epsilon(1.0, 1e-6, 4.0, 1.0)
-    assert tuple(search.privacy_spent_) == pytest.approx((expected, 1e-6))
+    # The pure bound (3 * trial_epsilon) is the smallest: pure DP, no delta (issue 33).
+    assert expected == 3.0
+    assert tuple(search.privacy_spent_) == (expected, 0.0)
     assert accountant.spent_budget == [tuple(search.privacy_spent_)]
     assert search.privacy_report_["total_epsilon"] == pytest.approx(expected)
     assert search.privacy_report_["adjacency"] == ADJACENCY
@@ -183,7 +185,7 @@ def test_subsample_fits_final_model_with_transfer(data):
     search = PrivateRandomizedSearchCV(
         LogisticRegression(data_norm=6.0, epsilon=1.0), {"C": stats.loguniform(0.1, 10)},
         trial_epsilon=1.0, n_iter=3.0, subsample=0.3, transfer=transfer, accountant=accountant,
-        random_state=1,
+        distribution="poisson", random_state=1,
     ).fit(X, y)
     tuning = repeat_and_select_epsilon(1.0, 1e-6, 3.0, math.inf)
     assert tuple(search.privacy_spent_) == pytest.approx(
@@ -248,7 +250,7 @@ def test_leak_from_an_admitted_step_is_an_error_and_is_charged(data, allow_in_ga
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
         LeakingNB(bounds=(-5, 5)), {"var_smoothing": [1e-9]}, trial_epsilon=1.0, n_iter=2.0,
-        accountant=accountant, random_state=0,
+        distribution="poisson", accountant=accountant, random_state=0,
     )
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
@@ -286,8 +288,10 @@ def test_bounds_declared_by_every_setting_are_accepted(data):
         ({"C": stats.loguniform(0.1, 10)}, "data_norm=None"),
         # One listed value undeclares it: refused even if that value is never sampled.
         ({"data_norm": [6.0, None]}, "data_norm=None"),
-        # A scipy distribution's one seeded draw is checked too (here, C must be positive).
-        ({"data_norm": [6.0], "C": stats.uniform(-2, 1)}, "The 'C' parameter"),
+        # A scipy distribution's support is checked too (here, C must be positive).
+        ({"data_norm": [6.0], "C": stats.uniform(-2, 1)},
+         r"'C': -1.5, 'data_norm': 6.0\} \(the median of C from uniform\(-2, 1\)\): The 'C' "
+         "parameter"),
         # Of several distributions, the one that leaves data_norm unset is refused.
         ([{"data_norm": [6.0]}, {"C": [1.0]}], "data_norm=None"),
     ],
@@ -301,6 +305,27 @@ def test_what_no_sampled_setting_fixes_is_refused_before_data(data, distribution
     with pytest.raises(ValueError, match=match):
         search.fit(X, y)
     assert accountant.spent_budget == []
+
+
+@pytest.mark.parametrize("random_state", [None, 0, 1, 2, 3, 4, 5])
+def test_a_distribution_is_judged_by_its_support_the_same_way_every_time(data, random_state):
+    # Issue 33: norm(3, 2) over data_norm was refused in 2 runs of 6 (when a negative value
+    # happened to be sampled) and accepted in 4. Its support holds negative values: refused
+    # every time, before the data, naming the support and the distribution. A distribution
+    # whose support is positive is accepted every time.
+    X, y = data
+    accountant = BudgetAccountant()
+    refused = PrivateRandomizedSearchCV(LogisticRegression(), {"data_norm": stats.norm(3, 2)},
+                                        accountant=accountant, random_state=random_state)
+    with pytest.raises(ValueError, match=r"data_norm near the lower end of the support "
+                                         r"\(-inf, inf\) of its distribution norm\(3, 2\)"):
+        refused.fit(X, y)
+    assert accountant.spent_budget == []
+    # lognorm's support is [0, inf): every value it gives is positive.
+    PrivateRandomizedSearchCV(LogisticRegression(), {"data_norm": stats.lognorm(0.5, scale=6)},
+                              n_iter=2.0, distribution="geometric", accountant=accountant,
+                              random_state=random_state).fit(X, y)
+    assert len(accountant.spent_budget) == 1
 
 
 def test_a_pipeline_of_two_private_steps_fits_with_the_defaults(data):
@@ -317,10 +342,13 @@ def test_a_pipeline_of_two_private_steps_fits_with_the_defaults(data):
         pipeline, {"logisticregression__C": stats.loguniform(0.1, 10)},
         accountant=accountant, random_state=0,
     ).fit(X, y)
-    assert 1.0 * (1 - 1e-9) <= search.privacy_spent_[0] <= 1.0
-    assert accountant.spent_budget == [tuple(search.privacy_spent_)]
+    # The named total exactly, and no delta: the default geometric count is pure DP
+    # (issue 33: it reported epsilon=0.9999999999964891 and delta=1e-6).
+    assert tuple(search.privacy_spent_) == (1.0, 0.0)
+    assert accountant.spent_budget == [(1.0, 0.0)]
     trial = search.privacy_report_["trial_epsilon"]
-    assert trial == calibrate_trial_epsilon(1.0, 1e-6, 10.0, math.inf)
+    assert trial == calibrate_trial_epsilon(1.0, 1e-6, 10.0, 1.0)
+    assert 1 / 3 * (1 - 1e-9) <= trial <= 1 / 3
     steps = search.best_estimator_.named_steps
     assert steps["standardscaler"].epsilon == pytest.approx(trial / 2)
     assert steps["logisticregression"].epsilon == pytest.approx(trial / 2)
@@ -510,16 +538,19 @@ def test_epsilon_and_trial_epsilon_are_refused_together_before_data(data):
 def test_the_docs_state_the_total_cost_of_the_defaults():
     import pathlib
 
-    default = repeat_and_select_epsilon(1.0, 1e-6, 10.0, math.inf)
-    figures = {f"{default:.2f}", f"{repeat_and_select_epsilon(1.0, 1e-6, 10.0, 1.0):.1f}",
+    default = repeat_and_select_epsilon(1.0, 1e-6, 10.0, 1.0)  # geometric, the default
+    poisson = repeat_and_select_epsilon(1.0, 1e-6, 10.0, math.inf)
+    figures = {f"{default:.1f}", f"{poisson:.2f}",
                f"{repeat_and_select_epsilon(1.0, 1e-6, 10.0, 0.0):.1f}"}
     assert figures == {"5.62", "3.0", "2.0"}
+    assert PrivateRandomizedSearchCV(None, {}).distribution == "geometric"
     docstring = " ".join(PrivateRandomizedSearchCV.__doc__.split())
     assert "The explicit per-trial form is ``trial_epsilon``: with ``trial_epsilon=1`` the " \
-           f"search spends epsilon {default:.2f}" in docstring
+           f"search spends epsilon {default:.1f}" in docstring
     root = pathlib.Path(__file__).parents[2]
     for page in ("README.md", "docs/privacy_model.rst"):
-        assert f"epsilon {default:.2f}" in " ".join((root / page).read_text().split()), page
+        text = " ".join((root / page).read_text().split())
+        assert f"epsilon {default:.1f}" in text and f"{poisson:.2f}" in text, page
 
 
 def test_text_through_a_hashing_vectorizer_and_a_private_model():

@@ -5,21 +5,18 @@ epsilon times the gate's charge factor) and the refit model predicts."""
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import (
-    DecisionTreeClassifier,
-    GaussianNB,
-    KMeans,
-    RandomForestClassifier,
-)
+from diffprivlib.models import GaussianNB, KMeans
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from sklearn.datasets import load_iris
 from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
 
 from conftest import grid_charges
-from skdptune.linear_model import LogisticRegression
 from skdptune import PrivateGridSearchCV
+from skdptune.ensemble import RandomForestClassifier
 from skdptune.gate import gaussian_nb_charge, tree_charge
+from skdptune.linear_model import LogisticRegression
+from skdptune.tree import DecisionTreeClassifier
 
 # The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
 BOUNDS = (0.0, 1.0)

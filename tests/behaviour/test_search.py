@@ -409,7 +409,7 @@ def test_same_random_state_gives_identical_results(binary_data):
 
 # Secure (unseeded) noise: the selection may pass nothing and warn.
 @pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
-def test_parallel_fits_match_sequential_ones(binary_data, recording_selector):
+def test_parallel_fits_match_sequential_ones(binary_data, recording_selector, spread_work):
     X, y = binary_data
     acc = BudgetAccountant()
     estimator, grid = SkDecisionTree(random_state=0), {"max_depth": [1, 3]}
@@ -527,6 +527,28 @@ def test_linear_regression_with_bounds_y_is_tuned_without_a_range(capsys):
     assert search.score(X, y) == pytest.approx(
         1 - np.sum((prediction - y) ** 2) / np.sum((y - y.mean()) ** 2))
     assert len(acc.spent_budget) == 2  # selection and refit, as for any estimator
+
+
+@pytest.mark.parametrize("utility_range", [None, (-3.0, 1.0)])
+def test_r2_of_a_regressor_with_bounds_y_is_the_bounded_r2(capsys, utility_range):
+    # Issue 33: scoring="r2" was refused for a Ridge declaring bounds_y while scoring=None
+    # gave the bounded R²; both now mean the R² of values clipped to bounds_y, mapped from
+    # R2_RANGE or from a declared utility_range.
+    from skdptune.utility import R2_RANGE, BoundedR2Scorer
+
+    X, y = _bounded_regression()
+    search = search_of(Ridge(bounds_X=(-1, 1), bounds_y=(-4, 4), random_state=0),
+                       {"alpha": [0.1, 1.0]}, scoring="r2", utility_range=utility_range,
+                       accountant=BudgetAccountant(), verbose=1).fit(X, y)
+    low, high = R2_RANGE if utility_range is None else utility_range
+    assert (f"Scoring with R² of predictions and targets clipped to the declared bounds_y, "
+            f"each partition's clipped to [{low:g}, {high:g}] (scoring='r2'"
+            in capsys.readouterr().out)
+    assert isinstance(search.scorer_, BoundedR2Scorer)
+    assert low <= search.best_score_ <= high
+    prediction = np.clip(search.best_estimator_.predict(X), -4, 4)
+    assert search.score(X, y) == pytest.approx(
+        1 - np.sum((prediction - y) ** 2) / np.sum((y - y.mean()) ** 2))
 
 
 def test_a_candidate_without_bounds_y_is_refused_before_the_data(partition_calls):

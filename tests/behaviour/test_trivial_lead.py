@@ -1,8 +1,7 @@
 """The grid search's check of the released model against a trivial one (issue 18):
 ``trivial_lead_``, a Laplace estimate bought with ``check_share`` of the refit's budget
-(skdptune.trivial.estimate_lead), and the UselessModelWarning it decides."""
-
-import warnings
+(skdptune.trivial.estimate_lead). The UselessModelWarning it decides, and its rates:
+test_useless_model.py."""
 
 import numpy as np
 import pytest
@@ -13,18 +12,14 @@ from scipy import stats
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skdptune import PrivateGridSearchCV
-from skdptune.exceptions import UselessModelWarning
 from skdptune.linear_model import Ridge
 from skdptune.trivial import (
     ACCURACY,
     BOUNDED_SQUARED_ERROR,
-    LEAD_RESOLUTION,
     LEAD_SENSITIVITY,
-    MARGIN_STDS,
     _lead,
     estimate_lead,
     lead_kind,
-    trivial_findings,
 )
 
 HUGE_EPSILON = 1e12  # noise far below float resolution of the leads below
@@ -59,15 +54,20 @@ def test_accuracy_lead_is_accuracy_minus_the_most_frequent_class_share():
     assert _lead(ACCURACY, wrong, rows, y) == pytest.approx(1 / 6 - 1 / 2)
 
 
-def test_regression_lead_is_the_bounded_score_minus_the_middle_of_bounds_y():
+def test_regression_lead_is_the_bounded_score_minus_the_targets_mean():
+    # The best constant for a squared error is the (clipped) targets' mean: issue 33 (the
+    # middle of bounds_y, before, made a model no better than the mean look useful when the
+    # targets sit off the middle, and a useful one look useless when they sit on it).
     X = np.zeros((4, 1))
-    y = np.array([4.0, 6.0, 5.0, 12.0])  # the last is clipped to 10 for both terms
-    middle = regression([0.0], 5.0)
-    assert _lead(BOUNDED_SQUARED_ERROR, middle, X, y) == pytest.approx(0.0)
+    y = np.array([4.0, 6.0, 5.0, 12.0])  # the last is clipped to 10: mean 25 / 4 = 6.25
+    mean = regression([0.0], 6.25)
+    assert _lead(BOUNDED_SQUARED_ERROR, mean, X, y) == pytest.approx(0.0)
+    middle = regression([0.0], 5.0)  # worse than the mean by (6.25 - 5)**2 / 100
+    assert _lead(BOUNDED_SQUARED_ERROR, middle, X, y) == pytest.approx(-1.25 ** 2 / 100)
     at_the_top = regression([0.0], 30.0)  # clipped to 10 for every row
-    expected = np.mean([(1 - 0.36) - (1 - 0.01), (1 - 0.16) - (1 - 0.01),
-                        (1 - 0.25) - 1.0, 1.0 - (1 - 0.25)])
-    assert _lead(BOUNDED_SQUARED_ERROR, at_the_top, X, y) == pytest.approx(expected)
+    sst = np.sum((np.array([4.0, 6.0, 5.0, 10.0]) - 6.25) ** 2)
+    sse = np.sum((10.0 - np.array([4.0, 6.0, 5.0, 10.0])) ** 2)
+    assert _lead(BOUNDED_SQUARED_ERROR, at_the_top, X, y) == pytest.approx((sst - sse) / 400)
 
 
 @pytest.mark.parametrize("kind", [ACCURACY, BOUNDED_SQUARED_ERROR])
@@ -102,12 +102,19 @@ def test_replacing_one_record_moves_the_lead_by_at_most_the_stated_sensitivity(k
         y2[0] = 0
         change = _lead(kind, model, rows, y) - _lead(kind, model, rows, y2)
     else:
-        # A record at the top predicted exactly (lead 1/4: the middle misses it by half the
-        # range) becomes one at the top predicted at the bottom (lead 1/4 - 1).
+        # Every target at the bottom, predicted exactly but one, at x = 1, predicted at the
+        # top (its error the whole range); it becomes a target at the top at x = 1, predicted
+        # exactly: the model's errors fall by 1 and the sum of squares about the mean rises
+        # by 1 - 1/n (in units of range**2).
         model = regression([10.0], 0.0)  # predicts 10 * x, clipped to [0, 10]
-        X, y = np.array([[1.0], [0.2]]), np.array([10.0, 2.0])
-        X2, y2 = np.array([[0.0], [0.2]]), np.array([10.0, 2.0])
-        change = _lead(kind, model, X, y) - _lead(kind, model, X2, y2)
+        n = 1000
+        X, y = np.zeros((n, 1)), np.zeros(n)
+        X[0] = 1.0
+        y2 = y.copy()
+        y2[0] = 10.0
+        change = _lead(kind, model, X, y2) - _lead(kind, model, X, y)
+        assert change * n == pytest.approx(LEAD_SENSITIVITY[kind] - 1 / n)
+        return
     assert change * len(y) == pytest.approx(LEAD_SENSITIVITY[kind])
 
 
@@ -137,44 +144,21 @@ def test_a_model_that_cannot_predict_releases_no_lead():
     assert np.isnan(lead) and std == pytest.approx(np.sqrt(2) * 2 / 4)
 
 
-# --- the rule --------------------------------------------------------------------------------
-
-def test_lead_rule_warns_below_k_stds_and_only_when_it_can_tell():
-    std = LEAD_RESOLUTION / MARGIN_STDS / 2
-    [finding] = trivial_findings(None, None, None, None, MARGIN_STDS * std - 1e-4, std)
-    assert "trivial_lead_=" in finding and "most frequent class" in finding
-    assert trivial_findings(None, None, None, None, MARGIN_STDS * std + 1e-4, std) == []
-    too_noisy = LEAD_RESOLUTION / MARGIN_STDS * 1.01
-    assert trivial_findings(None, None, None, None, -0.5, too_noisy) == []
-    assert trivial_findings(None, None, None, None, float("nan"), std) == []
-
-
-def test_a_decided_lead_overrules_the_noisier_best_score_rule():
-    # HI at a total of 1: best_score_ 0.52 (std 0.099) fails the score rule, while the lead
-    # 0.166 (std 0.004) shows a useful model (79 % on the test part against 63 %).
-    from sklearn.metrics import get_scorer
-
-    model = LogisticRegression(data_norm=1.0)
-    model.classes_, model.coef_, model.intercept_ = np.array([0, 1]), np.ones((1, 1)), np.zeros(1)
-    accuracy = get_scorer("accuracy")
-    assert trivial_findings(0.519, 0.099, accuracy, model)  # alone: warned
-    assert trivial_findings(0.519, 0.099, accuracy, model, 0.166, 0.004) == []
-    # an undecided lead, or a decided one below LEAD_RESOLUTION (a model fitted to noise leads
-    # a constant by a little on its training records), leaves the score rule in force
-    noisy = LEAD_RESOLUTION / MARGIN_STDS * 1.01
-    assert trivial_findings(0.519, 0.099, accuracy, model, 0.166, noisy)
-    assert trivial_findings(0.519, 0.099, accuracy, model, LEAD_RESOLUTION - 1e-3, 0.004)
-    # a decided lead that is not positive is warned on too
-    findings = trivial_findings(0.519, 0.099, accuracy, model, 0.0, 0.004)
-    assert ["trivial_lead_=" in f for f in findings] == [True, False]
-
+# --- the kind ----------------------------------------------------------------------------------
 
 def test_lead_kind_is_decided_from_the_parameters():
     assert lead_kind(LogisticRegression(), None, None) == ACCURACY
     assert lead_kind(GaussianNB(), "accuracy", None) == ACCURACY
     assert lead_kind(LinearRegression(bounds_y=(0, 1)), None, None) == BOUNDED_SQUARED_ERROR
     assert lead_kind(LogisticRegression(), "balanced_accuracy", None) is None
-    assert lead_kind(LinearRegression(bounds_y=(0, 1)), None, (0, 1)) is None  # R² declared
+    # Every squared-error scoring of a regressor with bounds_y, a declared range or not
+    # (issue 33: scoring="r2" with a utility_range had no trivial model).
+    for scoring, utility_range in ((None, (-1, 1)), ("r2", None), ("r2", (-200, 1)),
+                                   ("neg_mean_squared_error", (-100, 0))):
+        assert lead_kind(Ridge(bounds_y=(0, 1)), scoring, utility_range) == \
+            BOUNDED_SQUARED_ERROR
+    assert lead_kind(Ridge(bounds_y=(0, 1)), "neg_mean_absolute_error", (-1, 0)) is None
+    assert lead_kind(Ridge(), "r2", (-1, 1)) is None  # no bounds_y: nothing to clip to
 
 
 # --- in the search ---------------------------------------------------------------------------
@@ -185,13 +169,6 @@ def classification():
     X = rng.rand(6000, 3) / 2
     y = (X[:, 0] + 0.05 * rng.randn(len(X)) > 0.25).astype(int)
     return X, y
-
-
-def fit_quietly(search, X, y):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        search.fit(X, y)
-    return [w for w in caught if issubclass(w.category, UselessModelWarning)]
 
 
 @pytest.mark.parametrize("total, selection_share, check_share", [(1.0, 0.5, 0.05),
@@ -236,23 +213,3 @@ def test_check_share_is_validated_before_the_data():
                                  epsilon=1.0, check_share=0.6)
     with pytest.raises(InvalidParameterError, match="'check_share' parameter"):
         search.fit(None, None)
-
-
-def test_a_regression_that_clips_every_prediction_is_reported():
-    # Targets near 5 in bounds_y (0, 10), two numeric features and a one-hot category (as the
-    # benchmark's tables): an unpenalised Ridge at epsilon 0.475 clips nearly every
-    # prediction to 0 or 10, far worse than the middle (5). Its bounded score (about 0.75)
-    # passes the score rule's worst-case 0.75: only the lead sees it.
-    rng = np.random.RandomState(0)
-    category = rng.randint(8, size=4000)
-    X = np.c_[rng.rand(len(category), 2), np.eye(8)[category]]
-    y = 5 + X[:, 0] - X[:, 1] + 0.3 * rng.randn(len(X))
-    search = PrivateGridSearchCV(
-        Ridge(alpha=0.0, noise_alpha=0.0, bounds_X=(0, 1), bounds_y=(0, 10), random_state=0),
-        {"fit_intercept": [True, False]}, epsilon=1.0, random_state=0,
-        accountant=BudgetAccountant())
-    caught = fit_quietly(search, X, y)
-    assert search.trivial_lead_ < -0.1
-    [warning] = caught
-    assert f"trivial_lead_={search.trivial_lead_:.3g}" in str(warning.message)
-    assert "best_score_=" not in str(warning.message)

@@ -103,14 +103,27 @@ def _table_rows(text):
             for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
 
 
-def test_the_default_settings_table_runs_at_smoke_size(speed, capsys):
+class _Ticks:
+    """A clock that advances by one millisecond per reading: the script's arithmetic on its
+    times is checked, and no test reads a real clock (issue 33)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        self.now += 1e-3
+        return self.now
+
+
+def test_the_default_settings_table_runs_at_smoke_size(speed, capsys, monkeypatch):
     # Issue 17: `speed.py --defaults`, at tiny sizes: every row of the issue, the batched
     # engine, the per-fit path and GridSearchCV(cv=5), with the forecast's counts per path.
-    from skdptune import batched
+    from skdptune.batched import registry
 
-    families = dict(batched.FAMILIES)
+    monkeypatch.setattr(speed, "time", _Ticks())
+    families = dict(registry.FAMILIES)
     speed.main(["--defaults", "--smoke"])
-    assert batched.FAMILIES == families  # the per-fit runs restore the registry
+    assert registry.FAMILIES == families  # the per-fit runs restore the registry
     rows = _table_rows(capsys.readouterr().out)
     assert [row[0] for row in rows] == [name for name, *_ in speed.DEFAULT_ROWS]
     for name, n_rows, k, fits, fast, slow, cv5, ratio_fast, ratio_slow in rows:
@@ -121,11 +134,22 @@ def test_the_default_settings_table_runs_at_smoke_size(speed, capsys):
             # Seconds to 3 significant digits (0.5 % each), ratios to 0.01: the errors add.
             recomputed = float(seconds) / float(cv5)
             assert abs(float(ratio) - recomputed) <= 0.0051 + 0.0101 * recomputed
-    # A per-fit search predicted to exceed the cap is skipped and reported as such.
-    speed.defaults_table(1, smoke=True, per_fit_cap=0.0)
+    # A per-fit search predicted to exceed the cap is skipped and reported as such (one row:
+    # the rule is the same for every row).
+    speed.defaults_table(1, smoke=True, per_fit_cap=0.0, rows=[0])
+    [row] = _table_rows(capsys.readouterr().out)
+    assert row[5].startswith("skipped (predicted ") and row[8] == ""
+
+
+def test_the_memory_table_runs_at_smoke_size(speed, capsys):
+    # Issue 31: `speed.py --memory`, at 2,000 rows and one candidate: the three fresh
+    # processes report a peak, the data alone the least of them.
+    speed.main(["--memory", "--smoke"])
     rows = _table_rows(capsys.readouterr().out)
-    assert len(rows) == len(speed.DEFAULT_ROWS)
-    assert all(row[5].startswith("skipped (predicted ") and row[8] == "" for row in rows)
+    assert [row[0] for row in rows] == ["data loaded, nothing run", "PrivateGridSearchCV",
+                                        "GridSearchCV(cv=5)"]
+    peaks = [float(row[1]) for row in rows]
+    assert all(peak > 0 for peak in peaks) and peaks[0] <= min(peaks[1:])
 
 
 # --- Issue 18: the real tables (benchmarks/lib/datasets.py) and tuning_pays.py --smoke ---------

@@ -12,7 +12,7 @@ import threading
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, RandomForestClassifier
+from diffprivlib.models import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from joblib import parallel_backend
@@ -20,6 +20,7 @@ from sklearn.datasets import make_classification
 from sklearn.pipeline import make_pipeline
 
 from skdptune import PrivateGridSearchCV
+from skdptune.ensemble import RandomForestClassifier
 
 distributed = pytest.importorskip("dask.distributed")
 
@@ -84,7 +85,7 @@ def fit_within_deadline(search_, X, y):
     ids=["LogisticRegression", "LogisticRegression-per-fit", "GaussianNB", "Pipeline",
          "RandomForestClassifier"],
 )
-def test_dask_gives_the_sequential_result(client, data, estimator, grid):
+def test_dask_gives_the_sequential_result(client, data, estimator, grid, spread_work):
     X, y = data
     on_dask = fit_within_deadline(search(estimator, grid, n_jobs=-1), X, y)
     sequential = search(estimator, grid, n_jobs=1).fit(X, y)

@@ -30,6 +30,10 @@ PUBLIC_MODULES = [
     "skdptune.accounting",
     "skdptune.batched",
     "skdptune.batched.common",
+    "skdptune.batched.contract",
+    "skdptune.batched.engine",
+    "skdptune.batched.pipeline",
+    "skdptune.batched.registry",
     "skdptune.batched.gaussian_nb",
     "skdptune.batched.standard_scaler",
     "skdptune.batched.forest",
@@ -38,6 +42,7 @@ PUBLIC_MODULES = [
     "skdptune.batched.linear_regression",
     "skdptune.batched.kmeans",
     "skdptune.batched.pca",
+    "skdptune.ensemble",
     "skdptune.evaluate",
     "skdptune.exceptions",
     "skdptune.partition_scaling",
@@ -55,6 +60,7 @@ PUBLIC_MODULES = [
     "skdptune.selection.permute_and_flip",
     "skdptune.selection.report_noisy_max",
     "skdptune.selection.score",
+    "skdptune.tree",
     "skdptune.trials",
     "skdptune.trivial",
     "skdptune.utility",
@@ -74,9 +80,16 @@ def test_readme_keeps_its_set_up_commands():
 
 def test_readme_usage_runs_and_prints_what_it_shows():
     output = io.StringIO()
+    namespace = {"__name__": "readme"}
     with contextlib.redirect_stdout(output), warnings.catch_warnings(), threadpool_limits(1):
         warnings.simplefilter("ignore")
-        exec(compile(_usage_snippet(), "README.md usage", "exec"), {"__name__": "readme"})
+        exec(compile(_usage_snippet(), "README.md usage", "exec"), namespace)
+        # Every forecast call the README shows runs on the usage's search (issue 33: the
+        # README's search.forecast() failed under n_partitions="auto").
+        calls = set(re.findall(r"`(search\.forecast\([^`]*\))`", README))
+        assert calls, "the README shows no forecast call"
+        for call in calls:
+            eval(call, namespace)
     lines = output.getvalue().splitlines()
     assert len(lines) == 4, lines
     assert lines[0].startswith("{'C': ")
@@ -108,6 +121,9 @@ def test_readme_sets_up_a_venv_and_says_how_long_the_tests_take():
     # The venv comes before anything is installed.
     assert set_up.index("python -m venv") < set_up.index("pip install")
     assert re.search(r"It takes (about )?\d+( to \d+)? minutes", set_up)
+    # The venv it creates in the repository's root is not committed (issue 33, item 8).
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert ".venv/" in ignored or ".venv" in ignored
 
 
 def test_readme_runs_the_notebook_with_what_the_notebook_extra_installs():
@@ -208,3 +224,40 @@ def test_the_guarantee_is_stated_once_the_same_way_everywhere():
             in text
         assert "add-or-remove one record" not in text
         assert "treated as public" not in text
+
+
+def test_the_epsilon_page_prints_what_its_forecast_gives():
+    # docs/epsilon.rst (issue 33, item 6): its worked forecast call runs and prints the
+    # table the page shows.
+    page = (ROOT / "docs" / "epsilon.rst").read_text()
+    code = page.split(".. code-block:: python", 1)[1].split(".. code-block:: text", 1)
+    program = "\n".join(line[3:] for line in code[0].splitlines())
+    shown = [line.strip() for line in code[1].split("\n\n", 2)[1].splitlines()]
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        exec(compile(program, "docs/epsilon.rst", "exec"), {"__name__": "epsilon_page"})
+    assert output.getvalue().splitlines() == shown
+
+
+def _section(title):
+    return README.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_claims_cite_the_benchmark_command_that_measured_them():
+    # Issue 33, item 6: the README called the default search "the best method at every
+    # budget", which no benchmark measured on tables nobody tuned for. Every measured figure
+    # it keeps (a table row or paragraph with points, a percentage or a score) sits beside
+    # the command of the benchmark that produced it.
+    figure = re.compile(r"\d+(\.\d+)? (accuracy )?points|\d %|[+-]\d+\.\d|R² of|0\.\d{3}")
+    command = re.compile(r"python benchmarks/\w+\.py")
+    assert "best method" not in README and "at every budget" not in README
+    recommendations = [line for line in _section("Which method, which budget").splitlines()
+                       if line.startswith("| ") and figure.search(line)]
+    assert len(recommendations) >= 4
+    for row in recommendations:
+        assert command.search(row), row
+    benchmark = _section("The benchmark")
+    assert command.search(benchmark.split("| total epsilon")[0])  # the table's own command
+    for paragraph in benchmark.split("\n\n"):
+        if figure.search(paragraph) and not paragraph.lstrip().startswith("|"):
+            assert command.search(paragraph), paragraph

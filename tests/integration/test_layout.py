@@ -106,3 +106,22 @@ def test_tests_are_sorted_by_kind():
     assert folders == kinds, f"test folders {sorted(folders)} are not {sorted(kinds)}"
     readme = (ROOT / "README.md").read_text()
     assert all(f"`{kind}/`" in readme for kind in kinds)
+
+
+#: What reads a clock or waits: a test that does can fail on a loaded or slow machine (issue
+#: 33: a timing threshold failed under load). Speed claims belong in benchmark scripts.
+_CLOCK = re.compile(
+    r"\btime\.(perf_counter|time|monotonic|process_time|thread_time|sleep)\w*\("
+    r"|\btimeit\b|\bdatetime\.(now|utcnow|today)\(|\btimeout=\d"
+)
+
+
+def test_no_test_reads_a_clock():
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path == Path(__file__):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if _CLOCK.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not offenders, "tests that read a clock or wait:\n" + "\n".join(offenders)

@@ -42,7 +42,6 @@ import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import PCA as DPPCA
-from diffprivlib.models import DecisionTreeClassifier as DPDecisionTree
 from diffprivlib.models import GaussianNB, KMeans
 from diffprivlib.models import LinearRegression as DPLinearRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
@@ -104,6 +103,7 @@ from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.exceptions import GateError
 from skdptune.linear_model import Ridge as DPRidge
 from skdptune.utility import kmeans_score_range
+from skdptune.tree import DecisionTreeClassifier as PrivateTree
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:The selector selected no candidate:UserWarning",
@@ -205,9 +205,10 @@ EXPECTED_FAILURES = {
 BEHAVIOURS = {
     GROUPS: ("`fit(X, y, groups=...)` with a group splitter",
              "`ValueError` naming the per-record guarantee"),
-    NO_CV: ("`cv=` (int, splitter, iterable of splits)", "`n_partitions=` and "
-            "`validation_fraction=` (`PrivateRandomizedSearchCV`: `validation_fraction=`), "
-            "independent labels per record; `cv=5` is a `TypeError` naming them"),
+    NO_CV: ("`cv=` (int, splitter, iterable of splits)", "`n_partitions=` (keep its "
+            "default `\"auto\"`, not a fold count) and `validation_fraction=` "
+            "(`PrivateRandomizedSearchCV`: `validation_fraction=`), independent labels per "
+            "record; `cv=5` is a `TypeError` naming them"),
     NO_SCORES: ("`mean_test_score`, `split<i>_test_score`, `rank_test_score`, `*_time` in "
                 "`cv_results_`", "`params`, `param_<name>`, `n_passes`, `selected`; "
                 "`best_score_` is a DP estimate"),
@@ -1166,18 +1167,18 @@ def test_random_search_cv_results_multimetric():
     "make_search",
     [
         lambda: randomized(
-            DPDecisionTree(bounds=(-15, 15), classes=[0, 1, 2], random_state=0),
+            PrivateTree(bounds=(-15, 15), classes=[0, 1, 2], random_state=0),
             {"max_depth": [5, 10]},
         ),
         lambda: grid(
-            DPDecisionTree(bounds=(-15, 15), classes=[0, 1, 2], random_state=0),
+            PrivateTree(bounds=(-15, 15), classes=[0, 1, 2], random_state=0),
             {"max_depth": [5, 10]},
         ),
     ],
     ids=["search_cv0", "search_cv1"],
 )
 def test_search_cv_score_samples_error(make_search):
-    # Ported: diffprivlib's decision tree, which has no score_samples either.
+    # Ported: skdptune's decision tree (diffprivlib's law), which has no score_samples either.
     X, y = make_blobs(n_samples=100, n_features=4, random_state=42)
     search_cv = make_search().fit(np.clip(X, -15, 15), y)
 
@@ -1544,7 +1545,7 @@ def test_searchcv_raise_warning_with_non_finite_score__grid(return_train_score):
 
 @pytest.mark.parametrize("return_train_score", [False, True])
 def test_searchcv_raise_warning_with_non_finite_score__randomized(return_train_score):
-    tree = DPDecisionTree(bounds=BOUNDS, classes=[0, 1], random_state=0)
+    tree = PrivateTree(bounds=BOUNDS, classes=[0, 1], random_state=0)
     _non_finite_score_warning(randomized(tree, {"max_depth": [2, 3, 5, 8]},
                                          scoring=FailingScorer(), utility_range=(0, 1)))
 

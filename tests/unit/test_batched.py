@@ -20,9 +20,16 @@ from diffprivlib.models import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from scipy import stats
 
-from conftest import class_blobs, column_ks, count_paths
-from skdptune import PrivateGridSearchCV, batched, evaluate
-from skdptune.batched import common, gaussian_nb
+from conftest import (
+    batched_groups,
+    batched_values,
+    class_blobs,
+    column_ks,
+    count_paths,
+    per_fit_values,
+)
+from skdptune import PrivateGridSearchCV, evaluate
+from skdptune.batched import common, engine, gaussian_nb
 from skdptune.utility import EMPTY_PART_UTILITY, make_utility
 
 ALPHA = 1e-3
@@ -33,18 +40,15 @@ def _values(candidates, X, y, splits, scoring="accuracy", utility_range=None, en
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     estimator = estimator if estimator is not None else GaussianNB(bounds=(-1, 1))
     _, utility = make_utility(estimator, scoring, utility_range)
-    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
-                                                          utility)
+    (family, ids, plans, data), = batched_groups(estimator, candidates, X, y, utility)
     assert family is gaussian_nb and ids == list(range(len(candidates)))
-    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs,
-                                    "2*n_jobs", 0)
+    return batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs)
 
 
 def _per_fit(candidates, X, y, splits, estimator=None):
     estimator = estimator if estimator is not None else GaussianNB(bounds=(-1, 1))
     _, utility = make_utility(estimator, "accuracy", None)
-    return evaluate._per_fit_values(estimator, candidates, X, y, splits, {}, utility, "raise", 1,
-                                    "2*n_jobs", 0, False, {})
+    return per_fit_values(estimator, candidates, X, y, splits, utility, "raise")
 
 
 def _splits(n, k, validation_fraction=0.3, seed=1):
@@ -118,17 +122,15 @@ def test_a_pipeline_of_stateless_steps_is_batched_on_the_transformed_rows():
     Xt = [PolynomialFeatures(degree=2).fit_transform(Binarizer(threshold=t).fit_transform(X))
           for t in (0.1, -0.1)]
     _, utility = make_utility(pipeline, "accuracy", None)
-    groups = evaluate._batched_groups(pipeline, candidates, X, y, {}, {}, utility)
+    groups = batched_groups(pipeline, candidates, X, y, utility)
     assert [ids for _, ids, _, _ in groups] == [[0], [1]]  # two preprocessings
     for (family, ids, plans, data), Xt_, params in zip(groups, Xt, [{"epsilon": 5.0}, {}]):
-        got = evaluate._batched_values(family, ids, plans, data, splits, utility, 0, 1,
-                                       "2*n_jobs", 0)
+        got = batched_values(family, ids, plans, data, splits, utility, 0, 1)
         # The bare estimator's candidate index must match for the streams to match.
         bare = GaussianNB(bounds=(-1, 1), **params)
-        (f, _, bare_plans, bare_data), = evaluate._batched_groups(bare, [{}], Xt_, y, {}, {},
-                                                                   utility)
-        expected = evaluate._batched_values(f, ids, bare_plans, bare_data, splits, utility, 0,
-                                            1, "2*n_jobs", 0)
+        (f, _, bare_plans, bare_data), = batched_groups(bare, [{}], Xt_, y, utility)
+        expected = batched_values(f, ids, bare_plans, bare_data, splits, utility, 0,
+                                            1)
         np.testing.assert_array_equal(got, expected)
 
 
@@ -142,7 +144,7 @@ def test_a_pipeline_with_a_step_that_learns_takes_the_per_fit_path(binary_data, 
              "learned_categories": OrdinalEncoder()}[step]
     _, utility = make_utility(GaussianNB(), "accuracy", None)
     pipeline = make_pipeline(first, GaussianNB(bounds=(-3, 3)))
-    assert evaluate._batched_groups(pipeline, [{}], X, y, {}, {}, utility) == []
+    assert batched_groups(pipeline, [{}], X, y, utility) == []
 
 
 @pytest.mark.parametrize("X_change", ["nan", "sparse", "strings"])
@@ -158,8 +160,7 @@ def test_data_the_emulation_does_not_take_falls_back(binary_data, paths, X_chang
         X = X.astype(object)
         X[0, 0] = "a"  # numbers as strings would convert, as in scikit-learn's check_array
     _, utility = make_utility(GaussianNB(bounds=(0, 1)), "accuracy", None)
-    assert evaluate._batched_groups(GaussianNB(bounds=(0, 1)), [{}], X, y, {}, {},
-                                    utility) == []
+    assert batched_groups(GaussianNB(bounds=(0, 1)), [{}], X, y, utility) == []
 
 
 # --- Each piece is diffprivlib's -------------------------------------------------------------
@@ -231,7 +232,7 @@ def test_laplace_is_standard_laplace():
 
 def _parameters(candidate, X, y, splits, entropy=0):
     """The batched path's fitted parameters on every partition (the engine's streams)."""
-    task = batched.block_task(splits, np.arange(len(splits)), y)
+    task = engine._block_task(splits, np.arange(len(splits)), y)
     train, codes, part = task.train
     rngs = [np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(p, 0)))
             for p in range(len(splits))]
@@ -276,7 +277,7 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
     splits = _splits(len(y), 9)
     candidates = [{"epsilon": 1.0}, {"epsilon": 10.0}]
     whole = _values(candidates, X, y, splits)
-    monkeypatch.setattr(batched, "BLOCK_CELLS", 200)  # about one partition per block
+    monkeypatch.setattr(engine, "BLOCK_CELLS", 200)  # about one partition per block
     np.testing.assert_array_equal(_values(candidates, X, y, splits), whole)
     np.testing.assert_array_equal(_values(candidates, X, y, splits, n_jobs=2), whole)
     assert not np.array_equal(_values(candidates, X, y, splits, entropy=1), whole)
@@ -408,13 +409,14 @@ def test_no_batched_utility_is_reachable_from_the_fitted_search(binary_data, mon
     import struct
 
     X, y = binary_data
-    seen, original = [], evaluate._batched_values
+    seen, original = [], engine.BatchedWork.collect
 
-    def spy(*args, **kwargs):
-        seen.append(original(*args, **kwargs))
-        return seen[-1]
+    def spy(work, outcomes):
+        values, redo = original(work, outcomes)
+        seen.append(values)
+        return values, redo
 
-    monkeypatch.setattr(evaluate, "_batched_values", spy)
+    monkeypatch.setattr(engine.BatchedWork, "collect", spy)
     search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"epsilon": [0.5, 1.0, 2.0]},
                                  selection_epsilon=1.0, n_partitions=5,
                                  accountant=BudgetAccountant(), random_state=0).fit(X, y)

@@ -1,12 +1,15 @@
-"""Batched partition fits of diffprivlib's RandomForestClassifier and DecisionTreeClassifier
-(skdptune.batched.forest).
+"""Batched partition fits of random trees and forests (skdptune.batched.forest): diffprivlib's
+RandomForestClassifier and DecisionTreeClassifier, and skdptune's (skdptune.ensemble,
+skdptune.tree), which fit the same law with secure noise.
 
 What is checked: which candidates take the batched path and which fall back; that the trees'
-structure has the law of diffprivlib's ``_FittingTree.build``, that the leaf mechanism has the
-law of its ``PermuteAndFlip``, and that prediction from given trees is exactly diffprivlib's
-(scikit-learn's float32 descent, vote and tie-breaking); that a partition's utility depends on
-its own records and stream only (replace one record: only its partition moves); and that the
-batched partition utilities have the law of diffprivlib's own fits on the same partitions.
+structure has the law of diffprivlib's ``_FittingTree.build`` (the emulation's and skdptune's
+fitted trees), that the leaf mechanism has the law of its ``PermuteAndFlip``, that prediction
+from given trees is exactly diffprivlib's (scikit-learn's float32 descent, vote and
+tie-breaking), and that rows reach the leaves skdptune's fit sends them to; that a partition's
+utility depends on its own records and stream only (replace one record: only its partition
+moves); and that the batched partition utilities have the law of each class's own fits on the
+same partitions.
 
 Statistical tests use alpha = 1e-3: a test that makes several comparisons states their count
 and tests each at alpha / count (Bonferroni), so every test function fails falsely with
@@ -24,9 +27,12 @@ from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
 from diffprivlib.models.forest import _FittingTree
 from scipy import stats
 
-from conftest import class_blobs, count_paths
-from skdptune import PrivateGridSearchCV, batched, evaluate
-from skdptune.batched import forest
+from conftest import batched_groups, batched_values, class_blobs, count_paths, per_fit_values
+from skdptune import PrivateGridSearchCV
+from skdptune.batched import engine, forest
+from skdptune.ensemble import RandomForestClassifier as SecureForest
+from skdptune.tree import DecisionTreeClassifier as SecureTree
+from skdptune.tree import heap_tree, split_thresholds
 from skdptune.utility import make_utility
 
 ALPHA = 1e-3
@@ -37,35 +43,44 @@ def _splits(n, k, validation_fraction=0.3, seed=1):
     return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
 
 
-def _forest(**params):
-    return RandomForestClassifier(**{"n_estimators": 4, "max_depth": 3, "bounds": (-1, 1),
-                                     "classes": [0, 1], "epsilon": 2.0, **params})
+def _forest(cls=RandomForestClassifier, **params):
+    return cls(**{"n_estimators": 4, "max_depth": 3, "bounds": (-1, 1), "classes": [0, 1],
+                  "epsilon": 2.0, **params})
 
 
-def _tree(**params):
-    return DecisionTreeClassifier(**{"max_depth": 3, "bounds": (-1, 1), "classes": [0, 1],
-                                     "epsilon": 2.0, **params})
+def _tree(cls=DecisionTreeClassifier, **params):
+    return cls(**{"max_depth": 3, "bounds": (-1, 1), "classes": [0, 1], "epsilon": 2.0,
+                  **params})
+
+
+def _secure_forest(**params):
+    return _forest(SecureForest, **params)
+
+
+def _secure_tree(**params):
+    return _tree(SecureTree, **params)
+
+
+MAKERS = pytest.mark.parametrize("make", [_forest, _tree, _secure_forest, _secure_tree],
+                                 ids=["forest", "tree", "secure_forest", "secure_tree"])
 
 
 def _values(estimator, candidates, X, y, splits, entropy=0, n_jobs=1):
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     _, utility = make_utility(estimator, "accuracy", None)
-    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
-                                                          utility)
+    (family, ids, plans, data), = batched_groups(estimator, candidates, X, y, utility)
     assert family is forest and ids == list(range(len(candidates)))
-    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs,
-                                    "2*n_jobs", 0)
+    return batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs)
 
 
 def _per_fit(estimator, candidates, X, y, splits):
     _, utility = make_utility(estimator, "accuracy", None)
-    return evaluate._per_fit_values(estimator, candidates, X, y, splits, {}, utility, "raise", 1,
-                                    "2*n_jobs", 0, False, {})
+    return per_fit_values(estimator, candidates, X, y, splits, utility, "raise")
 
 
 def _is_batched(estimator, X, y, candidates=({},)):
     _, utility = make_utility(estimator, "accuracy", None)
-    groups = evaluate._batched_groups(estimator, list(candidates), X, y, {}, {}, utility)
+    groups = batched_groups(estimator, list(candidates), X, y, utility)
     return sorted(i for _, ids, _, _ in groups for i in ids)
 
 
@@ -78,7 +93,7 @@ def paths(monkeypatch):
     return count_paths(monkeypatch, forest)
 
 
-@pytest.mark.parametrize("make", [_forest, _tree], ids=["forest", "tree"])
+@MAKERS
 @pytest.mark.parametrize("in_pipeline", [False, True])
 def test_forests_and_trees_with_accuracy_take_the_batched_path(binary_data, paths, make,
                                                                 in_pipeline):
@@ -106,8 +121,13 @@ def test_forests_and_trees_with_accuracy_take_the_batched_path(binary_data, path
     _forest(classes=[0.5, 1.5]),            # not class labels for accuracy_score
     _forest(bounds=(1, -1)),
     type("MyForest", (RandomForestClassifier,), {})(bounds=(-1, 1), classes=[0, 1]),
+    _secure_forest(classes=None),
+    _secure_tree(bounds=None),
+    _secure_forest(warm_start=True),        # its constraint: the fit refuses it
+    type("MyForest", (SecureForest,), {})(bounds=(-1, 1), classes=[0, 1]),
 ], ids=["no_classes", "no_bounds", "depth_none", "too_deep", "far_too_deep", "eps_inf", "no_trees",
-        "string_classes", "fractional_classes", "bad_bounds", "subclass"])
+        "string_classes", "fractional_classes", "bad_bounds", "subclass", "secure_no_classes",
+        "secure_no_bounds", "secure_warm_start", "secure_subclass"])
 def test_what_the_emulation_does_not_reproduce_takes_the_per_fit_path(estimator):
     X, y = class_blobs(200)
     assert _is_batched(estimator, X, y) == []
@@ -147,19 +167,34 @@ def _heap_of(fitting_tree):
     return feature, threshold
 
 
-def test_tree_structures_have_diffprivlibs_law():
+def _emulated_structures(lower, upper, max_depth, n):
+    candidate = forest.plan(_tree(bounds=(lower, upper), max_depth=max_depth), 3)
+    rng = np.random.default_rng(0)
+    draws = [forest._draw(candidate, rng, 0) for _ in range(n)]
+    feature = np.stack([d[0][0] for d in draws])
+    return feature, split_thresholds(lower, upper, feature, np.stack([d[1][0] for d in draws]))
+
+
+def _secure_structures(lower, upper, max_depth, n):
+    # One fit of n trees on one row: every tree's structure is an independent draw of the
+    # class's structure source (with random_state=None, fresh OS entropy).
+    model = _secure_forest(n_estimators=n, bounds=(lower, upper), max_depth=max_depth,
+                           accountant=BudgetAccountant()).fit(np.zeros((1, 3)), [0])
+    n_internal = 2 ** max_depth - 1
+    return (np.stack([tree.tree_.feature[:n_internal] for tree in model.estimators_]),
+            np.stack([tree.tree_.threshold[:n_internal] for tree in model.estimators_]))
+
+
+@pytest.mark.parametrize("structures", [_emulated_structures, _secure_structures],
+                         ids=["emulated", "skdptune"])
+def test_tree_structures_have_diffprivlibs_law(structures):
     # Features of nodes at depth 0 and 2 (chi-square), thresholds of the root, of its left
     # child and of the right-right-left grandchild at depth 3 (KS): 5 comparisons at ALPHA / 5.
     # Per-feature bounds of different widths, so that a threshold's law shows its feature
     # and the box its ancestors leave it.
     lower, upper = np.array([-1.0, 0.0, 2.0]), np.array([1.0, 0.5, 6.0])
     max_depth, n = 4, 3000
-    estimator = _tree(bounds=(lower, upper), max_depth=max_depth)
-    candidate = forest.plan(estimator, 3)
-    rng = np.random.default_rng(0)
-    draws = [forest._draw(candidate, rng, 0) for _ in range(n)]
-    feature = np.stack([d[0][0] for d in draws])
-    threshold = forest._thresholds(candidate, feature, np.stack([d[1][0] for d in draws]))
+    feature, threshold = structures(lower, upper, max_depth, n)
     state = np.random.RandomState(1)
     theirs = [_heap_of(_FittingTree(max_depth, 3, np.array([0, 1]), 1.0, (lower, upper),
                                     state).build()) for _ in range(n)]
@@ -195,30 +230,18 @@ def test_leaf_labels_have_the_law_of_permute_and_flip(counts, epsilon):
 def _as_diffprivlib(candidate, trees, p, n_features):
     """Partition ``p``'s emulated trees as a fitted diffprivlib model (its ``tree_`` built
     from the arrays), for scikit-learn's own ``predict``."""
-    from sklearn.tree._tree import NODE_DTYPE, Tree
-    n_classes, n_internal = len(candidate.classes), candidate.n_internal
-    n_nodes = n_internal + candidate.n_leaves
+    n_classes = len(candidate.classes)
     models = []
     for t in range(candidate.n_estimators):
-        nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
-        inner = np.arange(n_internal)
-        nodes["left_child"], nodes["right_child"] = -1, -1
-        nodes["feature"], nodes["threshold"] = -2, -2.0
-        nodes["left_child"][inner], nodes["right_child"][inner] = 2 * inner + 1, 2 * inner + 2
-        nodes["feature"][inner] = trees.feature[p, t]
-        nodes["threshold"][inner] = trees.threshold[p, t]
-        values = np.zeros((n_nodes, 1, n_classes))
-        values[n_internal + np.arange(candidate.n_leaves), 0, trees.label[p, t]] = 1
-        tree = Tree(n_features, np.array([n_classes]), 1)
-        tree.__setstate__({"max_depth": candidate.max_depth, "node_count": n_nodes,
-                           "nodes": nodes, "values": values})
         model = DecisionTreeClassifier(max_depth=candidate.max_depth,
                                        classes=candidate.classes)
-        model.tree_, model.n_outputs_ = tree, 1
+        model.tree_ = heap_tree(trees.feature[p, t], trees.threshold[p, t],
+                                trees.label[p, t], n_features, n_classes)
+        model.n_outputs_ = 1
         model.classes_, model.n_classes_ = candidate.classes, n_classes
         model.n_features_in_ = n_features
         models.append(model)
-    if not candidate.forest:
+    if candidate.law == "diffprivlib tree":
         return models[0]
     model = RandomForestClassifier(n_estimators=candidate.n_estimators,
                                    classes=candidate.classes)
@@ -263,9 +286,46 @@ def test_fitted_values_are_what_diffprivlibs_fit_compares(make, bounds):
     X[:20] = 0.1
     candidate = forest.plan(make(bounds=bounds), 3)
     declared = check_bounds(bounds, shape=3)
-    fitted = X.astype(np.float32) if candidate.forest else X
+    fitted = X.astype(np.float32) if candidate.law == "diffprivlib forest" else X
     expected = clip_to_bounds(fitted, declared).astype(np.float64)
     np.testing.assert_array_equal(forest._fit_values(candidate, X), expected)
+
+
+@pytest.mark.parametrize("make", [_secure_forest, _secure_tree], ids=["forest", "tree"])
+def test_rows_reach_the_leaves_skdptunes_fit_sends_them_to(make):
+    # skdptune's classes send a training row where scikit-learn's Tree.apply sends it (float32,
+    # unclipped), which is where the emulation's descent on its fitted values sends it. At a
+    # large epsilon each leaf's label is the class most counted there: every leaf with a
+    # strict majority among the rows the emulation sends it (its tree's block: rows in
+    # order) carries that class. Then the same descent with the roots split at 0.1, where
+    # rows of value 0.1 go right in float32 (0.1 rounds up), and rows outside the bounds.
+    X, y = class_blobs(400, n_features=3, seed=7)
+    X[:20], X[20:40] = 0.1, X[20:40] * 3
+    model = make(bounds=(-0.5, 0.5), max_depth=4, epsilon=1e3,
+                 accountant=BudgetAccountant()).fit(X, y)
+    trees = getattr(model, "estimators_", [model])
+    n_internal, T = 2 ** 4 - 1, len(trees)
+    feature = np.stack([tree.tree_.feature[:n_internal] for tree in trees])[None]
+    threshold = np.stack([tree.tree_.threshold[:n_internal] for tree in trees])[None]
+    candidate = forest.plan(make(bounds=(-0.5, 0.5), max_depth=4), 3)
+    values = forest._fit_values(candidate, X)
+    block = (np.arange(len(X)) // (len(X) / T)).astype(np.intp)
+    leaf = forest._descend(feature, threshold, np.zeros(len(X), dtype=np.intp), block, values, 4)
+    checked = 0
+    for t, tree in enumerate(trees):
+        labels = np.argmax(tree.tree_.value[n_internal:, 0], axis=1)
+        counts = np.zeros((n_internal + 1, 2))
+        np.add.at(counts, (leaf[block == t], y[block == t]), 1)
+        strict = counts.max(axis=1) > np.sort(counts, axis=1)[:, -2]
+        np.testing.assert_array_equal(labels[strict], counts.argmax(axis=1)[strict])
+        checked += strict.sum()
+    assert checked >= 10
+    threshold[..., 0] = 0.1
+    for t in range(T):
+        node = heap_tree(feature[0, t], threshold[0, t], None, 3, 2).apply(X.astype(np.float32))
+        descended = forest._descend(feature, threshold, np.zeros(len(X), dtype=np.intp),
+                                    np.full(len(X), t), values, 4)
+        np.testing.assert_array_equal(descended, node - n_internal)
 
 
 def test_label_maps_count_as_diffprivlib_counts():
@@ -279,6 +339,9 @@ def test_label_maps_count_as_diffprivlib_counts():
     np.testing.assert_array_equal(forest_maps.count_map, [[0, 0], [1, 0]])
     np.testing.assert_array_equal(tree_maps.count_map, [[1, 0], [0, 1]])
     np.testing.assert_array_equal(forest_maps.hit_map, [[True, False], [False, True]])
+    # skdptune's forest counts labels, as a tree does.
+    secure_maps = forest.bind_labels(forest.plan(_secure_forest(classes=[1, 2]), 3), labels)
+    np.testing.assert_array_equal(secure_maps.count_map, [[1, 0], [0, 1]])
 
 
 # --- Privacy: a partition's utility is a function of its own records and stream -------------
@@ -293,7 +356,7 @@ def test_replacing_one_record_moves_only_its_partition():
     candidate = forest.bind_labels(forest.plan(estimator, 4), np.array([0, 1, 2]))
 
     def labels(X_, y_):
-        task = batched.block_task(splits, np.arange(12), y_)
+        task = engine._block_task(splits, np.arange(12), y_)
         train, codes, part = task.train
         rngs = [np.random.default_rng(np.random.SeedSequence(0, spawn_key=(p, 0)))
                 for p in range(12)]
@@ -330,7 +393,7 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
     splits = _splits(len(y), 9)
     estimator, candidates = _forest(), [{"epsilon": 1.0}, {"max_depth": 2, "shuffle": True}]
     whole = _values(estimator, candidates, X, y, splits)
-    monkeypatch.setattr(batched, "BLOCK_CELLS", 200)  # about one partition per block
+    monkeypatch.setattr(engine, "BLOCK_CELLS", 200)  # about one partition per block
     monkeypatch.setattr(forest, "CHUNK_CELLS", 1)     # one partition per chunk
     np.testing.assert_array_equal(_values(estimator, candidates, X, y, splits), whole)
     np.testing.assert_array_equal(_values(estimator, candidates, X, y, splits, n_jobs=2), whole)
@@ -360,7 +423,15 @@ def _compare_utilities(estimator, n_classes, n_train, repetitions, seed):
     (_tree(max_depth=3, epsilon=1.0, classes=[0, 1, 2]), 3, 120),
     # Fewer rows than trees: some trees train on nothing (random leaves).
     (_forest(n_estimators=8, max_depth=2, epsilon=3.0, classes=[0, 1, 2], shuffle=True), 3, 6),
-], ids=["forest_binary", "tree_3_classes", "forest_fewer_rows_than_trees"])
+    (_secure_forest(n_estimators=3, max_depth=3, epsilon=1.0), 2, 120),
+    (_secure_tree(max_depth=3, epsilon=1.0, classes=[0, 1, 2]), 3, 120),
+    (_secure_forest(n_estimators=8, max_depth=2, epsilon=3.0, classes=[0, 1, 2], shuffle=True),
+     3, 6),
+    # Labels declared out of order, which skdptune's forest counts as labels.
+    (_secure_forest(n_estimators=4, max_depth=3, epsilon=5.0, classes=[2, 0, 1]), 3, 150),
+], ids=["forest_binary", "tree_3_classes", "forest_fewer_rows_than_trees", "secure_forest_binary",
+        "secure_tree_3_classes", "secure_forest_fewer_rows_than_trees",
+        "secure_forest_unsorted_classes"])
 def test_partition_utilities_have_diffprivlibs_law(estimator, n_classes, n_train):
     np.random.seed(5)  # diffprivlib's unseeded fits draw from numpy's global generator
     p_value, ours, theirs = _compare_utilities(estimator, n_classes, n_train, 250, seed=5)
@@ -377,8 +448,13 @@ def test_partition_utilities_have_diffprivlibs_law(estimator, n_classes, n_train
      100),
     (_tree(max_depth=6, epsilon=0.3), 2, 400),
     (_tree(max_depth=4, epsilon=2.0, classes=[0, 1, 2]), 3, 200),
+    (_secure_forest(n_estimators=10, max_depth=5, epsilon=0.5), 2, 200),
+    (_secure_forest(n_estimators=5, max_depth=4, epsilon=3.0, bounds=([-1, 0, -1], [1, 1, 0.5]),
+                    classes=[0, 1, 2]), 3, 300),
+    (_secure_tree(max_depth=6, epsilon=0.3), 2, 400),
 ], ids=["forest_default_depth", "forest_3", "forest_shuffle_few_rows", "forest_unsorted_classes",
-        "forest_feature_bounds", "tree_deep", "tree_3"])
+        "forest_feature_bounds", "tree_deep", "tree_3", "secure_forest_default_depth",
+        "secure_forest_feature_bounds", "secure_tree_deep"])
 def test_partition_utilities_have_diffprivlibs_law_audit(estimator, n_classes, n_train):
     np.random.seed(n_train)
     p_value, ours, theirs = _compare_utilities(estimator, n_classes, n_train, 1500, n_train)

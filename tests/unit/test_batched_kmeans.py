@@ -24,10 +24,10 @@ from diffprivlib.models import GaussianNB, KMeans, StandardScaler
 from scipy import stats
 from sklearn.pipeline import Pipeline
 
-from conftest import column_ks, count_paths
-from skdptune import PrivateGridSearchCV, batched, evaluate
-from skdptune.batched import kmeans
-from skdptune.batched.common import FIT_FAILED
+from conftest import batched_groups, batched_values, column_ks, count_paths
+from skdptune import PrivateGridSearchCV
+from skdptune.batched import engine, kmeans
+from skdptune.batched.contract import FIT_FAILED
 from skdptune.utility import kmeans_score_range, make_utility
 
 ALPHA = 1e-3
@@ -63,8 +63,7 @@ def _utility(estimator, n_records=20, n_features=2):
 def _groups(candidates, X, y=None, estimator=None):
     estimator = estimator if estimator is not None else _estimator(X.shape[1])
     utility = _utility(estimator, n_features=X.shape[1])
-    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
-                                                          utility)
+    (family, ids, plans, data), = batched_groups(estimator, candidates, X, y, utility)
     assert family is kmeans and ids == list(range(len(candidates)))
     return plans, data, utility
 
@@ -73,8 +72,8 @@ def _values(candidates, X, splits, entropy=0, y=None, n_jobs=1, ids=None):
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     plans, data, utility = _groups(candidates, X, y)
     ids = list(range(len(candidates))) if ids is None else ids
-    return evaluate._batched_values(kmeans, ids, [plans[i] for i in ids], data, splits,
-                                    utility, entropy, n_jobs, "2*n_jobs", 0,
+    return batched_values(kmeans, ids, [plans[i] for i in ids], data, splits,
+                                    utility, entropy, n_jobs,
                                     error_score=np.nan)
 
 
@@ -137,16 +136,16 @@ def test_routing_needs_declared_bounds_and_the_estimators_own_score():
     candidates = [{}, {"bounds": None}, {"epsilon": float("inf")}, {"epsilon": 0.0},
                   {"n_clusters": 0}, {"n_clusters": kmeans.MAX_CLUSTERS + 1},
                   {"bounds": ((0.0, 0.0), (1.0, np.nan))}]
-    assert evaluate.candidate_paths(_estimator(), candidates, utility, 2, y_ndim=None) == (
+    assert engine.candidate_paths(_estimator(), candidates, utility, 2, y_ndim=None) == (
         "batched",) + ("per-fit",) * 6
     _, callable_scorer = make_utility(_estimator(), lambda est, X, y=None: est.score(X),
                                       (-10.0, 0.0))
-    assert evaluate.candidate_paths(_estimator(), [{}], callable_scorer, 2) == ("per-fit",)
+    assert engine.candidate_paths(_estimator(), [{}], callable_scorer, 2) == ("per-fit",)
     # Without y, a family that reads y is not batched.
     _, accuracy = make_utility(GaussianNB(bounds=BOUNDS), None, None)
-    assert evaluate.candidate_paths(GaussianNB(bounds=BOUNDS), [{}], accuracy, 2,
+    assert engine.candidate_paths(GaussianNB(bounds=BOUNDS), [{}], accuracy, 2,
                                     y_ndim=None) == ("per-fit",)
-    assert evaluate.candidate_paths(GaussianNB(bounds=BOUNDS), [{}], accuracy, 2) == (
+    assert engine.candidate_paths(GaussianNB(bounds=BOUNDS), [{}], accuracy, 2) == (
         "batched",)
 
 
@@ -319,8 +318,8 @@ def test_fewer_rows_than_clusters_fail_and_empty_parts_are_nan():
     splits = [(np.arange(2), np.arange(50, 60)), (np.arange(0), np.arange(50, 60)),
               (np.arange(40), np.arange(0)), (np.arange(40), np.arange(40, 60))]
     plans, data, _ = _groups([{"n_clusters": 3}], X)
-    task = batched.block_task(splits, np.arange(4), data.codes)
-    scores = batched.block_accuracies(kmeans, plans, [0], data.X, task, 0, 0)[0]
+    task = engine._block_task(splits, np.arange(4), data.codes)
+    scores = engine._run_block(kmeans, plans, [0], data.X, task, 0, 0)[0]
     assert scores[0] == FIT_FAILED and np.isnan(scores[1]) and np.isnan(scores[2])
     assert np.isfinite(scores[3]) and scores[3] < 0
 
@@ -368,7 +367,7 @@ def test_partitions_do_not_depend_on_tasks_or_company(monkeypatch):
     whole = _values(candidates, X, splits)
     # Another candidate's company: one candidate alone, its own stream.
     np.testing.assert_array_equal(_values(candidates, X, splits, ids=[1])[0], whole[1])
-    monkeypatch.setattr(batched, "BLOCK_CELLS", 150)  # about one partition per block
+    monkeypatch.setattr(engine, "BLOCK_CELLS", 150)  # about one partition per block
     np.testing.assert_array_equal(_values(candidates, X, splits), whole)
     np.testing.assert_array_equal(_values(candidates, X, splits, n_jobs=2), whole)
     assert not np.array_equal(_values(candidates, X, splits, entropy=1), whole)
@@ -378,11 +377,11 @@ def test_a_partition_alone_in_its_block_scores_as_among_others():
     X = _data(600)
     splits = _splits(len(X), 6)
     plans, data, _ = _groups([{"n_clusters": 3}], X)
-    together = batched.block_accuracies(
-        kmeans, plans, [0], data.X, batched.block_task(splits, np.arange(6), data.codes), 0, 7)
+    together = engine._run_block(
+        kmeans, plans, [0], data.X, engine._block_task(splits, np.arange(6), data.codes), 0, 7)
     for p in range(6):
-        alone = batched.block_accuracies(
-            kmeans, plans, [0], data.X, batched.block_task(splits, np.array([p]), data.codes),
+        alone = engine._run_block(
+            kmeans, plans, [0], data.X, engine._block_task(splits, np.array([p]), data.codes),
             0, 7)
         assert alone[0, 0] == together[0, p]
 
@@ -411,16 +410,14 @@ def _compare(n_train, candidate, repetitions, seed, n_features=2):
     train, validation = np.arange(n_train), np.arange(n_train, n_train + 100)
     estimator = _estimator(n_features)
     utility = _utility(estimator, n_records=100, n_features=n_features)
-    (_, _, (plan,), data), = evaluate._batched_groups(estimator, [candidate], X, None, {}, {},
-                                                      utility)
+    (_, _, (plan,), data), = batched_groups(estimator, [candidate], X, None, utility)
     rngs = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(p,)))
             for p in range(repetitions)]
     part = np.repeat(np.arange(repetitions), n_train)
     centres, _ = kmeans.fit_partitions(plan, np.tile(data.X[train], (repetitions, 1)), part,
                                        repetitions, rngs)
     splits = [(train, validation)] * repetitions
-    ours = evaluate._batched_values(kmeans, [0], [plan], data, splits, utility, seed, 1,
-                                    "2*n_jobs", 0, error_score=np.nan)[0]
+    ours = batched_values(kmeans, [0], [plan], data, splits, utility, seed, 1, error_score=np.nan)[0]
     their_centres, theirs = _theirs(X, train, validation, candidate, repetitions, seed,
                                     n_features, utility)
     p_value, n_tests = column_ks([(centres.reshape(repetitions, -1), their_centres),

@@ -3,8 +3,12 @@
 It must reproduce ``scipy.optimize.fmin_l_bfgs_b`` per problem (the same iterates, the same
 stopping point and iteration count, to rounding) on the perturbed logistic objectives that
 diffprivlib's ``LogisticRegression`` minimises, and each problem's result must depend on its
-own objective only.
+own objective only. Nothing here is compared bit for bit: where rounding, which differs
+between machines, can move a result, it is not compared (see "Rounding" below), and every
+comparison is re-run with the gradient perturbed at the rounding level.
 """
+
+import zlib
 
 import numpy as np
 import pytest
@@ -61,35 +65,40 @@ def _problems(seed, count):
     return problems
 
 
-def _scipy(problem, maxiter, perturb=False):
+def _scipy(problem, maxiter):
     value_gradient, dimension = problem
-    if perturb:  # the gradient moved by about 1e-15 of itself: scipy's own rounding noise
-        def function(w):
-            value, gradient = value_gradient(w)
-            return value, gradient * (1 + 1e-15 * np.cos(np.arange(dimension)))
-    else:
-        function = value_gradient
-    x, _, info = optimize.fmin_l_bfgs_b(function, np.zeros(dimension), factr=FACTR,
+    x, _, info = optimize.fmin_l_bfgs_b(value_gradient, np.zeros(dimension), factr=FACTR,
                                         pgtol=PGTOL, maxiter=maxiter)
     return x, info["nit"]
 
 
 def _batched(problems, maxiter, m=10):
     """The emulation on problems of one dimension at a time (each evaluated by the same
-    function as scipy's, so that only the solvers differ)."""
+    function as scipy's, so that only the solvers differ); also the problems whose iteration
+    restarted (a failed line search with pairs stored)."""
     x, nit = [None] * len(problems), np.zeros(len(problems), dtype=int)
-    for dimension in {d for _, d in problems}:
+    restarted, real = set(), lbfgsb._fail
+    for dimension in sorted({d for _, d in problems}):
         index = [i for i, (_, d) in enumerate(problems) if d == dimension]
 
         def fun(which, w, index=index):
             out = [problems[index[i]][0](wi) for i, wi in zip(which, w)]
             return np.array([v for v, _ in out]), np.array([g for _, g in out])
 
-        result = lbfgsb.minimize(fun, np.zeros((len(index), dimension)), m=m, factr=FACTR,
-                                 pgtol=PGTOL, maxiter=maxiter)
+        def spy(state, which, index=index):
+            restart = real(state, which)
+            restarted.update(index[i] for i in restart)
+            return restart
+
+        lbfgsb._fail = spy
+        try:
+            result = lbfgsb.minimize(fun, np.zeros((len(index), dimension)), m=m,
+                                     factr=FACTR, pgtol=PGTOL, maxiter=maxiter)
+        finally:
+            lbfgsb._fail = real
         for j, i in enumerate(index):
             x[i], nit[i] = result.x[j], result.nit[j]
-    return x, nit
+    return x, nit, restarted
 
 
 def _same(a, b, rtol=1e-6):
@@ -97,23 +106,114 @@ def _same(a, b, rtol=1e-6):
         and a[1] == b[1]
 
 
+# --- Rounding. --------------------------------------------------------------------------
+#
+# scipy computes the L-BFGS direction in compact form, the emulation by the two-loop
+# recursion: the same matrix in another order, so the two round differently, and another CPU
+# (other SIMD paths in numpy, another BLAS kernel) rounds each of them differently again. On
+# most problems that changes the result by about the rounding; on a few, ill-conditioned or
+# with a line search on the edge of a test, rounding decides a branch and the results part
+# (issue 33: 26 iterations against scipy's 63 on another CPU, where this file had asserted
+# agreement on every problem). No result is therefore compared where rounding can move it:
+# a problem counts as *settled* when scipy's own result stays within a thousandth of the
+# comparison's tolerance while its gradient moves by PROBE = 1e-12 of itself (a thousand
+# times the rounding level) in each of two directions, and the emulation must agree with
+# scipy on the settled problems; each test also requires most of its problems settled, so
+# that it keeps its teeth. The probes can miss a test on the edge, which only some roundings
+# flip, so a test allows MISSED_BY_PROBES disagreements: with the emulation's gradient moved
+# by 1e-15 of itself in 20 ways (20 simulated machines), no settled L-BFGS-B problem of this
+# file disagreed; in 40 ways, one line search of 133 disagreed in 18 of them (first step
+# 1e-3), none elsewhere. A wrong emulation disagrees on most problems. ROUNDING_PLANS re-run
+# every comparison with the gradient moved by 1e-15 of itself (another machine's rounding):
+# for the emulation alone, and for both solvers; the assertions must still hold.
+
+#: Relative size of the gradient perturbation that stands for another machine's rounding.
+ROUNDING = 1e-15
+#: Relative size of the gradient perturbation that probes whether rounding can move a result.
+PROBE = 1e-12
+#: How the comparisons are re-run: None (as computed here), the emulation's gradient
+#: perturbed at the rounding level, or the gradient both solvers see perturbed.
+ROUNDING_PLANS = [None, "emulation", "both"]
+#: Settled problems (line searches) a comparison allows to disagree: rounding flips the
+#: probes missed (see above).
+MISSED_BY_PROBES = {"lbfgsb": 1, "dcsrch": 2}
+
+
+def _noise(point, level, seed):
+    """A relative perturbation ``1 + level * u`` of a gradient at ``point``, ``u`` uniform in
+    ``[-1, 1]`` per coordinate and a function of the point's bits and ``seed``: as another
+    machine's rounding, the same input always gives the same output."""
+    bits = zlib.crc32(np.ascontiguousarray(point, dtype=float).tobytes(), seed)
+    # A multiplicative hash of (bits, coordinate), in [0, 2**32): cheaper than a generator.
+    mixed = (np.uint64(bits) ^ (np.arange(np.size(point), dtype=np.uint64)
+                                * np.uint64(0x9E3779B1))) * np.uint64(0x85EBCA6B)
+    u = (mixed % np.uint64(2 ** 32)).astype(float) / 2.0 ** 31 - 1.0
+    return 1.0 + level * u.reshape(np.shape(point))
+
+
+def _perturbed(problem, level, seed):
+    """``problem`` with its gradient perturbed by :func:`_noise`."""
+    value_gradient, dimension = problem
+
+    def perturbed(w):
+        value, gradient = value_gradient(w)
+        return value, gradient * _noise(w, level, seed)
+
+    return perturbed, dimension
+
+
+def _as_seen(problems, plan, seed=0):
+    """The problems as (the emulation, scipy) see them under a rounding plan."""
+    if plan is None:
+        return problems, problems
+    moved = [_perturbed(problem, ROUNDING, seed) for problem in problems]
+    return moved, (moved if plan == "both" else problems)
+
+
+def _settled(problem, maxiter, reference):
+    """Whether scipy's result on ``problem`` (``reference``) stays put, to 1e-9 relative and
+    the same iteration count, when the gradient moves by ``PROBE`` of itself."""
+    return all(_same(_scipy(_perturbed(problem, PROBE, seed), maxiter), reference, rtol=1e-9)
+               for seed in (1, 2))
+
+
+def _references(problems, maxiter, plan, cache_key):
+    """scipy's result on each problem as it sees them under ``plan``, and whether it is
+    settled; computed once per ``cache_key`` for the plans in which scipy sees the problems
+    as they are (None and "emulation")."""
+    if plan != "both" and cache_key in _REFERENCES:
+        return _REFERENCES[cache_key]
+    references = [_scipy(problem, maxiter) for problem in problems]
+    settled = [_settled(problem, maxiter, reference)
+               for problem, reference in zip(problems, references)]
+    if plan != "both":
+        _REFERENCES[cache_key] = references, settled
+    return references, settled
+
+
+_REFERENCES = {}
+
+
+@pytest.mark.parametrize("plan", ROUNDING_PLANS)
 @pytest.mark.parametrize("maxiter, seed", [(5, 0), (20, 1), (100, 2), (100, 3)])
-def test_batched_lbfgsb_is_scipys_per_problem(maxiter, seed):
-    # The same final point (to 1e-6 relative) and iteration count as scipy, problem by
-    # problem, except on problems where scipy itself moves by more than 1e-9 of its result
-    # when its gradient moves by 1e-15 of itself (rounding amplified a millionfold: our
-    # direction is the same matrix as scipy's, computed in another order); those are rare.
-    problems = _problems(seed, 90)
-    xs, nits = _batched(problems, maxiter)
-    differ, stopped = 0, 0
-    for problem, x, nit in zip(problems, xs, nits):
-        theirs = _scipy(problem, maxiter)
-        stopped += theirs[1] == maxiter
-        if not _same((x, nit), theirs):
-            differ += 1
-            assert not _same(_scipy(problem, maxiter, perturb=True), theirs, rtol=1e-9)
-    assert differ <= 4  # of 90
-    assert stopped >= {5: 60, 20: 5, 100: 1}[maxiter]  # problems cut short by maxiter
+def test_batched_lbfgsb_is_scipys_per_problem(maxiter, seed, plan):
+    # The same final point (to 1e-6 relative) and iteration count as scipy on every settled
+    # problem (see "Rounding"): 84 to 90 of each 90 here (the others at maxiter >= 20, among
+    # them the few that maxiter=100 cuts short).
+    ours, theirs = _as_seen(_problems(seed, 90), plan)
+    xs, nits, _ = _batched(ours, maxiter)
+    references, is_settled = _references(theirs, maxiter, plan, ("logistic", seed, maxiter))
+    settled, stopped, disagree = 0, 0, []
+    for i, (x, nit, reference) in enumerate(zip(xs, nits, references)):
+        if not is_settled[i]:
+            continue
+        settled += 1
+        stopped += reference[1] == maxiter
+        if not _same((x, nit), reference):
+            disagree.append((i, nit, reference[1]))
+    assert len(disagree) <= MISSED_BY_PROBES["lbfgsb"], disagree
+    assert settled >= 80  # of 90
+    assert stopped >= {5: 60, 20: 8, 100: 0}[maxiter]  # problems cut short by maxiter
 
 
 @pytest.mark.parametrize("change", ["gtol", "memory", "first_step"])
@@ -121,6 +221,7 @@ def test_the_reproduction_fails_with_other_constants(monkeypatch, change):
     # The reproduction above is sensitive to scipy's constants: the line search's gtol, the
     # memory size, the first iteration's step 1 / ||d|| (its ftol and xtol rarely matter on
     # these objectives, whose steps of 1 are mostly accepted: the next test checks them).
+    # 20 to 40 of the 40 problems differ (rounding moves 0 to 3 of them).
     m = 10
     if change == "gtol":
         monkeypatch.setattr(lbfgsb, "GTOL", 0.5)
@@ -129,25 +230,15 @@ def test_the_reproduction_fails_with_other_constants(monkeypatch, change):
     else:
         monkeypatch.setattr(lbfgsb, "STPMAX", 1e-1)
     problems = _problems(4, 40)
-    xs, nits = _batched(problems, 100, m=m)
+    xs, nits, _ = _batched(problems, 100, m=m)
     differ = sum(not _same((x, nit), _scipy(problem, 100))
                  for problem, x, nit in zip(problems, xs, nits))
-    assert differ >= 4
+    assert differ >= 10
 
 
-def test_restarts_and_failed_searches_are_scipys(monkeypatch):
-    # Gradients that are not quite the objective's (a quadratic's gradient turned by a random
-    # near-identity matrix): directions that do not descend and line searches that fail,
-    # which restart scipy's iteration with its memory dropped (its driver keeping the last
-    # value evaluated, not the restored one). The same iterates and counts as scipy's.
-    real, restarted = lbfgsb._fail, []
-
-    def spy(state, which):
-        restart = real(state, which)
-        restarted.append(len(restart))
-        return restart
-
-    monkeypatch.setattr(lbfgsb, "_fail", spy)
+def _restarting_problems():
+    """Gradients that are not quite the objective's (a quadratic's gradient turned by a random
+    near-identity matrix): directions that do not descend and line searches that fail."""
     rng = np.random.default_rng(1)
     problems = []
     for _ in range(200):
@@ -161,10 +252,28 @@ def test_restarts_and_failed_searches_are_scipys(monkeypatch):
             return 0.5 * (w - c) @ H @ (w - c), R @ (H @ (w - c))
 
         problems.append((value_gradient, dimension))
-    xs, nits = _batched(problems, 100)
-    assert sum(restarted) >= 20
-    for problem, x, nit in zip(problems, xs, nits):
-        assert _same((x, nit), _scipy(problem, 100))
+    return problems
+
+
+@pytest.mark.parametrize("plan", [None, "emulation"])  # "both" passes too: left out for time
+def test_restarts_and_failed_searches_are_scipys(plan):
+    # Failed line searches restart scipy's iteration with its memory dropped (its driver
+    # keeping the last value evaluated, not the restored one). The same iterates and counts
+    # as scipy's on the settled problems, among them 15 of the 35 that restarted. These
+    # problems are chaotic: 24 of the 200 are not settled (on one,
+    # scipy alone goes from 64 iterations to 25 when its gradient moves by 1e-13 of itself).
+    ours, theirs = _as_seen(_restarting_problems(), plan)
+    xs, nits, restarted = _batched(ours, 100)
+    references, is_settled = _references(theirs, 100, plan, ("restarting",))
+    settled, disagree = [], []
+    for i, (x, nit, reference) in enumerate(zip(xs, nits, references)):
+        if is_settled[i]:
+            settled.append(i)
+            if not _same((x, nit), reference):
+                disagree.append((i, nit, reference[1]))
+    assert len(disagree) <= MISSED_BY_PROBES["lbfgsb"], disagree
+    assert len(settled) >= 160
+    assert len(restarted.intersection(settled)) >= 10
 
 
 def _logistic_objective(seed, n_parts=12, n_rows=40, dimension=7):
@@ -182,41 +291,61 @@ def _logistic_objective(seed, n_parts=12, n_rows=40, dimension=7):
                                           noise, True)
 
 
-def _solve(objective, parts, maxiter=30):
+def _solve(objective, parts, maxiter=30, rounding_seed=None):
+    """The problems ``parts`` of ``objective`` solved together; with ``rounding_seed``, their
+    gradients perturbed at the rounding level (:func:`_noise`), as another machine would."""
     slots = np.zeros(len(parts), dtype=int)
 
     def fun(which, w):
-        return objective.value_gradient((slots[which], parts[which]), w)
+        value, gradient = objective.value_gradient((slots[which], parts[which]), w)
+        if rounding_seed is not None:
+            gradient = gradient * np.array([_noise(row, ROUNDING, rounding_seed) for row in w])
+        return value, gradient
 
     return lbfgsb.minimize(fun, np.zeros((len(parts), objective.X.shape[-1])), factr=FACTR,
                            pgtol=PGTOL, maxiter=maxiter)
 
 
-def test_a_problem_is_solved_alike_alone_or_in_company():
-    # The problems share arrays and rounds, never a test: each problem's iterates, to the
-    # bit, whatever else is solved beside it (and however many of those stop before it).
+def _close(a, b, rtol=1e-9):
+    """Equal to rounding, row by row: the largest difference within ``rtol`` of the row."""
+    scale = np.maximum(np.max(np.abs(b), axis=-1, keepdims=True), 1e-12)
+    return np.all(np.abs(a - b) <= rtol * scale)
+
+
+@pytest.mark.parametrize("rounding", [False, True])
+def test_a_problem_is_solved_alike_alone_or_in_company(rounding):
+    # The problems share arrays and rounds, never a test: each problem's iterates, to
+    # rounding (1e-9 relative; a perturbation of the gradient at the rounding level moves
+    # these results by at most 3e-13), and its iteration count, whatever else is solved
+    # beside it (and however many of those stop before it). A shared test would change the
+    # counts; shared arithmetic, the points by far more than rounding. With ``rounding``, the
+    # two solves see gradients perturbed differently at the rounding level (two machines).
+    seeds = (0, 1) if rounding else (None, None)
     objective = _logistic_objective(5)
     n_parts = objective.X.shape[0]
-    together = _solve(objective, np.arange(n_parts))
+    together = _solve(objective, np.arange(n_parts), rounding_seed=seeds[0])
     assert len(set(together.nit)) > 3  # they stop at different iterations
     for p in range(n_parts):
-        alone = _solve(objective, np.array([p]))
-        np.testing.assert_array_equal(alone.x[0], together.x[p])
+        alone = _solve(objective, np.array([p]), rounding_seed=seeds[1])
+        assert _close(alone.x[0], together.x[p])
         assert alone.nit[0] == together.nit[p]
-    reordered = _solve(objective, np.arange(n_parts)[::-1])
-    np.testing.assert_array_equal(reordered.x[::-1], together.x)
+    reordered = _solve(objective, np.arange(n_parts)[::-1], rounding_seed=seeds[1])
+    assert _close(reordered.x[::-1], together.x)
+    np.testing.assert_array_equal(reordered.nit[::-1], together.nit)
 
 
-def test_changing_one_problem_changes_only_its_result():
+@pytest.mark.parametrize("rounding", [False, True])
+def test_changing_one_problem_changes_only_its_result(rounding):
+    seeds = (0, 1) if rounding else (None, None)
     objective = _logistic_objective(6)
     n_parts = objective.X.shape[0]
-    before = _solve(objective, np.arange(n_parts)).x
+    before = _solve(objective, np.arange(n_parts), rounding_seed=seeds[0]).x
     objective.noise[0, 3] *= 1.5
     objective.targets[0, 3, 0] = 1.0 - objective.targets[0, 3, 0]
-    after = _solve(objective, np.arange(n_parts)).x
+    after = _solve(objective, np.arange(n_parts), rounding_seed=seeds[1]).x
     rest = np.arange(n_parts) != 3
-    np.testing.assert_array_equal(after[rest], before[rest])
-    assert not np.allclose(after[3], before[3])
+    assert _close(after[rest], before[rest])
+    assert not _close(after[3], before[3], rtol=1e-3)
 
 
 def test_the_logistic_objectives_gradient_is_its_values():
@@ -248,32 +377,64 @@ def _phi(rng):
     return lambda t: (np.sin(c * t) - b * t + a * t * t, c * np.cos(c * t) - b + 2 * a * t)
 
 
-@pytest.mark.parametrize("first_step", [1.0, 1e-3, 50.0])
-def test_the_line_search_is_scipys_dcsrch(first_step):
-    # Every trial step of the batched dcsrch, on many searches at once, is the one of scipy's
-    # own translation of the same MINPACK-2 routine (scipy.optimize._dcsrch) with lnsrlb's
-    # constants; the searches end at the same step.
+def _scipys_dcsrch_steps(phi, first_step):
+    """Every trial step of scipy's own translation of MINPACK-2's dcsrch
+    (scipy.optimize._dcsrch) with lnsrlb's constants, or None when a value overflows."""
     from scipy.optimize._dcsrch import DCSRCH
 
+    steps = []
+
+    def value(t):
+        steps.append(t)
+        return phi(t)[0]
+
+    # lnsrlb's constants: ftol, gtol, xtol, stpmin, stpmax.
+    search = DCSRCH(value, lambda t: phi(t)[1], 1e-3, 0.9, 0.1, 0.0, 1e10)
+    with np.errstate(all="ignore"):
+        stp, *_ = search(first_step, phi0=phi(0.0)[0], derphi0=phi(0.0)[1], maxiter=30)
+    finite = stp is not None and all(np.isfinite(phi(t)[0]) for t in steps)
+    return steps if finite else None
+
+
+def _perturbed_phi(phi, level, seed):
+    """``phi`` with its slope perturbed by :func:`_noise` at the trial step."""
+
+    def perturbed(t):
+        value, slope = phi(t)
+        return value, slope * float(_noise(np.float64(t), level, seed))
+
+    return perturbed
+
+
+def _same_steps(a, b, rtol=1e-9):
+    return len(a) == len(b) and np.allclose(a, b, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("plan", ROUNDING_PLANS)
+@pytest.mark.parametrize("first_step", [1.0, 1e-3, 50.0])
+def test_the_line_search_is_scipys_dcsrch(first_step, plan):
+    # Every trial step of the batched dcsrch, on many searches at once, is the one of scipy's
+    # own translation of the same MINPACK-2 routine, to 1e-9 relative, and the searches end
+    # after the same trials, on every settled search (scipy's steps stay within 1e-12
+    # relative when the slope moves by PROBE of itself: 88 % to 99 % of them here; a cubic
+    # step from nearly equal slopes amplifies rounding, and a test on the edge can flip),
+    # but for MISSED_BY_PROBES of them.
     rng = np.random.default_rng(9)
     phis = [_phi(rng) for _ in range(200)]
     phis = [phi for phi in phis if phi(0.0)[1] < 0]
-    theirs = []
+    theirs, settled = [], []
     for phi in phis:
-        steps = []
-
-        def value(t, phi=phi, steps=steps):
-            steps.append(t)
-            return phi(t)[0]
-
-        # lnsrlb's constants: ftol, gtol, xtol, stpmin, stpmax.
-        search = DCSRCH(value, lambda t, phi=phi: phi(t)[1], 1e-3, 0.9, 0.1, 0.0, 1e10)
-        with np.errstate(all="ignore"):
-            stp, *_ = search(first_step, phi0=phi(0.0)[0], derphi0=phi(0.0)[1], maxiter=30)
-        finite = stp is not None and all(np.isfinite(phi(t)[0]) for t in steps)
-        theirs.append(steps if finite else None)
+        seen = phi if plan != "both" else _perturbed_phi(phi, ROUNDING, 0)
+        steps = _scipys_dcsrch_steps(seen, first_step)
+        theirs.append(steps)
+        settled.append(steps is not None and all(
+            _same_steps(_scipys_dcsrch_steps(_perturbed_phi(seen, PROBE, seed), first_step),
+                        steps, rtol=1e-12) for seed in (1, 2)))
     phis = [phi for phi, steps in zip(phis, theirs) if steps is not None]  # no overflow
+    settled = [s for s, steps in zip(settled, theirs) if steps is not None]
     theirs = [steps for steps in theirs if steps is not None]
+    if plan is not None:
+        phis = [_perturbed_phi(phi, ROUNDING, 0) for phi in phis]
     state = lbfgsb._State(len(phis), 1, 1)
     which = np.arange(len(phis))
     start = np.array([phi(0.0) for phi in phis])
@@ -287,7 +448,9 @@ def test_the_line_search_is_scipys_dcsrch(first_step):
         with np.errstate(all="ignore"):
             at = np.array([phis[i](state.stp[i]) for i in which])
         which = which[~lbfgsb._dcsrch(state, which, at[:, 0], at[:, 1])]
-    lengths = [len(steps) for steps in theirs]
+    lengths = [len(steps) for steps, kept in zip(theirs, settled) if kept]
+    assert len(lengths) >= 0.8 * len(theirs)
     assert max(lengths) >= 6 and np.mean(lengths) > 2  # long searches were met
-    for mine, steps in zip(ours, theirs):
-        np.testing.assert_allclose(mine, steps, rtol=1e-12)
+    disagree = [(mine, steps) for mine, steps, kept in zip(ours, theirs, settled)
+                if kept and not _same_steps(mine, steps)]
+    assert len(disagree) <= MISSED_BY_PROBES["dcsrch"], disagree

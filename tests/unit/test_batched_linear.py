@@ -24,9 +24,9 @@ from diffprivlib.models.linear_regression import _construct_regression_obj, _pre
 from scipy import stats
 from scipy.optimize import minimize
 
-from conftest import count_paths
-from skdptune import PrivateGridSearchCV, evaluate
-from skdptune.batched import linear_regression
+from conftest import batched_groups, batched_values, count_paths
+from skdptune import PrivateGridSearchCV
+from skdptune.batched import engine, linear_regression
 from skdptune.linear_model import Ridge, noise_scale
 from skdptune.utility import BoundedR2Scorer, BoundedSquaredErrorScorer, make_utility
 
@@ -49,11 +49,9 @@ def _values(candidates, X, y, splits, entropy=0, estimator=None):
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     estimator = estimator if estimator is not None else _estimator()
     _, utility = make_utility(estimator, None, None)
-    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
-                                                          utility)
+    (family, ids, plans, data), = batched_groups(estimator, candidates, X, y, utility)
     assert family is linear_regression and ids == list(range(len(candidates)))
-    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, 1,
-                                    "2*n_jobs", 0, error_score=np.nan)
+    return batched_values(family, ids, plans, data, splits, utility, entropy, 1, error_score=np.nan)
 
 
 # --- Which path ------------------------------------------------------------------------------
@@ -104,12 +102,14 @@ def test_after_a_dp_scaler_in_a_pipeline_it_is_batched_too(paths):
     assert paths == {"per_fit": 0, "batched": 2 * 4}
 
 
-@pytest.mark.parametrize("scoring", ["r2", "neg_mean_squared_error"])
-def test_other_scorings_fall_back(paths, scoring):
+@pytest.mark.parametrize("scoring, path", [("r2", "batched"),
+                                           ("neg_mean_squared_error", "per_fit")])
+def test_other_scorings_fall_back(paths, scoring, path):
+    # "r2" with bounds_y declared is the bounded R² (issue 33), which the family computes.
     X, y = _data(400)
     _search(_estimator(), {"epsilon": [0.5, 5.0]}, scoring=scoring,
             utility_range=(-10.0, 1.0)).fit(X, y)
-    assert paths == {"per_fit": 2 * 4, "batched": 0}
+    assert paths == {"per_fit": 0, "batched": 0, path: 2 * 4}
 
 
 def test_routing_needs_declared_bounds_and_the_default_score():
@@ -119,21 +119,34 @@ def test_routing_needs_declared_bounds_and_the_default_score():
     _, squared_error = make_utility(_estimator(), BoundedSquaredErrorScorer(), None)
     candidates = [{}, {"bounds_X": None}, {"bounds_y": None}, {"epsilon": float("inf")},
                   {"bounds_y": (1.0, 1.0)}]
-    assert evaluate.candidate_paths(_estimator(), candidates, default, 3) == (
+    assert engine.candidate_paths(_estimator(), candidates, default, 3) == (
         "batched", "per-fit", "per-fit", "per-fit", "per-fit")
-    assert evaluate.candidate_paths(_estimator(), [{}], r2, 3) == ("per-fit",)
-    assert evaluate.candidate_paths(_estimator(), [{}], rescaled, 3) == ("batched",)
-    assert evaluate.candidate_paths(_estimator(), [{}], squared_error, 3) == ("per-fit",)
+    assert engine.candidate_paths(_estimator(), [{}], r2, 3) == ("batched",)  # bounded
+    assert engine.candidate_paths(_estimator(), [{}], rescaled, 3) == ("batched",)
+    assert engine.candidate_paths(_estimator(), [{}], squared_error, 3) == ("per-fit",)
 
 
 def test_float_targets_reach_the_family_unencoded():
     X, y = _data(50)
     _, utility = make_utility(_estimator(), None, None)
-    (_, _, _, data), = evaluate._batched_groups(_estimator(), [{}], X, y, {}, {}, utility)
+    (_, _, _, data), = batched_groups(_estimator(), [{}], X, y, utility)
     np.testing.assert_array_equal(data.codes, y)
 
 
 # --- The noisy statistics and the solver -----------------------------------------------------
+
+
+def _statistics(plan, X, y, rng):
+    """The family's noisy statistics of one partition, ``(X_offset, y_offset, c, b, Q)``."""
+    stats = linear_regression.partition_statistics(plan, X, y, np.zeros(len(y), np.intp), 1,
+                                                   [rng])
+    return tuple(stat[0] for stat in stats)
+
+
+def _solve(c, b, Q, alpha=0.0):
+    """The family's solution on one partition."""
+    return linear_regression.solve(np.array([c]), np.asarray(b)[None], np.asarray(Q)[None],
+                                   alpha)[0]
 
 
 def _diffprivlib_statistics(X, y, epsilon, fit_intercept, state):
@@ -157,7 +170,7 @@ def _diffprivlib_statistics(X, y, epsilon, fit_intercept, state):
 def _our_statistics(X, y, epsilon, fit_intercept, rng):
     plan = linear_regression.plan(_estimator(epsilon=epsilon, fit_intercept=fit_intercept),
                                   X.shape[1])
-    X_offset, y_offset, c, b, Q = linear_regression.noisy_statistics(plan, X, y, rng)
+    X_offset, y_offset, c, b, Q = _statistics(plan, X, y, rng)
     return np.concatenate([X_offset, [y_offset], [c], b, Q[np.triu_indices(X.shape[1])]])
 
 
@@ -183,7 +196,7 @@ def test_without_noise_the_statistics_are_the_clipped_centred_sums():
     X, y = _data(40, n_features=3, seed=4)
     y[:2] = 10.0, -10.0  # outside bounds_y: clipped, as X's values outside bounds_X are
     plan = linear_regression.plan(_estimator(epsilon=1e12), 3)
-    X_offset, y_offset, _, b, Q = linear_regression.noisy_statistics(
+    X_offset, y_offset, _, b, Q = _statistics(
         plan, X, y, np.random.default_rng(0))
     Xc, yc = np.clip(X, *BOUNDS_X), np.clip(y, *BOUNDS_Y)
     np.testing.assert_allclose(X_offset, Xc.mean(axis=0), atol=1e-6)
@@ -198,7 +211,7 @@ def test_the_direct_solve_lands_where_diffprivlibs_bfgs_does():
     plan = linear_regression.plan(_estimator(epsilon=5.0), 3)
     rng, direct = np.random.default_rng(1), 0
     for _ in range(200):
-        _, _, c, b, Q = linear_regression.noisy_statistics(plan, X, y, rng)
+        _, _, c, b, Q = _statistics(plan, X, y, rng)
         eigenvalues = np.linalg.eigvalsh(Q)
         if not (eigenvalues[0] > 0
                 and eigenvalues[-1] <= linear_regression.MAX_CONDITION * eigenvalues[0]):
@@ -209,7 +222,7 @@ def test_the_direct_solve_lands_where_diffprivlibs_bfgs_does():
             return (c - 2 * b @ omega + omega @ Q @ omega, -2 * b + 2 * Q @ omega)
 
         bfgs = minimize(objective, np.zeros(3), jac=True).x
-        np.testing.assert_allclose(linear_regression.solve(c, b, Q), bfgs,
+        np.testing.assert_allclose(_solve(c, b, Q), bfgs,
                                    atol=1e-5 * np.sqrt(3) / eigenvalues[0] + 1e-9)
     assert direct >= 50
 
@@ -229,7 +242,7 @@ def test_on_diffprivlibs_own_noisy_objective_the_solution_is_diffprivlibs():
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             theirs = minimize(objectives[0], np.zeros(3), jac=True).x
-            ours = linear_regression.solve(c[0], b[:, 0], Q)
+            ours = _solve(c[0], b[:, 0], Q)
         eigenvalues = np.linalg.eigvalsh(Q)
         if eigenvalues[0] <= 0:
             indefinite += 1
@@ -243,7 +256,7 @@ def test_on_diffprivlibs_own_noisy_objective_the_solution_is_diffprivlibs():
 def _noise_spread(plan, X, y, draws=4000, seed=0):
     """Standard deviations, over draws, of a plan's noisy X offsets and X'X diagonal."""
     rng = np.random.default_rng(seed)
-    stats = [linear_regression.noisy_statistics(plan, X, y, rng) for _ in range(draws)]
+    stats = [_statistics(plan, X, y, rng) for _ in range(draws)]
     offsets = np.array([stat[0] for stat in stats])
     diagonals = np.array([np.diag(stat[4]) for stat in stats])
     return offsets.std(axis=0), diagonals.std(axis=0)
@@ -294,7 +307,7 @@ def test_with_a_penalty_the_solution_is_that_of_diffprivlibs_penalised_objective
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             theirs = minimize(objectives[0], np.zeros(3), jac=True).x
-            ours = linear_regression.solve(c[0], b[:, 0], Q, alpha)
+            ours = _solve(c[0], b[:, 0], Q, alpha)
         eigenvalues = np.linalg.eigvalsh(Q + alpha * np.eye(3))
         if eigenvalues[0] <= 0:
             indefinite += 1

@@ -28,9 +28,9 @@ from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Normalizer
 
-from conftest import count_paths
-from skdptune import PrivateGridSearchCV, batched, evaluate
-from skdptune.batched import logistic_regression
+from conftest import batched_groups, batched_values, count_paths
+from skdptune import PrivateGridSearchCV, evaluate
+from skdptune.batched import engine, logistic_regression
 from skdptune.utility import make_utility
 
 ALPHA = 1e-3
@@ -55,11 +55,9 @@ def _values(candidates, X, y, splits, entropy=0, estimator=None, error_score="ra
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     estimator = estimator if estimator is not None else LogisticRegression(data_norm=3.0)
     _, utility = make_utility(estimator, "accuracy", None)
-    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
-                                                          utility)
+    (family, ids, plans, data), = batched_groups(estimator, candidates, X, y, utility)
     assert family is logistic_regression and ids == list(range(len(candidates)))
-    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs,
-                                    "2*n_jobs", 0, error_score=error_score)
+    return batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs, error_score=error_score)
 
 
 def _fit(estimator, X, y):
@@ -312,7 +310,7 @@ def test_noise_vector_has_the_vector_mechanisms_law(epsilon, C, data_norm, n, fi
 
 def _coefficients(candidate, X, y, splits, entropy=0):
     """The batched path's coefficients on every partition (the engine's streams)."""
-    task = batched.block_task(splits, np.arange(len(splits)), y)
+    task = engine._block_task(splits, np.arange(len(splits)), y)
     train, codes, part = task.train
     rngs = [np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(p, 0)))
             for p in range(len(splits))]
@@ -352,7 +350,7 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
     splits = _splits(len(y), 9)
     candidates = [{"epsilon": 5.0}, {"epsilon": 50.0, "C": 20.0}]
     whole = _values(candidates, X, y, splits)
-    monkeypatch.setattr(batched, "BLOCK_CELLS", 200)  # about one partition per block
+    monkeypatch.setattr(engine, "BLOCK_CELLS", 200)  # about one partition per block
     np.testing.assert_array_equal(_values(candidates, X, y, splits), whole)
     assert not np.array_equal(_values(candidates, X, y, splits, entropy=1), whole)
 

@@ -21,9 +21,9 @@ from diffprivlib.models import PCA, GaussianNB
 from scipy import stats
 from sklearn.pipeline import Pipeline
 
-from conftest import column_ks, count_paths
-from skdptune import PrivateGridSearchCV, batched, evaluate
-from skdptune.batched import gaussian_nb, pca
+from conftest import batched_groups, batched_values, column_ks, count_paths, per_fit_values
+from skdptune import PrivateGridSearchCV
+from skdptune.batched import engine, gaussian_nb, pca
 from skdptune.partition import partition_labels, split_indices
 from skdptune.utility import make_utility
 
@@ -56,17 +56,14 @@ def _splits(n, k, validation_fraction=0.3, seed=1):
 
 def _values(estimator, candidates, X, y, splits, entropy=0, n_jobs=1):
     _, utility = make_utility(estimator, "accuracy", None)
-    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
-                                                          utility)
+    (family, ids, plans, data), = batched_groups(estimator, candidates, X, y, utility)
     assert family is gaussian_nb and ids == list(range(len(candidates)))
-    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs,
-                                    "2*n_jobs", 0)
+    return batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs)
 
 
 def _per_fit(estimator, candidates, X, y, splits):
     _, utility = make_utility(estimator, "accuracy", None)
-    return evaluate._per_fit_values(estimator, candidates, X, y, splits, {}, utility, "raise", 1,
-                                    "2*n_jobs", 0, False, {})
+    return per_fit_values(estimator, candidates, X, y, splits, utility, "raise")
 
 
 # --- Which path ------------------------------------------------------------------------------
@@ -180,7 +177,7 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
     splits = _splits(len(y), 9)
     estimator, candidates = _pipeline(), [{}, {"pca__epsilon": 0.3}]
     whole = _values(estimator, candidates, X, y, splits)
-    monkeypatch.setattr(batched, "BLOCK_CELLS", 200)
+    monkeypatch.setattr(engine, "BLOCK_CELLS", 200)
     np.testing.assert_array_equal(_values(estimator, candidates, X, y, splits), whole)
     assert not np.array_equal(_values(estimator, candidates, X, y, splits, entropy=1), whole)
 

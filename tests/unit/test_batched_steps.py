@@ -26,9 +26,11 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Binarizer, OneHotEncoder, OrdinalEncoder
 
-from conftest import column_ks
-from skdptune import PrivateGridSearchCV, batched, evaluate, gate
-from skdptune.batched import standard_scaler
+from conftest import batched_groups, batched_values, column_ks, per_fit_values
+from skdptune import PrivateGridSearchCV, evaluate, gate
+from skdptune.batched import engine, standard_scaler
+from skdptune.batched import pipeline as batched_pipeline
+from skdptune.batched.contract import Block
 from skdptune.partition import partition_labels, split_indices
 from skdptune.partition_scaling import partition_ratio
 from skdptune.utility import make_utility
@@ -72,7 +74,7 @@ def _splits(n, k, validation_fraction=0.3, seed=1):
 
 def _group(estimator, candidates, X, y):
     _, utility = make_utility(estimator, "accuracy", None)
-    groups = evaluate._batched_groups(estimator, candidates, X, y, {}, {}, utility)
+    groups = batched_groups(estimator, candidates, X, y, utility)
     return groups, utility
 
 
@@ -80,14 +82,12 @@ def _values(estimator, candidates, X, y, splits, entropy=0, n_jobs=1):
     """Per-partition utilities of the batched path, ``(n_candidates, n_partitions)``."""
     ((family, ids, plans, data),), utility = _group(estimator, candidates, X, y)
     assert ids == list(range(len(candidates)))
-    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs,
-                                    "2*n_jobs", 0)
+    return batched_values(family, ids, plans, data, splits, utility, entropy, n_jobs)
 
 
 def _per_fit(estimator, candidates, X, y, splits):
     _, utility = make_utility(estimator, "accuracy", None)
-    return evaluate._per_fit_values(estimator, candidates, X, y, splits, {}, utility, "raise", 1,
-                                    "2*n_jobs", 0, False, {})
+    return per_fit_values(estimator, candidates, X, y, splits, utility, "raise")
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def paths(monkeypatch):
     """Counts the (candidate, partition) fits that reach each path, and records the plans and
     partition steps the batched tasks receive."""
     seen = {"per_fit": 0, "batched": 0, "plans": [], "steps": []}
-    per_fit, blocks = evaluate._evaluate_batch, batched.block_accuracies
+    per_fit, blocks = evaluate._evaluate_batch, engine._run_block
 
     def spy_per_fit(estimator, batch, *args):
         seen["per_fit"] += len(batch)
@@ -108,7 +108,7 @@ def paths(monkeypatch):
         return blocks(family, plans, ids, X, task, n_classes, entropy, steps)
 
     monkeypatch.setattr(evaluate, "_evaluate_batch", spy_per_fit)
-    monkeypatch.setattr(batched, "block_accuracies", spy_batched)
+    monkeypatch.setattr(engine, "_run_block", spy_batched)
     return seen
 
 
@@ -146,12 +146,12 @@ def test_public_steps_are_the_gates_public_entries():
     }
     public = {cls for cls, rule in gate.ALLOWED.items() if rule.kind == "public"}
     assert public == set(allowed)  # a new public entry must be checked here
-    assert all(batched.is_public_step(step) for step in allowed.values())
+    assert all(batched_pipeline.is_public_step(step) for step in allowed.values())
     for refused in (OneHotEncoder(), OrdinalEncoder(categories=[[0, 1]], min_frequency=2),
                     SimpleImputer(), SimpleImputer(strategy="constant", add_indicator=True),
                     FunctionTransformer(np.log1p), CountVectorizer(),
                     TfidfVectorizer(vocabulary=["a"]), DPStandardScaler(bounds=(0, 1))):
-        assert not batched.is_public_step(refused), refused
+        assert not batched_pipeline.is_public_step(refused), refused
 
 
 def test_a_public_step_the_old_list_lacked_is_applied_once_to_all_rows():
@@ -235,10 +235,12 @@ def test_stage_columns_are_column_transformers_in_its_order(remainder):
     pipeline = Pipeline([("pre", pre), ("clf", GaussianNB(bounds=(-4, 4)))])
     ((_, _, _, data),), _ = _group(pipeline, [{}], X, y)
     splits = _splits(len(y), 3)
-    task = batched.block_task(splits, np.arange(3), data.codes)
+    task = engine._block_task(splits, np.arange(3), data.codes)
     (train, _, part), (validation, _, part_val) = task.train, task.validation
-    Xt, _ = batched.apply_partition_steps(data.steps[0], data.X[train], part, data.X[validation],
-                                          part_val, task.partitions, 0, 0)
+    block = Block(data.X[train], data.codes[train], part, data.X[validation],
+                  data.codes[validation], part_val, 3)
+    Xt = batched_pipeline.apply_partition_steps(data.steps[0], block, task.partitions, 0,
+                                                0).X_train
     for p in range(3):
         rows = X.iloc[splits[p][0]]
         real = clone(pre).set_params(num__accountant=BudgetAccountant()).fit_transform(rows)
@@ -323,7 +325,7 @@ def test_replacing_one_record_moves_only_its_partition():
         plan = data.steps[0][0].plan
         means = []
         for laid in (data, data2):
-            task = batched.block_task(splits, np.arange(8), laid.codes)
+            task = engine._block_task(splits, np.arange(8), laid.codes)
             train, _, part = task.train
             rngs = [np.random.default_rng(q) for q in range(8)]
             means.append(standard_scaler.fit_partitions(plan, laid.X[train][:, :3], part, 8,
@@ -337,7 +339,7 @@ def test_partitions_do_not_depend_on_how_they_are_cut_into_tasks(monkeypatch):
     splits = _splits(len(y), 9)
     candidates = [{}, {"pre__num__epsilon": 5.0}]
     whole = _values(_pipeline(), candidates, X, y, splits)
-    monkeypatch.setattr(batched, "BLOCK_CELLS", 300)  # about one partition per block
+    monkeypatch.setattr(engine, "BLOCK_CELLS", 300)  # about one partition per block
     np.testing.assert_array_equal(_values(_pipeline(), candidates, X, y, splits), whole)
     np.testing.assert_array_equal(_values(_pipeline(), candidates, X, y, splits, n_jobs=2),
                                   whole)
@@ -450,10 +452,8 @@ def test_a_partition_whose_fit_rejects_the_priors_scores_error_score():
     splits[1] = (train[y[train] != 2], validation)  # partition 1 has seen two classes
     estimator = GaussianNB(bounds=(-1, 1), priors=[0.5, 0.3, 0.2])
     ((family, ids, plans, data),), utility = _group(estimator, [{}], X, y)
-    got = evaluate._batched_values(family, ids, plans, data, splits, utility, 0, 1, "2*n_jobs",
-                                   0, error_score=0.125)[0]
-    expected = evaluate._per_fit_values(estimator, [{}], X, y, splits, {}, utility, 0.125, 1,
-                                        "2*n_jobs", 0, False, {})[0]
+    got = batched_values(family, ids, plans, data, splits, utility, 0, 1, error_score=0.125)[0]
+    expected = per_fit_values(estimator, [{}], X, y, splits, utility, 0.125)[0]
     assert got[1] == expected[1] == 0.125
     assert 0.125 not in got[[0, 2]]
     with pytest.raises(ValueError, match="Number of priors must match number of classes"):

@@ -18,8 +18,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 from skdptune import PrivateGridSearchCV
+from skdptune.ensemble import RandomForestClassifier as SecureRandomForestClassifier
 from skdptune.linear_model import Ridge as DPRidge
 from skdptune.partition_scaling import RULES, partition_ratio, rescaled_params
+from skdptune.tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 
 BOUNDS = (0.0, 1.0)
 RATIO = 12.5  # k = 10, validation_fraction = 0.2
@@ -58,6 +60,11 @@ def test_every_rule_has_a_justification():
          {"min_samples_split": 2}),  # fractions are scale-free; counts floor at their minimum
         (RandomForestClassifier(epsilon=2.0, bounds=BOUNDS, classes=[0, 1], max_depth=4),
          {"epsilon": 2.0 * RATIO}),
+        # skdptune's forest and tree inherit diffprivlib's rules through the MRO.
+        (SecureRandomForestClassifier(epsilon=2.0, bounds=BOUNDS, classes=[0, 1], max_depth=4),
+         {"epsilon": 2.0 * RATIO}),
+        (SecureDecisionTreeClassifier(epsilon=0.5, bounds=BOUNDS, classes=[0, 1]),
+         {"epsilon": 0.5 * RATIO}),
         (make_pipeline(DPStandardScaler(bounds=BOUNDS, epsilon=0.2),
                        GaussianNB(bounds=BOUNDS, epsilon=0.3)),
          {"standardscaler__epsilon": 0.2 * RATIO, "gaussiannb__epsilon": 0.3 * RATIO}),
@@ -65,7 +72,7 @@ def test_every_rule_has_a_justification():
          {"num__epsilon": 0.2 * RATIO}),
     ],
     ids=["dp-LR", "sk-LR", "Ridge", "Lasso", "dp-Ridge", "tree-counts", "tree-fractions", "dp-forest",
-         "pipeline", "columns"],
+         "skdptune-forest", "skdptune-tree", "pipeline", "columns"],
 )
 def test_built_in_rules(candidate, expected):
     changes = rescaled_params(candidate, RATIO, None)

@@ -89,6 +89,25 @@ def test_search_forecast_uses_its_own_budget():
     assert forecast.n_candidates == 2 and forecast.n_partitions == 50
 
 
+def test_search_forecast_reads_the_shape_of_the_data_it_is_given():
+    # Issue 33: search.forecast() as the README showed it failed under the default
+    # n_partitions="auto" (chosen from the number of records). forecast(X) reads X's shape
+    # (never its values), as does forecast(X.shape); n_samples= still works.
+    search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]})
+    with pytest.raises(ValueError, match=r"search.forecast\(X\) \(only its shape is read\)"):
+        search.forecast()
+    X = np.full((5000, 3), np.nan)  # values unread
+    expected = search.forecast(n_samples=5000, n_features=3)
+    for given in (X, X.shape, 5000, X.tolist()):
+        got = search.forecast(given)
+        assert (got.n_partitions, got.pairwise_gap, got.n_fits) == (
+            expected.n_partitions, expected.pairwise_gap, expected.n_fits)
+    assert search.forecast(X).paths == expected.paths
+    assert search.forecast(X, n_samples=5000).n_partitions == expected.n_partitions
+    with pytest.raises(ValueError, match="X with 5000 records and n_samples=4000"):
+        search.forecast(X, n_samples=4000)
+
+
 def test_fit_warns_before_the_data_when_noise_swamps_the_selection(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()

@@ -2,7 +2,7 @@
 candidates take the batched path (array programs over all partitions) or the per-fit path.
 
 The forecast decides the paths from the parameters only, through the routing that the evaluate
-stage itself uses (:func:`skdptune.evaluate.batched_route`); ``fit`` with ``verbose >= 1``
+stage itself uses (:func:`skdptune.batched.engine.candidate_paths`); ``fit`` with ``verbose >= 1``
 prints the same counts before it runs the fits, and nothing with ``verbose=0``.
 """
 
@@ -15,8 +15,9 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Normalizer
 
 import skdptune.search
-from skdptune import PrivateGridSearchCV, batched, evaluate
-from skdptune.batched import gaussian_nb
+from conftest import batched_groups
+from skdptune import PrivateGridSearchCV
+from skdptune.batched import gaussian_nb, registry
 from skdptune.utility import make_utility
 
 
@@ -24,7 +25,7 @@ from skdptune.utility import make_utility
 def only_gaussian_nb_is_batched(monkeypatch):
     """The registry as these tests know it: other families (added in parallel) would move
     the LogisticRegression candidates below to the batched path."""
-    monkeypatch.setattr(batched, "FAMILIES", {GaussianNB: gaussian_nb})
+    monkeypatch.setattr(registry, "FAMILIES", {GaussianNB: gaussian_nb})
 
 
 def split_grid():
@@ -67,8 +68,7 @@ def test_the_forecast_routes_as_the_evaluate_stage_does(binary_data):
     _, utility = make_utility(search.estimator, None, None, None)
     from sklearn.model_selection import ParameterGrid
 
-    groups = evaluate._batched_groups(search.estimator, list(ParameterGrid(split_grid())), X, y,
-                                      {}, None, utility)
+    groups = batched_groups(search.estimator, list(ParameterGrid(split_grid())), X, y, utility)
     taken = sorted(i for _, ids, _, _ in groups for i in ids)
     assert taken == [i for i, path in enumerate(candidates) if path == "batched"]
 

@@ -18,7 +18,8 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
 from scipy import stats
 
-from skdptune import PrivateGridSearchCV, evaluate
+from conftest import batched_groups, batched_values
+from skdptune import PrivateGridSearchCV
 from skdptune.batched import logistic_regression
 from skdptune.exceptions import GateError
 from skdptune.gate import check_release
@@ -99,11 +100,9 @@ def test_a_refused_release_charges_nothing_and_selection_alone_runs(binary_data)
 
 def _values(estimator, candidates, X, y, splits, entropy):
     _, utility = make_utility(estimator, "accuracy", None)
-    (family, ids, plans, data), = evaluate._batched_groups(estimator, candidates, X, y, {}, {},
-                                                          utility)
+    (family, ids, plans, data), = batched_groups(estimator, candidates, X, y, utility)
     assert family is logistic_regression
-    return evaluate._batched_values(family, ids, plans, data, splits, utility, entropy, 1,
-                                    "2*n_jobs", 0, error_score="raise")
+    return batched_values(family, ids, plans, data, splits, utility, entropy, 1)
 
 
 def test_the_batched_plan_is_the_inner_fit_on_the_mapped_rows():

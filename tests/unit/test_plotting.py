@@ -89,7 +89,8 @@ def test_trace_plot_explains_its_markers_and_the_ceiling():
     assert any(text.startswith("utility ceiling") for text in legend)
     assert display.overshoot_ is not None
     assert any("above the ceiling" in text and "by design" in text for text in legend)
-    assert display.ax_.get_ylabel().startswith("[0, 1] utility")
+    # Issue 33: the axis said "[0, 1] utility" while the proposals reached 1.5.
+    assert display.ax_.get_ylabel() == ("utility in [0, 1]; proposed thresholds can exceed 1")
     # The title says how to read a marker without the paper.
     assert "selected #1" in display.ax_.get_title()
 
@@ -112,7 +113,8 @@ def test_trace_from_estimator_labels_the_axes_in_the_scorers_units(binary_data):
     ).fit(X, y)
     display = SelectionTraceDisplay.from_estimator(search)
     assert display.utility_range == (-1.0, 3.0) and display.score_name == "accuracy"
-    assert display.ax_.get_ylabel() == "[0, 1] utility = (accuracy - (-1)) / (3 - (-1))"
+    assert display.ax_.get_ylabel() == ("utility = (accuracy - (-1)) / (3 - (-1)), in [0, 1]; "
+                                        "proposed thresholds can exceed 1")
     # A second axis reads the same heights in the scorer's units: utility 0.5 is score 1.
     assert display.score_axis_.get_ylabel() == "accuracy"
     display.ax_.set_ylim(0.0, 0.5)
@@ -125,7 +127,8 @@ def test_trace_from_estimator_labels_the_axes_in_the_scorers_units(binary_data):
     ).fit(X, y)
     display = SelectionTraceDisplay.from_estimator(plain)
     assert display.score_axis_ is None  # accuracy is already in [0, 1]
-    assert display.ax_.get_ylabel() == "[0, 1] utility (estimator.score)"
+    assert display.ax_.get_ylabel() == ("utility in [0, 1] (estimator.score); proposed "
+                                        "thresholds can exceed 1")
 
 
 def test_trace_from_estimator_labels_candidates(binary_data):

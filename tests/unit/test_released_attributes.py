@@ -26,9 +26,11 @@ from sklearn.preprocessing import (
 )
 
 from skdptune import PrivateGridSearchCV
+from skdptune.ensemble import RandomForestClassifier
 from skdptune.gate import ALLOWED, PUBLIC_SHAPE, keep_released
 from skdptune.linear_model import LogisticRegression, Ridge
 from skdptune.preprocessing import RowWiseFunctionTransformer
+from skdptune.tree import DecisionTreeClassifier
 
 BOUNDS = (0.0, 1.0)
 
@@ -47,12 +49,13 @@ RELEASABLE = {
     LogisticRegression: lambda: LogisticRegression(data_norm=2.0),
     Ridge: lambda: Ridge(bounds_X=BOUNDS, bounds_y=(0.0, 1.0)),
     dp.StandardScaler: lambda: dp.StandardScaler(bounds=BOUNDS),
-    dp.RandomForestClassifier: lambda: dp.RandomForestClassifier(
-        n_estimators=3, bounds=BOUNDS, classes=[0, 1]),
-    dp.DecisionTreeClassifier: lambda: dp.DecisionTreeClassifier(bounds=BOUNDS,
-                                                                 classes=[0, 1]),
+    RandomForestClassifier: lambda: RandomForestClassifier(n_estimators=3, bounds=BOUNDS,
+                                                           classes=[0, 1]),
+    DecisionTreeClassifier: lambda: DecisionTreeClassifier(bounds=BOUNDS, classes=[0, 1]),
 }
 NEVER_RELEASED = {
+    dp.RandomForestClassifier: "its per-tree seeds are kept (skdptune.ensemble's instead)",
+    dp.DecisionTreeClassifier: "empty leaves from numpy's global generator (skdptune.tree's)",
     dp.LinearRegression: "not epsilon-DP (skdptune.linear_model.Ridge instead)",
     dp.KMeans: "not DP at any epsilon",
     dp.PCA: "overspends",

@@ -142,6 +142,14 @@ def test_linear_regression_with_bounds_y_is_scored_by_its_r2_of_clipped_values()
     # A declared utility_range keeps estimator.score (R² of unclipped values).
     r2, _ = make_utility(model, None, (-1, 1))
     assert not isinstance(r2, BoundedR2Scorer)
+    # scoring="r2" names the same R²: bounded when the estimator declares bounds_y, mapped
+    # from R2_RANGE or from a declared range (issue 33; it was refused without a range).
+    for utility_range, expected_range in ((None, (-1.0, 1.0)), ((-2, 1), (-2.0, 1.0))):
+        r2, utility = make_utility(model, "r2", utility_range)
+        assert isinstance(r2, BoundedR2Scorer)
+        assert (utility.low, utility.high) == expected_range
+    r2, _ = make_utility(DummyRegressor(), "r2", (-1, 1))  # no bounds_y: scikit-learn's R²
+    assert not isinstance(r2, BoundedR2Scorer)
 
 
 def test_bounded_r2_follows_r2_score_on_constant_targets_and_several_targets():

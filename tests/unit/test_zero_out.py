@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import DecisionTreeClassifier, GaussianNB, RandomForestClassifier
+from diffprivlib.models import GaussianNB
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.accounting import ZERO_OUT_ADJACENCY, zero_out_total, Charge
@@ -150,7 +150,7 @@ def test_ridge_zero_out_bound_covers_every_release_by_brute_force(fit_intercept,
 
 
 def test_lead_zero_out_sensitivities_by_brute_force():
-    # Accuracy lead: mean(correct) - (most frequent class) / n; zeroing one record out removes
+    # Accuracy lead: sum(correct) - (most frequent class); zeroing one record out removes
     # its terms from both sums.
     rng = np.random.RandomState(0)
     worst = 0.0
@@ -158,16 +158,23 @@ def test_lead_zero_out_sensitivities_by_brute_force():
         y = rng.randint(0, 3, 7)
         correct = rng.randint(0, 2, 7)
         lead = correct.sum() - np.bincount(y, minlength=3).max()
-        i = rng.randint(7)
-        keep = np.arange(7) != i
+        keep = np.arange(7) != rng.randint(7)
         nulled = correct[keep].sum() - np.bincount(y[keep], minlength=3).max()
         worst = max(worst, abs(lead - nulled))
     assert worst <= LEAD_ZERO_OUT[ACCURACY] < LEAD_SENSITIVITY[ACCURACY]
-    # Bounded squared error lead per record: a^2 - b^2 in [-3/4, 1/4] (trivial.py).
-    a = np.linspace(0, 0.5, 101)[:, None]
-    b = np.linspace(0, 1, 201)[None, :]
-    terms = np.where(b <= a + 0.5, a ** 2 - b ** 2, np.nan)
-    assert np.nanmax(np.abs(terms)) <= LEAD_ZERO_OUT[BOUNDED_SQUARED_ERROR] + 1e-12
+    # Squared error against the targets' mean, in units of (high - low)**2 (targets and
+    # predictions in [0, 1]): SST - SSE, one record's terms removed.
+    worst = 0.0
+    for _ in range(2000):
+        y, prediction = rng.uniform(0, 1, 6), rng.uniform(0, 1, 6)
+        keep = np.arange(6) != rng.randint(6)
+
+        def lead(y, prediction):
+            return np.sum((y - y.mean()) ** 2) - np.sum((y - prediction) ** 2)
+
+        worst = max(worst, abs(lead(y, prediction) - lead(y[keep], prediction[keep])))
+    assert worst <= LEAD_ZERO_OUT[BOUNDED_SQUARED_ERROR] < LEAD_SENSITIVITY[
+        BOUNDED_SQUARED_ERROR]
 
 
 def test_zero_out_total_composes_as_the_charge_and_states_none_without_a_derivation():
@@ -220,8 +227,11 @@ def test_a_step_without_a_derivation_leaves_the_figure_unstated():
 
 
 def test_trees_drop_to_their_recorded_epsilon():
-    for tree in (DecisionTreeClassifier(bounds=(0.0, 1.0), classes=[0, 1], epsilon=0.3),
-                 RandomForestClassifier(bounds=(0.0, 1.0), classes=[0, 1], epsilon=0.3)):
+    from skdptune.ensemble import RandomForestClassifier as Forest
+    from skdptune.tree import DecisionTreeClassifier as Tree
+
+    for tree in (Tree(bounds=(0.0, 1.0), classes=[0, 1], epsilon=0.3),
+                 Forest(bounds=(0.0, 1.0), classes=[0, 1], epsilon=0.3)):
         assert zero_out_epsilon(tree) == pytest.approx(0.3)
 
 

@@ -1,0 +1,223 @@
+"""Tune, or release the estimator as given? The default's margin and the selection's share.
+
+A search that names an untuned default candidate (by default, the estimator as given) spends
+part of its total epsilon ``T`` on the selection and refits the selected candidate with the
+rest. Selecting pays only when the selection finds a lead larger than what its share costs the
+refit; favouring the default protects the released model from a noisy pick, and costs the
+leads it hides. This module chooses both, before any data are touched, to maximise the
+released model's expected utility under an explicit model of public quantities (the
+derivation, and the simulation that checks it, are in the user guide's "Tune or release"
+section and ``benchmarks/default_policy.py``):
+
+- **The selection's noise.** Permute-and-flip on partition utilities of sensitivity ``1 / k``
+  with epsilon ``epsilon_s = share * T * (1 - score_share)`` stops at a candidate trailing
+  the best (offset) utility by ``g`` with probability ``exp(-g / sigma)``, ``sigma = 2 / (k
+  * epsilon_s)``; ``k`` is :func:`skdptune.partition.auto_n_partitions` of ``epsilon_s``.
+- **What the share costs the refit.** Every DP model of the library adds noise of scale
+  ``1 / (n * epsilon)``; the default loses about ``A / epsilon`` to it, with ``A = a *
+  D / n``: ``D`` the model's noise dimension (its coefficients, or its cells) and ``a`` a
+  constant per family (:data:`REFIT_NOISE`), measured on the development tables. Refitting
+  with ``(1 - share) * T`` instead of ``T`` costs ``A / T * share / (1 - share)``.
+- **What the grid may hold** (the prior): with probability :data:`DEFAULT_IS_BEST` the
+  default is the best candidate; otherwise the best leads it by ``L``, uniform on ``[0,
+  LEAD_RANGE]``. The other candidates trail the default by an exponential deficit of mean
+  :data:`OTHERS_DEFICIT`.
+
+Under that model the selection probabilities of permute-and-flip have a closed form (a random
+order is a uniform arrival time per candidate: ``P(i) = p_i * int_0^1 prod_{j != i} (1 - p_j
+t) dt``), so the expected gain of every ``(share, margin)`` on a grid is computed exactly, and
+the best is taken; a share of 0 (no selection: the default refit with all of ``T``) is one of
+the choices. The choice reads public quantities only: it is not a privacy release.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .partition import auto_n_partitions
+
+#: Prior probability that the default is already the best candidate of the grid.
+DEFAULT_IS_BEST = 0.5
+#: Prior range of the best candidate's lead over the default, in utility units (5 points of
+#: accuracy), when it leads.
+LEAD_RANGE = 0.05
+#: Prior mean of the other candidates' deficit below the default, in utility units.
+OTHERS_DEFICIT = 0.03
+#: The shares of ``T`` the policy compares (0: decline to select).
+SHARES = tuple(np.round(np.arange(0.0, 0.5001, 0.025), 3))
+#: The margins it compares, in units of the selection's noise ``sigma``.
+MARGINS = tuple(np.round(np.arange(0.0, 8.0001, 0.25), 2))
+#: A policy whose expected gain is below this (utility units) declines: selecting for less
+#: than a tenth of a point is not worth the risk the model does not capture.
+MIN_GAIN = 0.001
+
+#: The refit-noise constant ``a`` (utility units): the default loses about ``a * D / (n *
+#: epsilon)`` to its refit's noise. Measured on the development tables' defaults
+#: (``benchmarks/refit_noise.py``: the mean of 10 refits at totals 0.5 to 4, least squares on
+#: ``1 / epsilon``): objective perturbation 17.9, 6.9 and 6.6 (flights, HI, Adult; ``D``: its
+#: coefficients), GaussianNB 98.7, 10.4 and 1.0 (flights, HI, Adult: noisy curves; ``D``:
+#: features x classes), Ridge's bounded R² 15.4, 13.7 and 6.2 (diamonds, cps1988, movies;
+#: ``D``: its monomials). The families' geometric means, 9.4, 10.1 and 10.9, agree: one
+#: constant for every family. The forests' defaults predicted the majority class at every
+#: budget (no slope to measure): they take the same constant with ``D`` their leaves.
+REFIT_NOISE_CONSTANT = 10.0
+
+# Gauss-Legendre nodes on [0, 1] for the arrival-time integrals (the integrands are
+# polynomials of degree m: exact up to 2 * 48 - 1).
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(48)
+_NODES, _WEIGHTS = (_NODES + 1) / 2, _WEIGHTS / 2
+# The lead grid of the prior's uniform part (midpoints).
+_LEADS = (np.arange(64) + 0.5) / 64 * LEAD_RANGE
+
+
+@dataclass(frozen=True)
+class RefitNoise:
+    """How a family's refit loses utility to its noise: ``A / epsilon``, ``A = a * D / n``.
+
+    Attributes
+    ----------
+    a : float
+        The family's constant, in utility units.
+    dimension : callable
+        ``dimension(estimator, width, n_classes) -> D``: the noise dimension of a configured
+        estimator whose input has ``width`` columns.
+    measured : str
+        Where ``a`` comes from.
+    """
+
+    a: float
+    dimension: object
+    measured: str
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The split of a total epsilon between selection and refit, and the default's margin.
+
+    Attributes
+    ----------
+    share : float
+        The selection's share of ``T`` (0: no selection).
+    margin : float
+        The default's bonus in utility units.
+    n_partitions : int or None
+        ``k`` at that share (None without a selection).
+    sigma : float
+        The selection's noise scale ``2 / (k * epsilon_s)`` (inf without a selection).
+    refit_loss : float
+        What the share costs the refit, in utility units (the model's ``A / T * share / (1 -
+        share)``).
+    expected_gain : float
+        The model's expected gain of the released model over the default refit with all of
+        ``T``, in utility units (0 when declining).
+    refit_noise : float
+        The model's ``A`` (utility units times epsilon).
+    """
+
+    share: float
+    margin: float
+    n_partitions: object
+    sigma: float
+    refit_loss: float
+    expected_gain: float
+    refit_noise: float
+
+    @property
+    def declined(self):
+        """Whether the policy releases the default without a selection."""
+        return self.share == 0
+
+
+def selection_gain(margin, sigma, n_candidates):
+    """The expected utility the selection adds over the default, under the prior.
+
+    Parameters
+    ----------
+    margin : float or ndarray
+        The default's bonus, utility units.
+    sigma : float
+        The selection's noise scale.
+    n_candidates : int
+        ``m``, the default included.
+
+    Returns
+    -------
+    gain : float or ndarray
+        ``E[L_selected]``: the prior mix of "the default is best" (a tied rival, the others
+        below) and "the best leads by ``L``", permute-and-flip's probabilities exact under it.
+    """
+    margin = np.asarray(margin, dtype=float)
+    leads = np.concatenate([[0.0], _LEADS])  # the tied rival, then the uniform part
+    weights = np.concatenate([[DEFAULT_IS_BEST],
+                              np.full(len(_LEADS), (1 - DEFAULT_IS_BEST) / len(_LEADS))])
+    gains = _gain_given_lead(margin[..., None], leads, sigma, n_candidates)
+    return gains @ weights
+
+
+def _gain_given_lead(margin, lead, sigma, n_candidates):
+    """``E[L_selected]`` when the leader leads the default by ``lead`` and ``m - 2`` others
+    trail it by exponential deficits of mean :data:`OTHERS_DEFICIT`."""
+    top = np.maximum(margin, lead)
+    p_default = np.exp(-(top - margin) / sigma)
+    p_leader = np.exp(-(top - lead) / sigma)
+    # An other's coin exp(-(top + D) / sigma), D ~ Exp(mean d): E[coin] and E[D * coin].
+    ratio = OTHERS_DEFICIT / sigma
+    q = np.exp(-top / sigma) / (1 + ratio)
+    r = np.exp(-top / sigma) * OTHERS_DEFICIT / (1 + ratio) ** 2
+    others = n_candidates - 2
+    t = _NODES.reshape((-1,) + (1,) * np.ndim(top))
+    weights = _WEIGHTS.reshape(t.shape)
+    rest = (1 - q * t) ** max(others - 1, 0)
+    leader = p_leader * np.sum(weights * (1 - p_default * t) * (1 - q * t) * rest, axis=0)
+    other_loss = others * r * np.sum(weights * (1 - p_default * t) * (1 - p_leader * t) * rest,
+                                     axis=0)
+    return lead * leader - other_loss
+
+
+def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validation_fraction,
+           share=None, n_partitions="auto"):
+    """The :class:`Policy` of a search, from public quantities.
+
+    Parameters
+    ----------
+    total : float
+        ``T``, the whole fit's epsilon.
+    n_samples : int
+        ``n`` (public under replace-one adjacency).
+    n_candidates : int
+        ``m``, the default included.
+    refit_noise : float
+        ``A`` of the default's family (:func:`refit_noise`); 0 without a refit (the
+        selection then takes all of ``T``: ``share`` must be 1).
+    score_share : float
+        The ``best_score_`` estimate's share of the selection's epsilon.
+    validation_fraction : float
+    share : float or None, default=None
+        A fixed share (the user's ``selection_share``, or 1 without a refit): only the margin
+        is chosen. None: the share too, from :data:`SHARES`.
+    n_partitions : int or "auto", default="auto"
+        The search's ``n_partitions`` (``"auto"``: resolved at each share's epsilon).
+
+    Returns
+    -------
+    Policy
+    """
+    best = Policy(0.0, 0.0, None, math.inf, 0.0, 0.0, float(refit_noise))
+    shares = SHARES[1:] if share is None else (share,)
+    margins = np.asarray(MARGINS)
+    for candidate_share in shares:
+        epsilon = candidate_share * total * (1 - score_share)
+        k = n_partitions if n_partitions != "auto" else auto_n_partitions(
+            n_samples, n_candidates=n_candidates, epsilon=epsilon,
+            validation_fraction=validation_fraction)
+        sigma = 2.0 / (k * epsilon)
+        gains = selection_gain(margins * sigma, sigma, n_candidates)
+        best_margin = int(np.argmax(gains))
+        loss = (refit_noise / total * candidate_share / (1 - candidate_share)
+                if candidate_share < 1 else 0.0)
+        gain = float(gains[best_margin]) - loss
+        if share is not None or gain > max(best.expected_gain, MIN_GAIN):
+            best = Policy(float(candidate_share), float(margins[best_margin] * sigma), k,
+                          sigma, loss, gain, float(refit_noise))
+    return best
