@@ -608,8 +608,8 @@ def declared_classes(classes, y, name):
     Raises
     ------
     ValueError
-        When fewer than two labels are declared or ``y`` holds a label outside them (the
-        label is not quoted: it comes from the private data).
+        When the labels are not a flat list of at least two, or ``y`` holds a label outside
+        them (the label is not quoted: it comes from the private data).
     """
     if classes is None:
         warnings.warn(
@@ -617,7 +617,11 @@ def declared_classes(classes, y, name):
             "held by a single record shows in the model. To ensure differential privacy, "
             "declare classes=[...] from public knowledge.", PrivacyLeakWarning)
         return np.unique(y)
-    declared = np.unique(np.asarray(classes))
+    declared = np.asarray(classes)
+    if declared.ndim != 1:
+        raise ValueError(f"classes={classes!r} is not a flat list of labels; declare every "
+                         "class the model may predict, e.g. classes=[0, 1].")
+    declared = np.unique(declared)
     if declared.size < 2:
         raise ValueError(f"classes={classes!r} declares fewer than two labels; declare every "
                          "class the model may predict, e.g. classes=[0, 1].")

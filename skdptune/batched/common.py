@@ -1,9 +1,10 @@
-"""What batched families and partition steps share: the checks of a plan's parameters and of
-declared bounds, and Laplace variates by inverse CDF."""
+"""What batched families and partition steps share: the checks of a plan's parameters, of
+declared bounds and of declared classes, and Laplace variates by inverse CDF."""
 
 import numpy as np
 from diffprivlib.validation import check_bounds
 from scipy.linalg import lapack
+from sklearn.utils.multiclass import type_of_target
 
 from ..validation import positive_finite
 
@@ -64,6 +65,95 @@ def declared_bounds(bounds, n_features):
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(upper >= lower)):
         return None
     return lower, upper
+
+
+def declared_labels(classes, max_classes):
+    """Declared ``classes`` as skdptune's ``LogisticRegression`` and ``GaussianNB`` take them
+    (:func:`skdptune.validation.declared_classes`: sorted, deduplicated), or None (the
+    per-fit path, which gives the real fit's outcome).
+
+    Parameters
+    ----------
+    classes : array-like
+        The ``classes`` parameter, not None.
+    max_classes : int
+        The family's ``MAX_CLASSES``.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_declared,) or None
+        None when the real fit refuses them (not a flat list of at least two labels), when
+        they are not class labels ``accuracy_score`` takes (objects, fractional floats), or
+        when there are more than ``max_classes``.
+    """
+    try:
+        declared = np.asarray(classes)
+        if declared.ndim != 1:
+            return None
+        declared = np.unique(declared)
+    except (TypeError, ValueError):
+        return None
+    if (declared.dtype.kind not in "biufU" or not 2 <= len(declared) <= max_classes
+            or type_of_target(declared) not in ("binary", "multiclass")):
+        return None
+    return declared
+
+
+def comparable_labels(labels, classes):
+    """Whether the labels of ``y`` and declared ``classes`` are of kinds ``accuracy_score``
+    compares (numbers with numbers, strings with strings), and ``y``'s are class labels.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_labels,)
+        The sorted distinct labels of ``y``.
+    classes : ndarray of shape (n_declared,)
+
+    Returns
+    -------
+    comparable : bool
+    """
+    kind = labels.dtype.kind
+    if kind == "O" and all(isinstance(label, str) for label in labels):
+        kind = "U"
+    numeric = "biuf"
+    if not ((kind in numeric and classes.dtype.kind in numeric)
+            or (kind in "US" and classes.dtype.kind == "U")):
+        return False
+    return type_of_target(labels) in ("binary", "multiclass")
+
+
+def declared_codes(classes, labels):
+    """Each label's position among the declared ``classes`` (the class whose problem or
+    statistics its rows join, and whose prediction is right for it), or None.
+
+    A label's position is ``labels[i] == classes`` (the comparison the real fit makes per
+    class), a function of that label and the public ``classes`` only: a record's contribution
+    depends on its own label, whatever other labels occur.
+
+    Parameters
+    ----------
+    classes : ndarray of shape (n_declared,)
+        Declared classes (:func:`declared_labels`).
+    labels : ndarray of shape (n_labels,)
+        The sorted distinct labels of ``y`` (the order of the codes).
+
+    Returns
+    -------
+    codes : ndarray of shape (n_labels,), int, or None
+        None when a label is not among ``classes`` (the real fit raises) or the kinds do not
+        compare (:func:`comparable_labels`): the per-fit path.
+    """
+    if not comparable_labels(labels, classes):
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            matches = np.stack([np.asarray(labels == label) for label in classes], axis=1)
+    except Exception:  # noqa: BLE001 - comparisons numpy refuses: left to the real fit
+        return None
+    if matches.shape != (len(labels), len(classes)) or not np.all(matches.sum(axis=1) == 1):
+        return None
+    return np.argmax(matches, axis=1)
 
 
 def at_least(matrices, floor):

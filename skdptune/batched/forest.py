@@ -100,7 +100,7 @@ from ..ensemble import RandomForestClassifier as SecureRandomForestClassifier
 from ..tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 from ..tree import split_thresholds
 from ..validation import positive_finite
-from .common import declared_bounds
+from .common import comparable_labels, declared_bounds
 from .contract import ACCURACY, CODES
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
@@ -253,15 +253,10 @@ def bind_labels(candidate, labels):
     plan : ForestPlan or None
     """
     classes = candidate.classes
-    kind = labels.dtype.kind
-    if kind == "O" and all(isinstance(label, str) for label in labels):
-        kind = "U"
-    numeric = "biuf"
-    if not ((kind in numeric and classes.dtype.kind in numeric)
-            or (kind in "US" and classes.dtype.kind == "U")):
+    if not comparable_labels(labels, classes):
         return None  # accuracy_score refuses a mix of strings and numbers: per-fit path
     if (len(labels) > MAX_CLASSES or len(labels) * candidate.n_estimators * candidate.n_leaves
-            > MAX_CELLS_PER_PARTITION or type_of_target(labels) not in ("binary", "multiclass")):
+            > MAX_CELLS_PER_PARTITION):
         return None
     try:
         with np.errstate(all="ignore"):

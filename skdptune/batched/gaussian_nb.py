@@ -1,4 +1,5 @@
-"""diffprivlib's ``GaussianNB``, all partitions of a candidate in one array program.
+"""diffprivlib's ``GaussianNB``, all partitions of a candidate in one array program (and
+:class:`skdptune.naive_bayes.GaussianNB`: the same mechanisms over declared classes).
 
 Emulates ``diffprivlib.models.GaussianNB.fit`` (diffprivlib 0.6.6) followed by ``predict``
 and accuracy, for every partition of a block at once. The output has the law of a
@@ -7,7 +8,12 @@ noise is drawn from the partition's own stream (not a secure sampler: partition 
 released). What diffprivlib's ``fit`` does, and what is done here in its place:
 
 - ``X`` is clipped to the declared ``bounds``; ``classes_`` are the labels present in the
-  partition's training rows.
+  partition's training rows. skdptune's class with declared ``classes``: the declared ones on
+  every partition, whichever labels its rows hold (a row joins the statistics of the class
+  its label equals, :func:`bind_labels`); every step below then runs for each of them, a class
+  without rows included (a count of 0 before its noise, sums of 0), and a partition with
+  fewer training rows than classes fails (skdptune's fit raises: counts of at least 1 each
+  could not add up to ``n``).
 - Class counts, ``epsilon / 3``: ``GeometricTruncated(epsilon / 3, sensitivity=1, lower=1,
   upper=n)`` on each present class's count (``n``: the partition's training rows), then a
   deterministic round-robin that makes them add up to ``n``. Here: the same transform of one
@@ -29,8 +35,9 @@ released). What diffprivlib's ``fit`` does, and what is done here in its place:
   n_c)`` and cached.
 - Priors: without ``priors``, the noisy counts over ``n``. With ``priors`` (the counts are
   still noisy and still spend their third: they weigh the means and variances), diffprivlib
-  checks ``len(priors)`` against the classes present in the partition's training rows and
-  raises ``ValueError`` when they differ (also when they do not sum to 1 or one is negative);
+  checks ``len(priors)`` against the classes present in the partition's training rows (or
+  the declared ones: then decided from the parameters) and raises ``ValueError`` when they
+  differ (also when they do not sum to 1 or one is negative);
   otherwise ``class_prior_`` is ``priors``, the i-th prior for the i-th present class in sorted
   order. Here: the same, per partition; a partition whose fit would raise is marked
   :data:`FIT_FAILED` and gets ``error_score``, as on the per-fit path (which
@@ -43,14 +50,22 @@ Every quantity of a partition is a function of its own rows, the public paramete
 stream: nothing is computed across partitions from data (the block's arrays only stack them).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Optional
 
 import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
 
 from ..validation import nonnegative_finite
-from .common import checked_params, declared_bounds, laplace, laplace_within
+from .common import (
+    checked_params,
+    declared_bounds,
+    declared_codes,
+    declared_labels,
+    laplace,
+    laplace_within,
+)
 from .contract import ACCURACY, CODES, FIT_FAILED
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
@@ -75,7 +90,14 @@ class GaussianNBPlan:
     var_smoothing : float
         Added to every variance, as diffprivlib does (absolute).
     priors : ndarray of shape (n_priors,) or None, default=None
-        The declared class priors (for the classes present in a partition, in sorted order).
+        The declared class priors (for the classes present in a partition, or declared, in
+        sorted order).
+    classes : ndarray or None, default=None
+        skdptune's declared ``classes`` (sorted, deduplicated), whose statistics every
+        partition fits; None: the classes present in each partition's rows.
+    code_map : ndarray of shape (n_labels,) or None, default=None
+        Set by :func:`bind_labels` for declared ``classes``: each label code's position among
+        them.
     """
 
     epsilon: float
@@ -83,6 +105,8 @@ class GaussianNBPlan:
     upper: np.ndarray
     var_smoothing: float
     priors: np.ndarray = None
+    classes: Optional[np.ndarray] = None
+    code_map: Optional[np.ndarray] = None
 
     @property
     def uniforms_per_class(self):
@@ -95,13 +119,14 @@ def plan(estimator, n_features):
 
     Decided from the parameters and the number of features only. Anything this emulation does
     not reproduce exactly (missing or degenerate bounds, priors that are not finite,
-    non-negative and summing to 1, a non-finite or non-positive epsilon, parameters
-    scikit-learn rejects) falls back to the per-fit path, which gives it
-    the behaviour of a real fit (``error_score`` included).
+    non-negative and summing to 1, a non-finite or non-positive epsilon, declared classes
+    the fit refuses, more than :data:`MAX_CLASSES` of them or as many as priors, parameters
+    scikit-learn rejects) falls back to the per-fit path, which gives it the behaviour of a
+    real fit (``error_score`` included).
 
     Parameters
     ----------
-    estimator : diffprivlib.models.GaussianNB
+    estimator : diffprivlib.models.GaussianNB or skdptune.naive_bayes.GaussianNB
         The candidate, its parameters set.
     n_features : int or None
         Columns of ``X``; None when not known (the forecast, before the data): the width the
@@ -124,6 +149,11 @@ def plan(estimator, n_features):
         if (priors.ndim != 1 or not len(priors) or not np.all(np.isfinite(priors))
                 or not np.isclose(priors.sum(), 1.0) or np.any(priors < 0)):
             return None
+    classes = params.get("classes")  # skdptune's class only
+    if classes is not None:
+        classes = declared_labels(classes, MAX_CLASSES)
+        if classes is None or (priors is not None and len(priors) != len(classes)):
+            return None
     if not nonnegative_finite(var_smoothing):
         return None
     declared = declared_bounds(params["bounds"], n_features)
@@ -133,25 +163,56 @@ def plan(estimator, n_features):
     # Zero-width bounds make diffprivlib's mechanisms degenerate: left to the real fit.
     if not np.all(upper > lower):
         return None
-    return GaussianNBPlan(float(params["epsilon"]), lower, upper, float(var_smoothing), priors)
+    return GaussianNBPlan(float(params["epsilon"]), lower, upper, float(var_smoothing), priors,
+                          classes)
+
+
+def bind_labels(candidate, labels):
+    """``candidate`` bound to the labels of ``y`` (the family contract,
+    :class:`~skdptune.batched.contract.BindsLabels`): with declared ``classes``, each label
+    code's position among them (:func:`~skdptune.batched.common.declared_codes`, a function
+    of that label and the public classes only); otherwise unchanged. None (the per-fit path)
+    where a label is not among the declared classes (the real fit raises) or the kinds do not
+    compare.
+
+    Parameters
+    ----------
+    candidate : GaussianNBPlan
+    labels : ndarray of shape (n_labels,)
+
+    Returns
+    -------
+    plan : GaussianNBPlan or None
+    """
+    if candidate.classes is None:
+        return candidate
+    code_map = declared_codes(candidate.classes, labels)
+    return None if code_map is None else replace(candidate, code_map=code_map)
 
 
 def partition_scores(plans, block, rngs):
     """Accuracy of every plan's fit on every partition of a block (the family contract,
     :meth:`~skdptune.batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
-    real fit raises (``priors`` whose length is not the partition's number of classes)."""
-    grouped = _Grouped(block.X_train, block.y_train, block.part_train, block.n_parts,
-                       block.n_classes)
+    real fit raises (``priors`` whose length is not the partition's number of classes;
+    fewer training rows than declared classes)."""
     result = np.empty((len(plans), block.n_parts))
+    by_labelling = {}  # the rows grouped by (partition, class), once per labelling
     for j, candidate in enumerate(plans):
+        key = None if candidate.code_map is None else candidate.code_map.tobytes()
+        if key not in by_labelling:
+            by_labelling[key] = _Grouped(block.X_train, block.y_train, block.part_train,
+                                         block.n_parts, block.n_classes, candidate)
+        grouped = by_labelling[key]
         theta, var, noisy = _fit(candidate, grouped, rngs[j])
         predicted = _predict(theta, var, noisy, block.X_val, block.part_val, candidate.priors)
-        result[j] = block.accuracy(predicted == block.y_val)
+        y_val = block.y_val if candidate.code_map is None else candidate.code_map[block.y_val]
+        result[j] = block.accuracy(predicted == y_val)
+        # Where the real fit raises: skdptune's with fewer training rows than declared
+        # classes (no model), diffprivlib's "Number of priors must match number of classes."
+        failed = ~grouped.fitted.any(axis=1)
         if candidate.priors is not None:
-            # diffprivlib raises "Number of priors must match number of classes."
-            present = (grouped.counts > 0).sum(axis=1)
-            result[j] = block.scored(np.where(present == len(candidate.priors), result[j],
-                                              FIT_FAILED))
+            failed |= grouped.fitted.sum(axis=1) != len(candidate.priors)
+        result[j] = block.scored(np.where(failed, FIT_FAILED, result[j]))
     return result
 
 
@@ -161,6 +222,7 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     Parameters
     ----------
     candidate : GaussianNBPlan
+        Bound to the labels (:func:`bind_labels`) when it declares classes.
     X_train, y_train, part_train, n_parts, n_classes
         A block's training rows, codes, partitions (as
         :class:`~skdptune.batched.contract.Block`).
@@ -171,18 +233,29 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     -------
     theta, var : ndarray of shape (n_parts, n_classes, n_features)
         diffprivlib's ``theta_`` and ``var_`` of each partition's fit, in the rows of the
-        classes present in its training rows (the others are placeholders).
+        classes present in its training rows, or of every declared class (the others are
+        placeholders); ``n_classes`` the declared classes' number when declared.
     class_count : ndarray of shape (n_parts, n_classes)
-        Its ``class_count_``; 0 for absent classes.
+        Its ``class_count_``; 0 for classes outside its model (absent ones without declared
+        classes; all of a partition whose fit fails).
     """
-    grouped = _Grouped(X_train, y_train, part_train, n_parts, n_classes)
+    grouped = _Grouped(X_train, y_train, part_train, n_parts, n_classes, candidate)
     return _fit(candidate, grouped, rngs)
 
 
 class _Grouped:
-    """Training rows grouped by (partition, class): sorted rows, counts, group starts."""
+    """Training rows grouped by (partition, class): sorted rows, counts, group starts, and
+    the classes each partition's model holds (``fitted``).
 
-    def __init__(self, X, y, part, n_parts, n_classes):
+    The classes are the block's codes (``fitted``: those present), or, for a plan with
+    declared classes, each row's position among them (``fitted``: all of them, on a
+    partition with at least as many training rows; none elsewhere, where the fit raises)."""
+
+    def __init__(self, X, y, part, n_parts, n_classes, candidate):
+        if candidate.classes is not None:
+            if candidate.code_map is None:
+                raise ValueError("the plan is not bound to the labels (bind_labels)")
+            y, n_classes = candidate.code_map[y], len(candidate.classes)
         group = part * n_classes + y
         order = np.argsort(group, kind="stable")
         self.group, self.X = group[order], X[order]
@@ -191,11 +264,17 @@ class _Grouped:
         self.starts = (np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1]])
                        if len(group) else np.empty(0, dtype=np.intp))
         self.present_groups = self.group[self.starts]
+        if candidate.classes is None:
+            self.fitted = self.counts > 0
+        else:
+            enough = self.counts.sum(axis=1) >= n_classes
+            self.fitted = np.broadcast_to(enough[:, None], self.counts.shape)
 
 
 def _fit(candidate, grouped, rngs):
     """Noisy ``theta_``, ``var_`` and class counts, shape ``(n_parts, n_classes[,
-    n_features])``; absent classes count 0, their ``theta_`` and ``var_`` are placeholders."""
+    n_features])``; classes outside a partition's model (``grouped.fitted``) count 0, their
+    ``theta_`` and ``var_`` are placeholders."""
     X, group, counts = grouped.X, grouped.group, grouped.counts
     starts, present_groups = grouped.starts, grouped.present_groups
     n_parts, n_classes = counts.shape
@@ -206,15 +285,15 @@ def _fit(candidate, grouped, rngs):
         rng.random(n_classes * candidate.uniforms_per_class) for rng in rngs
     ]).reshape(n_parts, n_classes, candidate.uniforms_per_class)
     lower, upper = candidate.lower, candidate.upper
-    present = counts > 0
+    present = grouped.fitted  # the classes of each partition's model
     n_total = counts.sum(axis=1)
 
     # Class counts (epsilon / 3, sensitivity 1, one count per class: a record is in one class).
     noisy = _geometric_truncated(counts, uniforms[..., 0], candidate.epsilon / 3, n_total)
-    for p in np.flatnonzero(n_total > 0):
+    for p in np.flatnonzero(present.any(axis=1)):
         if noisy[p, present[p]].sum() != n_total[p]:
             noisy[p, present[p]] = adjust_counts(noisy[p, present[p]], n_total[p])
-    noisy = np.where(present, noisy, 1).astype(float)  # absent classes: unused placeholder
+    noisy = np.where(present, noisy, 1).astype(float)  # other classes: unused placeholder
 
     clipped = np.clip(X, lower, upper)
     sums = np.zeros((n_parts * n_classes, n_features))

@@ -13,6 +13,11 @@ and what is done here in its place:
   per-fit path scores a failed fit). Two classes: one problem, the larger label positive, with
   all of ``epsilon``. More: one-vs-rest, one problem per present class, each with ``epsilon /
   n_present`` (sequential composition over the classes), each its own noise vector.
+  skdptune's class with declared ``classes``: ``classes_`` are the declared ones on every
+  partition, whichever labels its rows hold (a row joins the problem of the class its label
+  equals, :func:`bind_labels`); ``K`` of them fit one problem (the second positive) for two
+  classes, else one per class, ``epsilon / K`` each, a class without rows included (its
+  problem has no positive row). None fails.
 - Rows are clipped to L2 norm ``data_norm`` (``clip_to_norm``: a row above it is scaled down
   to it). ``fit_intercept`` appends a constant 1 to every row (scikit-learn's
   ``LinearModelLoss``), so the norm bound becomes ``sqrt(data_norm ** 2 + 1)``. Here: the same.
@@ -66,8 +71,9 @@ and what is done here in its place:
   elsewhere) and, for truncated runs, its coefficients; ``tests/unit/test_batched_lbfgsb.py``
   that the batched L-BFGS-B is scipy's, problem by problem.
 - ``predict``: the decision function on the (unclipped) held-out rows; two classes: the
-  positive one where it is above 0; more: the argmax over the present classes (the first on
-  ties, classes in sorted order). Accuracy over the partition's held-out rows.
+  positive one where it is above 0; more: the argmax over the present (or declared) classes
+  (the first on ties, classes in sorted order). Accuracy over the partition's held-out rows
+  (with declared classes: right where the predicted class equals the row's label).
 
 Every quantity of a partition is a function of its own rows, the public parameters and its own
 stream: the block's arrays stack partitions side by side, padded with zero rows that weigh
@@ -76,7 +82,7 @@ sizes, which a record's value does not change). Every problem is stopped by its 
 (masks), never by another's.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral
 from typing import Optional
 
@@ -87,7 +93,7 @@ from scipy.special import expit
 from ..linear_model import LogisticRegression as CalibratedLogisticRegression
 from ..linear_model import logistic_features, logistic_unit_ball, objective_perturbation
 from . import lbfgsb
-from .common import at_least, checked_params
+from .common import at_least, checked_params, declared_codes, declared_labels
 from .contract import ACCURACY, CODES, FIT_FAILED
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
@@ -175,6 +181,12 @@ class LogisticRegressionPlan:
         fit_intercept)``. Its rows are mapped by
         :func:`~skdptune.linear_model.logistic_features` before the fit (the other fields then
         describe its inner diffprivlib fit); None for diffprivlib's class.
+    classes : ndarray or None, default=None
+        skdptune's declared ``classes`` (sorted, deduplicated), whose problems every
+        partition fits; None: the classes present in each partition's rows.
+    code_map : ndarray of shape (n_labels,) or None, default=None
+        Set by :func:`bind_labels` for declared ``classes``: each label code's position among
+        them.
     """
 
     epsilon: float
@@ -184,6 +196,8 @@ class LogisticRegressionPlan:
     tol: float = 1e-4
     max_iter: int = 100
     unit_ball: Optional[tuple] = None
+    classes: Optional[np.ndarray] = None
+    code_map: Optional[np.ndarray] = None
 
 
 def plan(estimator, n_features):
@@ -193,8 +207,8 @@ def plan(estimator, n_features):
     reproduce falls back to the per-fit path, which gives it the behaviour of a real fit
     (``error_score`` included): ``data_norm`` None (computed from the data), ``warm_start``,
     a non-finite or non-positive ``epsilon``, ``data_norm``, ``C`` or ``tol``, ``max_iter``
-    below 1, more than :data:`MAX_DIMENSION` coefficients, and parameters scikit-learn
-    rejects.
+    below 1, more than :data:`MAX_DIMENSION` coefficients, declared ``classes`` that the fit
+    refuses or that are more than :data:`MAX_CLASSES`, and parameters scikit-learn rejects.
 
     Parameters
     ----------
@@ -219,15 +233,51 @@ def plan(estimator, n_features):
     if n_features is not None and not 1 <= n_features <= MAX_DIMENSION - int(fit_intercept):
         return None
     if isinstance(estimator, CalibratedLogisticRegression):
-        if params.get("classes") is not None:
-            return None  # declared classes: their problems are not emulated yet
+        classes = params.get("classes")
+        if classes is not None:
+            classes = declared_labels(classes, MAX_CLASSES)
+            if classes is None:
+                return None
         # Its inner diffprivlib fit, on rows mapped into the unit ball (see the class).
         scale, inner_norm = logistic_unit_ball(data_norm, fit_intercept)
         return LogisticRegressionPlan(float(epsilon), inner_norm, float(C) * scale ** 2, False,
                                       float(tol), int(max_iter),
-                                      (float(data_norm), bool(fit_intercept)))
+                                      (float(data_norm), bool(fit_intercept)), classes)
     return LogisticRegressionPlan(float(epsilon), float(data_norm), float(C),
                                   bool(fit_intercept), float(tol), int(max_iter))
+
+
+def bind_labels(candidate, labels):
+    """``candidate`` bound to the labels of ``y`` (the family contract,
+    :class:`~skdptune.batched.contract.BindsLabels`): with declared ``classes``, each label
+    code's position among them (:func:`~skdptune.batched.common.declared_codes`, a function
+    of that label and the public classes only); otherwise unchanged. None (the per-fit path)
+    where a label is not among the declared classes (the real fit raises) or the kinds do not
+    compare.
+
+    Parameters
+    ----------
+    candidate : LogisticRegressionPlan
+    labels : ndarray of shape (n_labels,)
+
+    Returns
+    -------
+    plan : LogisticRegressionPlan or None
+    """
+    if candidate.classes is None:
+        return candidate
+    code_map = declared_codes(candidate.classes, labels)
+    return None if code_map is None else replace(candidate, code_map=code_map)
+
+
+def _labelled(candidate, y, n_classes):
+    """``(codes, n_classes, declared)`` of a plan's fit: the block's codes and classes, or,
+    with declared classes, each row's position among them and their number."""
+    if candidate.classes is None:
+        return y, n_classes, False
+    if candidate.code_map is None:
+        raise ValueError("the plan is not bound to the labels (bind_labels)")
+    return candidate.code_map[y], len(candidate.classes), True
 
 
 def noise_parameters(epsilon, data_norm, C, n, fit_intercept):
@@ -303,12 +353,23 @@ def noise_vectors(normals, gammas, scale):
 def partition_scores(plans, block, rngs):
     """Accuracy of every plan's fit on every partition of a block (the family contract,
     :meth:`~skdptune.batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
-    partition's training rows hold fewer than two classes (diffprivlib's fit raises).
+    partition's training rows hold fewer than two classes without declared classes
+    (diffprivlib's fit raises).
 
     The problems that go to diffprivlib's solver, of all the plans, are solved together
     (:func:`_lbfgsb_in_chunks`): one round of its bookkeeping serves them all."""
-    problems = _Problems(block.y_train, block.part_train, block.n_parts, block.n_classes)
     result = np.empty((len(plans), block.n_parts))
+    # Each plan's labels (the block's codes, or positions among declared classes) and
+    # problems, built once per labelling.
+    labelled, by_labelling = [], {}
+    for candidate in plans:
+        y_train, n_classes, declared = _labelled(candidate, block.y_train, block.n_classes)
+        key = None if candidate.code_map is None else (n_classes, candidate.code_map.tobytes())
+        if key not in by_labelling:
+            by_labelling[key] = _Problems(y_train, block.part_train, block.n_parts, n_classes,
+                                          declared)
+        labelled.append((y_train, _labelled(candidate, block.y_val, block.n_classes)[0],
+                         by_labelling[key]))
     # The rows each unit-ball mapping gives, and their padded, clipped layout, computed once
     # for the candidates that share them (a grid over C shares its data_norm).
     mapped, padded = {None: (block.X_train, block.X_val)}, {}
@@ -322,13 +383,14 @@ def partition_scores(plans, block, rngs):
         key = (candidate.unit_ball, candidate.data_norm, candidate.fit_intercept)
         if key not in padded:
             padded[key] = _padded(candidate, Z_train, block.part_train, block.n_parts)
-        fits.append(_Fit(candidate, block.y_train, block.n_parts, rngs[j], problems,
-                         padded[key]))
+        y_train, _, problems = labelled[j]
+        fits.append(_Fit(candidate, y_train, block.n_parts, rngs[j], problems, padded[key]))
     _lbfgsb_in_chunks(fits)
     for j, (candidate, fit) in enumerate(zip(plans, fits)):
         Z_val = mapped[candidate.unit_ball][1]
+        _, y_val, problems = labelled[j]
         correct = _predict(fit.finish(), problems, Z_val, block.part_val,
-                           candidate.fit_intercept) == block.y_val
+                           candidate.fit_intercept) == y_val
         result[j] = block.scored(np.where(problems.n_present >= 2, block.accuracy(correct),
                                           FIT_FAILED))
     return result
@@ -340,13 +402,18 @@ class _Problems:
     With two classes in the data there is one slot (class 1 positive). With more, one slot per
     class: a partition with two present classes fits one problem (its larger class positive,
     all of ``epsilon``), one with more fits one per present class (``epsilon / n_present``).
-    Everything here is a function of each partition's own labels.
+    With ``declared`` classes (``n_classes`` of them, ``y`` their positions) every partition
+    with training rows holds all of them, present or not: one problem for two, else one per
+    class (``epsilon / n_classes``). Everything here is a function of each partition's own
+    labels and the public classes.
     """
 
-    def __init__(self, y, part, n_parts, n_classes):
+    def __init__(self, y, part, n_parts, n_classes, declared=False):
         counts = np.bincount(part * n_classes + y,
                              minlength=n_parts * n_classes).reshape(n_parts, n_classes)
         present = counts > 0
+        if declared:  # the model's classes, whichever labels the rows hold
+            present = np.broadcast_to(present.any(axis=1)[:, None], present.shape)
         self.n_train = counts.sum(axis=1)
         self.n_present = present.sum(axis=1)
         self.n_classes = n_classes
@@ -387,13 +454,14 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     -------
     w : ndarray of shape (n_slots, n_parts, n_features + fit_intercept)
         Coefficients (then the intercept) of each slot's problem on each partition: one slot
-        (class 1 positive) with two classes in the data, one per class otherwise; zeros where
-        the problem is not fitted (the class is absent, or not the positive one of a binary
-        partition); an intercept of ``+-inf`` (and zero coefficients) where diffprivlib's runs
-        off to about ``+-1e18``.
+        (class 1 positive) with two classes in the data (or declared), one per class
+        otherwise; zeros where the problem is not fitted (the class is absent without declared
+        classes, or not the positive one of a binary partition); an intercept of ``+-inf``
+        (and zero coefficients) where diffprivlib's runs off to about ``+-1e18``.
     """
+    y_train, n_classes, declared = _labelled(candidate, y_train, n_classes)
     if problems is None:
-        problems = _Problems(y_train, part_train, n_parts, n_classes)
+        problems = _Problems(y_train, part_train, n_parts, n_classes, declared)
     fit = _Fit(candidate, y_train, n_parts, rngs, problems,
                _padded(candidate, X_train, part_train, n_parts))
     _lbfgsb_in_chunks([fit])

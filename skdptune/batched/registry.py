@@ -20,6 +20,7 @@ from diffprivlib.models import (
 from ..ensemble import RandomForestClassifier as SecureRandomForestClassifier
 from ..linear_model import LogisticRegression as CalibratedLogisticRegression
 from ..linear_model import Ridge
+from ..naive_bayes import GaussianNB as DeclaredGaussianNB
 from ..tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 from . import (
     forest,
@@ -34,6 +35,7 @@ from . import (
 #: Estimator class -> batched family module.
 FAMILIES = {
     GaussianNB: gaussian_nb,
+    DeclaredGaussianNB: gaussian_nb,
     LogisticRegression: logistic_regression,
     CalibratedLogisticRegression: logistic_regression,
     RandomForestClassifier: forest,

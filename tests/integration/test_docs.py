@@ -49,6 +49,7 @@ PUBLIC_MODULES = [
     "skdptune.forecast",
     "skdptune.gate",
     "skdptune.linear_model",
+    "skdptune.naive_bayes",
     "skdptune.partition",
     "skdptune.plotting",
     "skdptune.preprocessing",

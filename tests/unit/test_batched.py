@@ -1,4 +1,5 @@
-"""Batched partition fits (skdptune.batched): diffprivlib's GaussianNB as an array program.
+"""Batched partition fits (skdptune.batched): diffprivlib's GaussianNB as an array program
+(and skdptune's, over declared classes).
 
 What is checked: which candidates take the batched path and which fall back; that each piece
 of the emulation is diffprivlib's (the same transform of a uniform where that can be checked
@@ -30,6 +31,7 @@ from conftest import (
 )
 from skdptune import PrivateGridSearchCV, evaluate
 from skdptune.batched import common, engine, gaussian_nb
+from skdptune.naive_bayes import GaussianNB as DeclaredGaussianNB
 from skdptune.utility import EMPTY_PART_UTILITY, make_utility
 
 ALPHA = 1e-3
@@ -417,7 +419,8 @@ def test_no_batched_utility_is_reachable_from_the_fitted_search(binary_data, mon
         return values, redo
 
     monkeypatch.setattr(engine.BatchedWork, "collect", spy)
-    search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"epsilon": [0.5, 1.0, 2.0]},
+    search = PrivateGridSearchCV(DeclaredGaussianNB(bounds=(0, 1), classes=[0, 1]),
+                                 {"epsilon": [0.5, 1.0, 2.0]},
                                  selection_epsilon=1.0, n_partitions=5,
                                  accountant=BudgetAccountant(), random_state=0).fit(X, y)
     (values,) = seen
@@ -439,3 +442,104 @@ def test_an_absent_class_never_wins_even_with_a_degenerate_placeholder():
     X = np.array([[0.0], [3.0]])
     predicted = gaussian_nb._predict(theta, var, counts, X, np.zeros(2, dtype=int))
     np.testing.assert_array_equal(predicted, [0, 0])
+
+
+# --- skdptune's GaussianNB: every declared class on every partition ----------------------------
+
+
+def _declared(classes=(0, 1, 2), **params):
+    return DeclaredGaussianNB(bounds=(-1, 1), classes=list(classes), **params)
+
+
+def test_declared_classes_take_the_batched_path(binary_data, paths):
+    X, y = binary_data
+    _search(DeclaredGaussianNB(bounds=(0, 1), classes=[0, 1, 2]),
+            {"var_smoothing": [1e-9, 1e-3]}).fit(X, y)
+    assert paths == {"per_fit": 0, "batched": 2 * 4}
+
+
+@pytest.mark.parametrize("params", [{"classes": [0]}, {"classes": [0, 1], "priors": [1.0]},
+                                    {"classes": [[0, 1], [2, 3]]}])
+def test_declared_classes_the_fit_refuses_take_the_per_fit_path(params):
+    assert gaussian_nb.plan(DeclaredGaussianNB(bounds=(0, 1), **params), 2) is None
+    plan = gaussian_nb.plan(DeclaredGaussianNB(bounds=(0, 1), classes=[0, 1]), 2)
+    assert gaussian_nb.bind_labels(plan, np.array([0, 1])) is not None
+    assert gaussian_nb.bind_labels(plan, np.array([0, 2])) is None  # 2 not declared
+    assert gaussian_nb.bind_labels(plan, np.array(["0", "1"])) is None  # not comparable
+
+
+def _declared_parameters(X, y, classes, epsilon, repetitions, seed):
+    """The batched fitted parameters of one partition, repeated (each copy its own stream)."""
+    labels, codes = np.unique(y, return_inverse=True)
+    part = np.repeat(np.arange(repetitions), len(y))
+    rngs = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(p,)))
+            for p in range(repetitions)]
+    plan = gaussian_nb.bind_labels(gaussian_nb.plan(
+        _declared(classes, epsilon=epsilon), X.shape[1]), labels)
+    return gaussian_nb.fit_partitions(plan, np.tile(X, (repetitions, 1)),
+                                      np.tile(codes, repetitions), part, repetitions,
+                                      len(labels), rngs)
+
+
+@pytest.mark.parametrize("classes, labels", [((0, 1, 2), (0, 1)), ((1, 4, 9), (1, 9))],
+                         ids=["absent_last", "absent_middle"])
+def test_declared_fitted_parameters_have_the_law_of_its_own_fits(classes, labels):
+    # A partition that lacks a declared class: every class still gets a noisy count, mean
+    # and variance, with the law of skdptune's own fit. 3 classes x (1 count + 2 features x 2):
+    # 15 KS comparisons at ALPHA / 15 each.
+    X, codes = class_blobs(60, n_classes=2, n_features=2, shift=2.0, seed=3)
+    y = np.array(labels)[codes]
+    rng = np.random.RandomState(4)
+    theirs = [(model.theta_, model.var_, model.class_count_) for model in (
+        _declared(classes, epsilon=3.0, random_state=rng,
+                  accountant=BudgetAccountant()).fit(X, y) for _ in range(400))]
+    theirs = [np.array(values) for values in zip(*theirs)]
+    ours = _declared_parameters(X, y, classes, 3.0, 400, seed=4)
+    assert ours[2].shape == (400, 3) and np.all(ours[2] >= 1)
+    p_value, n = column_ks((got.reshape(400, -1), expected.reshape(400, -1))
+                           for got, expected in zip(ours, theirs))
+    assert n == 15 and p_value > ALPHA / n
+
+
+def test_declared_partition_utilities_have_the_law_of_its_own_fits():
+    # A partition without class 2, declared: the batched utilities against skdptune's own
+    # fits of it (seeded, so that the test is reproducible), one KS comparison.
+    X, y = class_blobs(400, n_classes=3, n_features=3, shift=1.5, seed=6)
+    y[:100][y[:100] == 2] = 0
+    train, validation = np.arange(100), np.arange(100, 400)
+    ours = _values([{"epsilon": 2.0}], X, y, [(train, validation)] * 300, entropy=6,
+                   estimator=_declared())[0]
+    rng = np.random.RandomState(6)
+    theirs = [_declared(epsilon=2.0, random_state=rng, accountant=BudgetAccountant())
+              .fit(X[train], y[train]).score(X[validation], y[validation]) for _ in range(300)]
+    assert stats.ks_2samp(ours, theirs).pvalue > ALPHA, (ours.mean(), np.mean(theirs))
+
+
+def test_a_partition_with_fewer_rows_than_declared_classes_scores_error_score():
+    X, y = class_blobs(200, n_classes=2, seed=2)
+    splits = _splits(len(y), 4)
+    splits[1] = (splits[1][0][:2], splits[1][1])  # 2 training rows, 3 declared classes
+    estimator = _declared()
+    _, utility = make_utility(estimator, "accuracy", None)
+    (family, ids, plans, data), = batched_groups(estimator, [{}], X, y, utility)
+    values = batched_values(family, ids, plans, data, splits, utility, error_score=0.123)[0]
+    assert values[1] == 0.123 and np.all(values[[0, 2, 3]] != 0.123)
+    with pytest.raises(ValueError, match="fewer than the 3 declared classes"):
+        estimator.fit(X[splits[1][0]], y[splits[1][0]])
+
+
+def test_the_record_of_a_rare_class_moves_only_its_partition():
+    # The neighbouring pair of issue 34, item 8, on the batched path: one record has the rare
+    # declared class 2 on one dataset and class 0 on the other. The labels of y (and so the
+    # codes the engine gives them) differ; no other partition's utility moves, and every
+    # partition's model holds the same declared classes on both.
+    X, y = class_blobs(600, n_classes=2, n_features=3, shift=2.0, seed=8)
+    splits = _splits(len(y), 6)
+    candidates = [{"epsilon": 2.0}, {"epsilon": 50.0}]
+    before = _values(candidates, X, y, splits, estimator=_declared())
+    for p in range(6):
+        y2 = y.copy()
+        y2[splits[p][0][0]] = 2
+        after = _values(candidates, X, y2, splits, estimator=_declared())
+        rest = np.arange(6) != p
+        np.testing.assert_array_equal(after[:, rest], before[:, rest])

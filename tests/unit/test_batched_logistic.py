@@ -9,7 +9,10 @@ depends on its own records and stream only (replace one record: only its partiti
 that a partition whose real fit raises scores ``error_score``; and that the batched utilities
 have the law of diffprivlib's own fits on the same partitions, binary and 3-class, in the
 parameter regimes that partition scaling produces (``epsilon`` and ``C`` times
-``k / (1 - validation_fraction)``, 12.5 for 10 partitions and the default 0.2).
+``k / (1 - validation_fraction)``, 12.5 for 10 partitions and the default 0.2). For
+skdptune's ``LogisticRegression`` with declared classes: its optimum given its own noise, one
+problem per declared class on partitions that lack some, its utilities' law, and the rare-class
+pair of issue 34, item 8.
 
 Statistical tests use alpha = 1e-3 per comparison; a test that makes several comparisons
 states their count, and its false-failure rate is at most alpha times that count
@@ -31,6 +34,8 @@ from sklearn.preprocessing import Normalizer
 from conftest import batched_groups, batched_values, count_paths
 from skdptune import PrivateGridSearchCV, evaluate
 from skdptune.batched import engine, logistic_regression
+from skdptune.linear_model import LogisticRegression as CalibratedLogisticRegression
+from skdptune.linear_model import logistic_features, logistic_unit_ball
 from skdptune.utility import make_utility
 
 ALPHA = 1e-3
@@ -461,3 +466,98 @@ def test_problems_sent_to_diffprivlibs_solver_before_newton_end_as_after(monkeyp
             assert flagged[-1].any()  # the shortcut was taken
         if candidate["C"] == 1.0:
             assert not flagged[-1].all()  # and not everywhere
+
+
+# --- skdptune's LogisticRegression: the problems of every declared class ----------------------
+
+
+def _declared(classes, **params):
+    return CalibratedLogisticRegression(data_norm=2.0, classes=list(classes), **params)
+
+
+def _declared_plan(estimator, y, n_features):
+    return logistic_regression.bind_labels(logistic_regression.plan(estimator, n_features),
+                                           np.unique(y))
+
+
+@pytest.mark.parametrize("classes, labels", [
+    ((0, 1), (0, 1)), ((0, 1, 2), (0, 1)), ((1, 4, 7, 9), (1, 9)), ((0, 1, 2), (0, 1, 2))],
+    ids=["two", "absent_last", "absent_middle", "all_present"])
+def test_with_its_own_noise_the_declared_optimum_is_its_fit(classes, labels):
+    # skdptune's fit draws each problem's noise vector as diffprivlib's Vector does, in the
+    # order of the declared classes: handed the same draws, the emulation lands on the fit's
+    # optimum, with one problem per declared class (one for two), present or not.
+    n_features = 3
+    X, codes = _data(150, len(labels), n_features, seed=2)
+    X_val, codes_val = _data(1000, len(labels), n_features, seed=12)
+    y, y_val = np.array(labels)[codes], np.array(labels)[codes_val]
+    estimator = _declared(classes, epsilon=4.0, C=3.0)
+    plan = _declared_plan(estimator, y, n_features)
+    n_problems = 1 if len(classes) == 2 else len(classes)
+    scale, _ = logistic_regression.noise_parameters(plan.epsilon / n_problems, plan.data_norm,
+                                                    plan.C, len(y), False)
+    unit, _ = logistic_unit_ball(2.0, True)
+    Z = logistic_features(X, 2.0, True, clip=True)
+    problems = logistic_regression._Problems(plan.code_map[codes], np.zeros(len(y), int), 1,
+                                             len(classes), declared=True)
+    for seed in range(4):
+        stream = _Replay(seed, n_problems, n_features + 1, float(scale))
+        w = logistic_regression.fit_partitions(plan, Z, codes, np.zeros(len(y), int), 1,
+                                               len(labels), [stream])
+        fitted = _declared(classes, epsilon=4.0, C=3.0, tol=1e-9, max_iter=1000,
+                           random_state=seed, accountant=BudgetAccountant()).fit(X, y)
+        theirs = np.hstack([fitted.coef_, fitted.intercept_[:, None]]) * unit
+        np.testing.assert_allclose(w[:, 0], theirs, atol=1e-5 * max(1.0, np.abs(theirs).max()))
+        ours = logistic_regression._predict(
+            w, problems, logistic_features(X_val, 2.0, True, clip=False),
+            np.zeros(len(y_val), int), False)
+        np.testing.assert_array_equal(plan.classes[ours], fitted.predict(X_val))
+
+
+def test_declared_classes_take_the_batched_path_and_no_partition_fails(paths):
+    # Three classes declared, two in the data: every partition fits three problems.
+    X, y = _data(400, n_classes=2, n_features=3)
+    search = _search(_declared([0, 1, 2]), {"C": [0.5, 2.0]}).set_params(error_score="raise")
+    search.fit(X, y)
+    assert paths == {"per_fit": 0, "batched": 2 * 4}
+
+
+@pytest.mark.parametrize("params", [{"classes": [0]}, {"classes": [[0, 1], [2, 3]]},
+                                    {"classes": list(range(20))}])
+def test_declared_classes_the_emulation_does_not_take_fall_back(params):
+    estimator = CalibratedLogisticRegression(data_norm=2.0, **params)
+    assert logistic_regression.plan(estimator, 3) is None
+    plan = logistic_regression.plan(_declared([0, 1]), 3)
+    assert logistic_regression.bind_labels(plan, np.array([0, 2])) is None  # 2 not declared
+
+
+def test_declared_partition_utilities_have_the_law_of_its_own_fits():
+    # A partition whose training rows lack declared class 2: one KS comparison against
+    # skdptune's own fits of it (seeded, so that the test is reproducible).
+    X, y = _data(480, n_classes=3, n_features=3, seed=5, spread=0.8)
+    y[:80][y[:80] == 2] = 0
+    split = (np.arange(80), np.arange(80, 480))
+    candidate = {"epsilon": 3.0 * RATIO, "C": 1.0 * RATIO}
+    ours = _values([candidate], X, y, [split] * 200, entropy=5,
+                   estimator=_declared([0, 1, 2]))[0]
+    state = np.random.RandomState(5)
+    theirs = [_fit(_declared([0, 1, 2], random_state=state, accountant=BudgetAccountant(),
+                             **candidate), X[split[0]], y[split[0]])
+              .score(X[split[1]], y[split[1]]) for _ in range(200)]
+    assert stats.ks_2samp(ours, theirs).pvalue > ALPHA, (ours.mean(), np.mean(theirs))
+
+
+def test_the_record_of_a_rare_class_moves_only_its_partition():
+    # The neighbouring pair of issue 34, item 8, on the batched path: one record has the rare
+    # declared class 2 on one dataset and class 0 on the other (the labels of y, and the codes
+    # the engine gives them, differ). No other partition's utility moves.
+    X, y = _data(600, n_classes=2, n_features=3)
+    splits = _splits(len(y), 6)
+    candidates = [{"epsilon": 5.0}, {"epsilon": 50.0, "C": 10.0}]
+    before = _values(candidates, X, y, splits, estimator=_declared([0, 1, 2]))
+    for p in range(6):
+        y2 = y.copy()
+        y2[splits[p][0][0]] = 2
+        after = _values(candidates, X, y2, splits, estimator=_declared([0, 1, 2]))
+        np.testing.assert_array_equal(after[:, np.arange(6) != p],
+                                      before[:, np.arange(6) != p])
