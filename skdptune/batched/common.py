@@ -1,6 +1,8 @@
 """What batched families and partition steps share: the checks of a plan's parameters, of
 declared bounds and of declared classes, and Laplace variates by inverse CDF."""
 
+from dataclasses import replace
+
 import numpy as np
 from diffprivlib.validation import check_bounds
 from scipy.linalg import lapack
@@ -154,6 +156,54 @@ def declared_codes(classes, labels):
     if matches.shape != (len(labels), len(classes)) or not np.all(matches.sum(axis=1) == 1):
         return None
     return np.argmax(matches, axis=1)
+
+
+def bind_declared(plan, labels):
+    """``plan`` bound to the labels of ``y`` (:class:`~skdptune.batched.contract.BindsLabels`)
+    for a family whose plans carry skdptune's declared ``classes`` and their ``code_map``
+    (frozen dataclasses): each label code's position among the declared classes
+    (:func:`declared_codes`, a function of that label and the public classes only); a plan
+    without declared classes unchanged.
+
+    Parameters
+    ----------
+    plan : dataclass with ``classes`` and ``code_map`` fields
+    labels : ndarray of shape (n_labels,)
+        The sorted distinct labels of ``y``.
+
+    Returns
+    -------
+    plan : dataclass or None
+        None (the per-fit path) where a label is not among the declared classes (the real fit
+        raises) or the kinds do not compare.
+    """
+    if plan.classes is None:
+        return plan
+    code_map = declared_codes(plan.classes, labels)
+    return None if code_map is None else replace(plan, code_map=code_map)
+
+
+def labelling(plan, y, n_classes):
+    """The class codes and the number of classes a plan's fit uses, and whether they are
+    declared: the block's own (``y`` and ``n_classes``), or, for a plan bound to declared
+    classes (:func:`bind_declared`), each row's position among them and their number.
+
+    Returns
+    -------
+    codes : ndarray of shape (n_rows,), int
+    n_classes : int
+    declared : bool
+
+    Raises
+    ------
+    ValueError
+        When the plan declares classes but is not bound to the labels.
+    """
+    if plan.classes is None:
+        return y, n_classes, False
+    if plan.code_map is None:
+        raise ValueError("the plan is not bound to the labels (bind_labels)")
+    return plan.code_map[y], len(plan.classes), True
 
 
 def at_least(matrices, floor):

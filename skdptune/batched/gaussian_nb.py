@@ -50,7 +50,7 @@ Every quantity of a partition is a function of its own rows, the public paramete
 stream: nothing is computed across partitions from data (the block's arrays only stack them).
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
@@ -59,10 +59,11 @@ from diffprivlib.mechanisms import LaplaceBoundedDomain
 
 from ..validation import nonnegative_finite
 from .common import (
+    bind_declared,
     checked_params,
     declared_bounds,
-    declared_codes,
     declared_labels,
+    labelling,
     laplace,
     laplace_within,
 )
@@ -168,26 +169,10 @@ def plan(estimator, n_features):
 
 
 def bind_labels(candidate, labels):
-    """``candidate`` bound to the labels of ``y`` (the family contract,
-    :class:`~skdptune.batched.contract.BindsLabels`): with declared ``classes``, each label
-    code's position among them (:func:`~skdptune.batched.common.declared_codes`, a function
-    of that label and the public classes only); otherwise unchanged. None (the per-fit path)
-    where a label is not among the declared classes (the real fit raises) or the kinds do not
-    compare.
-
-    Parameters
-    ----------
-    candidate : GaussianNBPlan
-    labels : ndarray of shape (n_labels,)
-
-    Returns
-    -------
-    plan : GaussianNBPlan or None
-    """
-    if candidate.classes is None:
-        return candidate
-    code_map = declared_codes(candidate.classes, labels)
-    return None if code_map is None else replace(candidate, code_map=code_map)
+    """``candidate`` (a :class:`GaussianNBPlan`) bound to the labels of ``y``, or None:
+    :func:`~skdptune.batched.common.bind_declared` (the family contract,
+    :class:`~skdptune.batched.contract.BindsLabels`)."""
+    return bind_declared(candidate, labels)
 
 
 def partition_scores(plans, block, rngs):
@@ -205,7 +190,7 @@ def partition_scores(plans, block, rngs):
         grouped = by_labelling[key]
         theta, var, noisy = _fit(candidate, grouped, rngs[j])
         predicted = _predict(theta, var, noisy, block.X_val, block.part_val, candidate.priors)
-        y_val = block.y_val if candidate.code_map is None else candidate.code_map[block.y_val]
+        y_val = labelling(candidate, block.y_val, block.n_classes)[0]
         result[j] = block.accuracy(predicted == y_val)
         # Where the real fit raises: skdptune's with fewer training rows than declared
         # classes (no model), diffprivlib's "Number of priors must match number of classes."
@@ -252,10 +237,7 @@ class _Grouped:
     partition with at least as many training rows; none elsewhere, where the fit raises)."""
 
     def __init__(self, X, y, part, n_parts, n_classes, candidate):
-        if candidate.classes is not None:
-            if candidate.code_map is None:
-                raise ValueError("the plan is not bound to the labels (bind_labels)")
-            y, n_classes = candidate.code_map[y], len(candidate.classes)
+        y, n_classes, declared = labelling(candidate, y, n_classes)
         group = part * n_classes + y
         order = np.argsort(group, kind="stable")
         self.group, self.X = group[order], X[order]
@@ -264,11 +246,11 @@ class _Grouped:
         self.starts = (np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1]])
                        if len(group) else np.empty(0, dtype=np.intp))
         self.present_groups = self.group[self.starts]
-        if candidate.classes is None:
-            self.fitted = self.counts > 0
-        else:
+        if declared:
             enough = self.counts.sum(axis=1) >= n_classes
             self.fitted = np.broadcast_to(enough[:, None], self.counts.shape)
+        else:
+            self.fitted = self.counts > 0
 
 
 def _fit(candidate, grouped, rngs):

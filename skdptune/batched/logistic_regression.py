@@ -82,7 +82,7 @@ sizes, which a record's value does not change). Every problem is stopped by its 
 (masks), never by another's.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from numbers import Integral
 from typing import Optional
 
@@ -93,7 +93,7 @@ from scipy.special import expit
 from ..linear_model import LogisticRegression as CalibratedLogisticRegression
 from ..linear_model import logistic_features, logistic_unit_ball, objective_perturbation
 from . import lbfgsb
-from .common import at_least, checked_params, declared_codes, declared_labels
+from .common import at_least, bind_declared, checked_params, declared_labels, labelling
 from .contract import ACCURACY, CODES, FIT_FAILED
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
@@ -248,36 +248,10 @@ def plan(estimator, n_features):
 
 
 def bind_labels(candidate, labels):
-    """``candidate`` bound to the labels of ``y`` (the family contract,
-    :class:`~skdptune.batched.contract.BindsLabels`): with declared ``classes``, each label
-    code's position among them (:func:`~skdptune.batched.common.declared_codes`, a function
-    of that label and the public classes only); otherwise unchanged. None (the per-fit path)
-    where a label is not among the declared classes (the real fit raises) or the kinds do not
-    compare.
-
-    Parameters
-    ----------
-    candidate : LogisticRegressionPlan
-    labels : ndarray of shape (n_labels,)
-
-    Returns
-    -------
-    plan : LogisticRegressionPlan or None
-    """
-    if candidate.classes is None:
-        return candidate
-    code_map = declared_codes(candidate.classes, labels)
-    return None if code_map is None else replace(candidate, code_map=code_map)
-
-
-def _labelled(candidate, y, n_classes):
-    """``(codes, n_classes, declared)`` of a plan's fit: the block's codes and classes, or,
-    with declared classes, each row's position among them and their number."""
-    if candidate.classes is None:
-        return y, n_classes, False
-    if candidate.code_map is None:
-        raise ValueError("the plan is not bound to the labels (bind_labels)")
-    return candidate.code_map[y], len(candidate.classes), True
+    """``candidate`` (a :class:`LogisticRegressionPlan`) bound to the labels of ``y``, or None:
+    :func:`~skdptune.batched.common.bind_declared` (the family contract,
+    :class:`~skdptune.batched.contract.BindsLabels`)."""
+    return bind_declared(candidate, labels)
 
 
 def noise_parameters(epsilon, data_norm, C, n, fit_intercept):
@@ -363,12 +337,12 @@ def partition_scores(plans, block, rngs):
     # problems, built once per labelling.
     labelled, by_labelling = [], {}
     for candidate in plans:
-        y_train, n_classes, declared = _labelled(candidate, block.y_train, block.n_classes)
+        y_train, n_classes, declared = labelling(candidate, block.y_train, block.n_classes)
         key = None if candidate.code_map is None else (n_classes, candidate.code_map.tobytes())
         if key not in by_labelling:
             by_labelling[key] = _Problems(y_train, block.part_train, block.n_parts, n_classes,
                                           declared)
-        labelled.append((y_train, _labelled(candidate, block.y_val, block.n_classes)[0],
+        labelled.append((y_train, labelling(candidate, block.y_val, block.n_classes)[0],
                          by_labelling[key]))
     # The rows each unit-ball mapping gives, and their padded, clipped layout, computed once
     # for the candidates that share them (a grid over C shares its data_norm).
@@ -459,7 +433,7 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
         classes, or not the positive one of a binary partition); an intercept of ``+-inf``
         (and zero coefficients) where diffprivlib's runs off to about ``+-1e18``.
     """
-    y_train, n_classes, declared = _labelled(candidate, y_train, n_classes)
+    y_train, n_classes, declared = labelling(candidate, y_train, n_classes)
     if problems is None:
         problems = _Problems(y_train, part_train, n_parts, n_classes, declared)
     fit = _Fit(candidate, y_train, n_parts, rngs, problems,
