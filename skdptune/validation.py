@@ -288,10 +288,10 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
             ) from None
     if is_diffprivlib_model(first_step(estimator)):
         _check_numeric(X)
-    _check_declared_classes(y, estimator)
     # type_of_target cannot tell for y of 3 or more dimensions: left to the estimator.
     if y is not None and is_classifier(estimator) and np.ndim(np.asarray(y)) <= 2:
         check_classification_targets(y)
+    _check_declared_classes(y, estimator)  # class labels first: a continuous y says so
     if y is not None and np.ndim(np.asarray(y)) == 2 and np.shape(y)[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the "
