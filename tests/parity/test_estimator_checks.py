@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, KMeans
+from diffprivlib.models import KMeans
 from skdptune.linear_model import LogisticRegression
+from skdptune.naive_bayes import GaussianNB
 from sklearn.base import clone
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -22,6 +23,7 @@ from skdptune.selection import ProposeTestDoubling
 
 # The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
 BOUNDS = (0.0, 1.0)
+CLASSES = [0, 1]  # binary_data's labels, declared
 
 
 def make_search(**params):
@@ -29,7 +31,8 @@ def make_search(**params):
     params.setdefault("random_state", 0)
     params.setdefault("accountant", BudgetAccountant())
     return PrivateGridSearchCV(
-        GaussianNB(bounds=BOUNDS, random_state=0), {"var_smoothing": [1e-9, 1e-6]}, **params
+        GaussianNB(bounds=BOUNDS, classes=CLASSES, random_state=0),
+        {"var_smoothing": [1e-9, 1e-6]}, **params
     )
 
 
@@ -70,7 +73,8 @@ def test_clone_and_params_round_trip():
 def test_pickle_round_trip_of_a_fitted_search(binary_data):
     X, y = binary_data
     # random_state=None: secure noise, whose generator must not be stored on the search.
-    search = make_search(random_state=None).set_params(estimator=GaussianNB(bounds=BOUNDS))
+    search = make_search(random_state=None).set_params(
+        estimator=GaussianNB(bounds=BOUNDS, classes=CLASSES))
     search.fit(X, y)
     restored = pickle.loads(pickle.dumps(search))
     np.testing.assert_array_equal(restored.predict(X), search.predict(X))
@@ -130,7 +134,7 @@ def test_delegation_follows_the_inner_estimator_and_refit(binary_data):
     assert not hasattr(no_refit, "predict") and not hasattr(no_refit, "score")
     assert not hasattr(no_refit, "classes_")
 
-    lr = PrivateGridSearchCV(LogisticRegression(data_norm=2.0), {"C": [1.0]})
+    lr = PrivateGridSearchCV(LogisticRegression(data_norm=2.0, classes=CLASSES), {"C": [1.0]})
     assert hasattr(lr, "decision_function") and not hasattr(lr, "score_samples")
     kmeans = PrivateGridSearchCV(KMeans(bounds=BOUNDS), {"n_clusters": [2]})
     assert hasattr(kmeans, "transform") and not hasattr(kmeans, "predict_proba")
@@ -158,6 +162,10 @@ def test_tags_follow_the_inner_estimator():
 
 # --- scikit-learn's estimator checks -------------------------------------------------------
 
+#: The integer labels the checks' classification data hold, declared (their string labels
+#: are not: see _expected_failed_checks).
+CHECK_CLASSES = [0, 1, 2, 3]
+
 
 def _expected_failed_checks(estimator):
     """Checks the search fails by design, each with its reason."""
@@ -176,6 +184,16 @@ def _expected_failed_checks(estimator):
             "diffprivlib's GaussianNB ignores sample_weight (it warns that the argument is "
             "unused), so a zero-weighted class can still be predicted"
         ),
+        "check_classifiers_classes": (
+            "feeds string labels ('one', 'two', ...) that are not among the declared "
+            "classes; a released classifier declares its classes (issue 34, item 8), and the "
+            "search refuses labels outside them before the accountant"
+        ),
+        "check_classifiers_train": (
+            "expects classes_ to be the labels y holds (predict_proba with one column per "
+            "label of y); with declared classes (issue 34, item 8) classes_ is the declared "
+            "list, whichever labels occur, so its two-class problem gets four columns"
+        ),
     }
 
 
@@ -185,7 +203,7 @@ def _expected_failed_checks(estimator):
             # Bounds wide enough for the checks' standardised data (values outside are
             # clipped). The inner epsilon is large so that the checks' accuracy thresholds on
             # tiny data are met: these checks test the interface, not the privacy.
-            GaussianNB(bounds=(-10, 10), epsilon=100, random_state=0),
+            GaussianNB(bounds=(-10, 10), classes=CHECK_CLASSES, epsilon=100, random_state=0),
             {"var_smoothing": [1e-9, 1e-6]},
             selection_epsilon=1.0,  # the refit keeps the inner epsilon as written
             n_partitions=2,
@@ -222,8 +240,9 @@ def test_html_repr_shows_the_released_model_once_fitted(binary_data):
     from sklearn.pipeline import Pipeline
 
     pipeline = Pipeline([("scale", FunctionTransformer()),
-                         ("clf", GaussianNB(bounds=BOUNDS, random_state=0))])
-    grid = {"clf": [LogisticRegression(data_norm=2.0, random_state=0)], "clf__C": [0.1, 1.0]}
+                         ("clf", GaussianNB(bounds=BOUNDS, classes=CLASSES, random_state=0))])
+    grid = {"clf": [LogisticRegression(data_norm=2.0, classes=CLASSES, random_state=0)],
+            "clf__C": [0.1, 1.0]}
     search = make_search(refit=False).set_params(estimator=pipeline, param_grid=grid)
     with config_context(display="diagram"):
         assert "<div>GaussianNB</div>" in search._repr_html_()
