@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, StandardScaler
+from diffprivlib.models import StandardScaler
+from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
@@ -25,6 +26,8 @@ from skdptune.exceptions import GateError
 from skdptune.partition import partition_labels, split_indices
 from test_faults import N_SAMPLES, MockDPClassifier, assert_charged, make_data
 
+CLASSES = [0, 1]  # the labels of binary_data and mixed_frame(), declared
+
 NOTHING = (0.0, 0.0)
 pytestmark = pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
 
@@ -36,7 +39,7 @@ def search(estimator, param_grid, accountant, **params):
     return PrivateGridSearchCV(estimator, param_grid, **defaults)
 
 
-DP_LOGISTIC = LogisticRegression(data_norm=2.0)
+DP_LOGISTIC = LogisticRegression(classes=CLASSES, data_norm=2.0)
 
 
 @pytest.mark.parametrize("where", ["X", "y"])
@@ -60,7 +63,8 @@ def test_nan_reaching_a_dp_step_whose_tag_allows_it_is_refused_before_anything_i
     # charged.
     X, y = binary_data[0].copy(), binary_data[1]
     X[::10, 1] = np.nan
-    pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0)), GaussianNB(bounds=(0.0, 1.0)))
+    pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0)),
+                             GaussianNB(classes=CLASSES, bounds=(0.0, 1.0)))
     accountant = BudgetAccountant()
     with pytest.raises(ValueError, match="step 'standardscaler' .*does not accept them"):
         search(pipeline, {"gaussiannb__var_smoothing": [1e-9, 1e-3]}, accountant,
@@ -72,11 +76,12 @@ def test_nan_imputed_by_a_public_step_or_routed_away_from_dp_steps_is_accepted(b
     X, y = binary_data[0].copy(), binary_data[1]
     X[::10, 1] = np.nan
     imputed = make_pipeline(SimpleImputer(strategy="constant", fill_value=0.5),
-                            StandardScaler(bounds=(0.0, 1.0)), GaussianNB(bounds=(0.0, 1.0)))
+                            StandardScaler(bounds=(0.0, 1.0)),
+                            GaussianNB(classes=CLASSES, bounds=(0.0, 1.0)))
     routed = make_pipeline(
         ColumnTransformer([("nan", SimpleImputer(strategy="constant", fill_value=0.5), [1])],
                           remainder=StandardScaler(bounds=(0.0, 1.0))),
-        GaussianNB(bounds=(0.0, 1.0)))
+        GaussianNB(classes=CLASSES, bounds=(0.0, 1.0)))
     for pipeline in (imputed, routed):
         accountant = BudgetAccountant()
         fitted = search(pipeline, {"gaussiannb__var_smoothing": [1e-9]}, accountant).fit(X, y)
@@ -85,7 +90,7 @@ def test_nan_imputed_by_a_public_step_or_routed_away_from_dp_steps_is_accepted(b
     wrong = make_pipeline(
         ColumnTransformer([("nan", SimpleImputer(strategy="constant", fill_value=0.5), [0])],
                           remainder=StandardScaler(bounds=(0.0, 1.0))),
-        GaussianNB(bounds=(0.0, 1.0)))
+        GaussianNB(classes=CLASSES, bounds=(0.0, 1.0)))
     with pytest.raises(ValueError, match="'columntransformer__remainder'"):
         search(wrong, {"gaussiannb__var_smoothing": [1e-9]}, BudgetAccountant()).fit(X, y)
 
@@ -112,7 +117,7 @@ def test_sparse_x_works_when_the_estimator_accepts_it(binary_data):
     assert_charged(accountant, fitted.privacy_spent_)
 
 
-@pytest.mark.parametrize("estimator", [DP_LOGISTIC, GaussianNB(bounds=(0, 1))])
+@pytest.mark.parametrize("estimator", [DP_LOGISTIC, GaussianNB(classes=CLASSES, bounds=(0, 1))])
 def test_sparse_x_is_refused_for_dense_only_estimators(binary_data, estimator):
     # diffprivlib's LogisticRegression inherits sparse=True from scikit-learn's tags but
     # rejects sparse input; GaussianNB declares sparse=False.
@@ -141,7 +146,8 @@ def column_pipeline(categories):
         ("num", StandardScaler(bounds=([0, 0], [10, 4]), epsilon=0.5), ["a", "b"]),
         ("cat", OneHotEncoder(categories=categories, sparse_output=False), ["c"]),
     ])
-    return Pipeline([("columns", columns), ("clf", LogisticRegression(data_norm=5.0))])
+    return Pipeline([("columns", columns),
+                     ("clf", LogisticRegression(classes=CLASSES, data_norm=5.0))])
 
 
 def test_mixed_dtype_frame_with_declared_categories_refits_privately():
@@ -173,27 +179,27 @@ def test_string_labels(binary_data):
     X, y = binary_data
     labels = np.array(["no", "yes"])[y]
     accountant = BudgetAccountant()
-    fitted = search(GaussianNB(bounds=(0, 1)), {"epsilon": [0.5, 1.0]}, accountant).fit(
-        X, labels
-    )
+    fitted = search(GaussianNB(classes=["no", "yes"], bounds=(0, 1)), {"epsilon": [0.5, 1.0]},
+                    accountant).fit(X, labels)
     assert list(fitted.classes_) == ["no", "yes"]
     assert set(fitted.predict(X)) <= {"no", "yes"}
     assert_charged(accountant, fitted.privacy_spent_)
 
 
 def test_class_present_in_one_record_works(binary_data):
-    # Partitions without that class fit and score as usual. Note (docs/faults.md): the refit
-    # diffprivlib model's classes_ reveals that the class occurs, a diffprivlib limitation.
+    # Partitions without that class fit and score as usual; the model's classes_ are the
+    # declared ones, whether or not the class occurs (issue 34, item 8).
     X, y = binary_data
     y = y.copy()
     y[0] = 2
     accountant = BudgetAccountant()
-    fitted = search(GaussianNB(bounds=(0, 1)), {"epsilon": [0.5, 1.0]}, accountant).fit(X, y)
+    fitted = search(GaussianNB(classes=[0, 1, 2], bounds=(0, 1)), {"epsilon": [0.5, 1.0]},
+                    accountant).fit(X, y)
     assert list(fitted.classes_) == [0, 1, 2]
     assert_charged(accountant, fitted.privacy_spent_)
 
 
-@pytest.mark.parametrize("estimator", [DP_LOGISTIC, GaussianNB(bounds=(0, 1))])
+@pytest.mark.parametrize("estimator", [DP_LOGISTIC, GaussianNB(classes=CLASSES, bounds=(0, 1))])
 def test_single_class_raises_before_anything_is_charged(binary_data, estimator):
     X, _ = binary_data
     accountant = BudgetAccountant()
@@ -302,12 +308,13 @@ def test_roc_auc_uses_decision_function_when_there_is_no_predict_proba(binary_da
 def _randomized(**params):
     from skdptune import PrivateRandomizedSearchCV
 
-    return PrivateRandomizedSearchCV(GaussianNB(bounds=(0.0, 1.0)), {"epsilon": [1.0]},
-                                     **params)
+    return PrivateRandomizedSearchCV(GaussianNB(classes=CLASSES, bounds=(0.0, 1.0)),
+                                     {"epsilon": [1.0]}, **params)
 
 
 def _grid(**params):
-    return PrivateGridSearchCV(GaussianNB(bounds=(0.0, 1.0)), {"epsilon": [1.0]}, **params)
+    return PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=(0.0, 1.0)), {"epsilon": [1.0]},
+                               **params)
 
 
 @pytest.mark.parametrize("keyword", ["cv", "n_splits"])

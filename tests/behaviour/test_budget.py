@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from scipy import stats
@@ -13,6 +13,8 @@ from sklearn.pipeline import make_pipeline
 from skdptune import PrivateGridSearchCV
 from skdptune.selection.score import estimate_utility
 
+CLASSES = [0, 1]  # binary_data's labels, declared
+
 BOUNDS = (0.0, 1.0)
 
 
@@ -20,7 +22,7 @@ def test_epsilon_is_split_and_candidates_follow_their_share(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
     pipeline = make_pipeline(DPStandardScaler(bounds=BOUNDS, epsilon=0.5),
-                             LogisticRegression(data_norm=2.0, epsilon=1.0))
+                             LogisticRegression(classes=CLASSES, data_norm=2.0, epsilon=1.0))
     search = PrivateGridSearchCV(
         pipeline, {"logisticregression__C": [0.1, 1.0],
                    "logisticregression__epsilon": [1.0, 3.0]},
@@ -44,7 +46,7 @@ def test_epsilon_without_refit_goes_to_the_selection(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
     PrivateGridSearchCV(
-        GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, epsilon=0.8,
+        GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, epsilon=0.8,
         refit=False, n_partitions=5, accountant=accountant, random_state=0,
     ).fit(X, y)
     assert accountant.spent_budget == [pytest.approx((0.8, 0.0))]
@@ -56,7 +58,7 @@ def test_the_budget_named_is_the_budget_spent(binary_data, budget):
     X, y = binary_data
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
-        LogisticRegression(data_norm=2.0), {"C": [0.1, 1.0]}, n_partitions=5,
+        LogisticRegression(classes=CLASSES, data_norm=2.0), {"C": [0.1, 1.0]}, n_partitions=5,
         accountant=accountant, random_state=0, **budget,
     ).fit(X, y)
     assert tuple(search.privacy_spent_) == pytest.approx((1.0, 0.0))
@@ -77,7 +79,7 @@ def test_auto_selection_share_depends_on_the_default_only(binary_data, params, s
     X, y = binary_data
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
-        LogisticRegression(data_norm=2.0, C=1.0), {"C": [0.1, 1.0]}, epsilon=2.0,
+        LogisticRegression(classes=CLASSES, data_norm=2.0, C=1.0), {"C": [0.1, 1.0]}, epsilon=2.0,
         n_partitions=5, accountant=accountant, random_state=0, **params,
     ).fit(X, y)
     assert search.selection_share == params.get("selection_share", "auto")  # kept as given
@@ -93,7 +95,7 @@ def test_selection_share_outside_its_range_is_refused_before_the_charge(binary_d
     X, y = binary_data
     accountant = BudgetAccountant()
     with pytest.raises(ValueError, match="selection_share"):
-        PrivateGridSearchCV(LogisticRegression(data_norm=2.0), {"C": [0.1, 1.0]},
+        PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=2.0), {"C": [0.1, 1.0]},
                             selection_share=value, accountant=accountant).fit(X, y)
     assert accountant.spent_budget == []
 
@@ -103,7 +105,7 @@ def test_selection_epsilon_is_the_explicit_split(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
-        LogisticRegression(data_norm=2.0, epsilon=0.7), {"C": [0.1, 1.0]},
+        LogisticRegression(classes=CLASSES, data_norm=2.0, epsilon=0.7), {"C": [0.1, 1.0]},
         selection_epsilon=0.4, n_partitions=5, accountant=accountant, random_state=0,
     ).fit(X, y)
     assert tuple(search.privacy_spent_) == pytest.approx((1.1, 0.0))
@@ -117,7 +119,8 @@ def test_selection_epsilon_is_the_explicit_split(binary_data):
 def test_epsilon_and_selection_epsilon_together_are_refused_before_data(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]},
+    search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS),
+                                 {"var_smoothing": [1e-9]},
                                  epsilon=1.0, selection_epsilon=2.0, accountant=accountant)
     with pytest.raises(ValueError, match=r"epsilon=1.0 and selection_epsilon=2.0 were both "
                                          r"given; give epsilon \(the whole fit's budget"):
@@ -148,8 +151,8 @@ def test_best_score_is_an_estimate_inside_the_utility_range(binary_data, selecto
     X, y = binary_data
     for seed in range(5):
         search = PrivateGridSearchCV(
-            GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, selector=selector,
-            selection_epsilon=1.0,
+            GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]},
+            selector=selector, selection_epsilon=1.0,
             scoring="accuracy", utility_range=(-1.0, 3.0), n_partitions=5,
             accountant=BudgetAccountant(), random_state=seed,
         ).fit(X, y)
@@ -157,7 +160,8 @@ def test_best_score_is_an_estimate_inside_the_utility_range(binary_data, selecto
         report = search.privacy_report_
         assert report["selector_epsilon"] + report["score_epsilon"] == report["selection_epsilon"]
     no_estimate = PrivateGridSearchCV(
-        GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, selector="exponential",
+        GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]},
+        selector="exponential",
         score_share=0.0, n_partitions=5, accountant=BudgetAccountant(), random_state=0,
     ).fit(X, y)
     assert np.isnan(no_estimate.best_score_)
@@ -173,7 +177,8 @@ def test_best_score_std_is_the_laplace_std_in_the_scorers_units(binary_data):
     X, y = binary_data
     k, epsilon, share, (low, high) = 6, 0.8, 0.25, (-1.0, 3.0)
     search = PrivateGridSearchCV(
-        GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, epsilon=epsilon,
+        GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]},
+        epsilon=epsilon,
         score_share=share, scoring="accuracy", utility_range=(low, high), n_partitions=k,
         refit=False, accountant=BudgetAccountant(), random_state=0,
     ).fit(X, y)
@@ -186,17 +191,17 @@ def test_best_score_std_is_nan_where_no_laplace_estimate_is_released(binary_data
     common = dict(n_partitions=5, accountant=BudgetAccountant(), random_state=0)
     grid = {"var_smoothing": [1e-9, 1e-3]}
     # score_share=0 with a one-shot selector: no estimate at all.
-    none = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), grid, score_share=0.0,
+    none = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS), grid, score_share=0.0,
                                **common).fit(X, y)
     assert np.isnan(none.best_score_) and np.isnan(none.best_score_std_)
     # score_share=0 with the doubling selector: best_score_ is its final threshold u, whose
     # error has no closed-form standard deviation.
-    doubling = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), grid, score_share=0.0,
-                                   selector="doubling", **common).fit(X, y)
+    doubling = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS), grid,
+                                   score_share=0.0, selector="doubling", **common).fit(X, y)
     assert np.isfinite(doubling.best_score_) and np.isnan(doubling.best_score_std_)
     # A callable refit releases neither.
-    chosen = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), grid, refit=lambda results: 0,
-                                 **common).fit(X, y)
+    chosen = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS), grid,
+                                 refit=lambda results: 0, **common).fit(X, y)
     assert not hasattr(chosen, "best_score_") and not hasattr(chosen, "best_score_std_")
 
 
@@ -216,7 +221,7 @@ def test_best_score_std_matches_the_spread_of_repeated_selections(binary_data, m
     scores, stds = [], set()
     for seed in range(1500):
         search = PrivateGridSearchCV(
-            GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]}, epsilon=2.0,
+            GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9]}, epsilon=2.0,
             score_share=0.5, scoring="accuracy", utility_range=(-2.0, 6.0), n_partitions=20,
             refit=False, accountant=BudgetAccountant(), random_state=seed,
         ).fit(X, y)
@@ -233,19 +238,18 @@ def test_a_grid_over_the_only_dp_steps_epsilon_is_refused_when_epsilon_is_the_to
     # With epsilon the whole fit's budget, the refit's share replaces the model's epsilon:
     # a grid over it would compare identical candidates. Refused before the data, with the
     # remedy (selection_epsilon); a pipeline's proportions between DP steps stay tunable.
-    from diffprivlib.models import GaussianNB, StandardScaler
-    from sklearn.pipeline import make_pipeline
-
     X = np.random.RandomState(0).uniform(size=(200, 3))
     y = (X[:, 0] > 0.5).astype(int)
-    search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"epsilon": [0.5, 2.0]},
+    search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=(0, 1)),
+                                 {"epsilon": [0.5, 2.0]},
                                  epsilon=2.0, n_partitions=5, random_state=0,
                                  accountant=BudgetAccountant())
     with pytest.raises(ValueError, match="selection_epsilon"):
         search.fit(X, y)
     assert search.accountant.spent_budget == []
     search.set_params(epsilon=None, selection_epsilon=1.0).fit(X, y)
-    pipeline = make_pipeline(StandardScaler(bounds=(0, 1)), GaussianNB(bounds=(0, 1)))
+    pipeline = make_pipeline(DPStandardScaler(bounds=(0, 1)),
+                             GaussianNB(classes=CLASSES, bounds=(0, 1)))
     PrivateGridSearchCV(pipeline, {"standardscaler__epsilon": [0.1, 1.0]}, epsilon=2.0,
                         n_partitions=5, random_state=0,
                         accountant=BudgetAccountant()).fit(X, y)

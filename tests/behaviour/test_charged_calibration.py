@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import DecisionTreeClassifier as DPDecisionTreeClassifier
-from diffprivlib.models import GaussianNB, StandardScaler
+from diffprivlib.models import StandardScaler
+from skdptune.naive_bayes import GaussianNB
 from scipy import stats
 from sklearn.pipeline import make_pipeline
 
@@ -21,6 +22,8 @@ from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.ensemble import RandomForestClassifier
 from skdptune.gate import gaussian_nb_charge, split_budget, tree_charge
 from skdptune.tree import DecisionTreeClassifier
+
+CLASSES = [0, 1]  # the labels of the data, declared
 
 ALPHA = 1e-3
 
@@ -57,7 +60,7 @@ def test_a_tree_spends_more_than_epsilon_when_one_label_is_replaced(tree_class):
     (([0.0, -1.0], [1.0, 1.0]), (4 + 2 * 0.75) / 3),  # the mean over features
 ])
 def test_gaussian_nb_charge_follows_the_declared_bounds(bounds, factor):
-    assert gaussian_nb_charge(GaussianNB(bounds=bounds)) == pytest.approx(factor)
+    assert gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=bounds)) == pytest.approx(factor)
 
 
 def _data():
@@ -67,7 +70,7 @@ def _data():
 
 
 @pytest.mark.parametrize("estimator, factor", [
-    (GaussianNB(bounds=(0.0, 1.0)), 2.0),
+    (GaussianNB(classes=CLASSES, bounds=(0.0, 1.0)), 2.0),
     (DecisionTreeClassifier(bounds=(0.0, 1.0), classes=[0, 1]), 2.0),
     (RandomForestClassifier(bounds=(0.0, 1.0), classes=[0, 1], n_estimators=3), 2.0),
 ])
@@ -85,7 +88,7 @@ def test_a_model_s_own_epsilon_is_charged_times_its_factor(estimator, factor):
 def test_a_total_budget_is_split_by_what_each_step_really_spends(search_class):
     X, y = _data()
     pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0), epsilon=1.0),
-                             GaussianNB(bounds=(-5.0, 5.0), epsilon=1.0))
+                             GaussianNB(classes=CLASSES, bounds=(-5.0, 5.0), epsilon=1.0))
     share = split_budget(pipeline, 3.0)
     # Proportions kept (1 : 1), and really spent: 1 * s + (5/3) * s = 3.
     assert share["standardscaler__epsilon"] == share["gaussiannb__epsilon"] == pytest.approx(
@@ -106,7 +109,7 @@ def test_the_grid_search_computes_each_candidates_charge_once(monkeypatch):
 
     X, y = _data()
     pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0), epsilon=1.0),
-                             GaussianNB(bounds=(-5.0, 5.0), epsilon=1.0))
+                             GaussianNB(classes=CLASSES, bounds=(-5.0, 5.0), epsilon=1.0))
     computed, factor = [], gate.Rule.factor
 
     def counting(rule, step):

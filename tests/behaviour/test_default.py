@@ -5,12 +5,14 @@ import math
 import numpy as np
 import pytest
 from diffprivlib import BudgetAccountant
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from skdptune import PrivateGridSearchCV
 from skdptune.selection import PermuteAndFlip, ReportNoisyMax
+
+CLASSES = [0, 1]  # binary_data's labels, declared
 
 GRID = {"C": [0.01, 0.1, 1.0, 10.0]}
 
@@ -32,7 +34,8 @@ def recording():
 
 
 def search(estimator=None, grid=GRID, **params):
-    estimator = LogisticRegression(data_norm=2.0, C=1.0) if estimator is None else estimator
+    if estimator is None:
+        estimator = LogisticRegression(classes=CLASSES, data_norm=2.0, C=1.0)
     return PrivateGridSearchCV(estimator, grid, epsilon=1.0, n_partitions=10,
                                accountant=BudgetAccountant(), random_state=0, **params)
 
@@ -55,7 +58,7 @@ def test_the_default_gets_the_auto_margin_before_the_selection(binary_data, reco
 
 def test_a_given_margin_and_pipeline_parameter_names(binary_data, recording):
     X, y = binary_data
-    pipeline = Pipeline([("clf", LogisticRegression(data_norm=2.0, C=0.1))])
+    pipeline = Pipeline([("clf", LogisticRegression(classes=CLASSES, data_norm=2.0, C=0.1))])
     fitted = search(pipeline, {"clf__C": GRID["C"]}, default="estimator", default_margin=0.05,
                     selector=recording()).fit(X, y)
     np.testing.assert_allclose(recording.calls[0]["offsets"], [0, 0.05, 0, 0])
@@ -124,7 +127,8 @@ def test_bad_defaults_are_refused_before_the_data_and_the_charge(binary_data, pa
 def test_the_estimator_as_given_must_be_a_candidate(binary_data):
     X, y = binary_data
     with pytest.raises(ValueError, match="no candidate of param_grid has the estimator's own"):
-        search(LogisticRegression(data_norm=2.0, C=5.0), default="estimator").fit(X, y)
+        search(LogisticRegression(classes=CLASSES, data_norm=2.0, C=5.0),
+               default="estimator").fit(X, y)
 
 
 @pytest.mark.parametrize("params", [{"default": 5}, {"default": "first"},
@@ -138,7 +142,8 @@ def test_invalid_types_and_ranges_are_named(binary_data, params):
 
 def test_report_noisy_max_takes_its_own_lead(binary_data):
     X, y = binary_data
-    fitted = search(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3, 1e-1]},
+    fitted = search(GaussianNB(classes=CLASSES, bounds=(0, 1)),
+                    {"var_smoothing": [1e-9, 1e-3, 1e-1]},
                     default={"var_smoothing": 1e-9}, selector=ReportNoisyMax()).fit(X, y)
     # The selector's epsilon: 0.25 * 0.9 (selection_share "auto" with a default, score_share).
     assert fitted.default_margin_ == pytest.approx(
@@ -149,9 +154,10 @@ def test_bounds_of_arrays_match_by_value(binary_data, recording):
     # Grids over bounds hold tuples of arrays, which == cannot compare: matched by value.
     X, y = binary_data
     boxes = [(np.zeros(4), np.full(4, upper)) for upper in (0.5, 1.0)]
-    fitted = search(GaussianNB(bounds=(np.zeros(4), np.ones(4))), {"bounds": boxes},
+    fitted = search(GaussianNB(classes=CLASSES, bounds=(np.zeros(4), np.ones(4))),
+                    {"bounds": boxes},
                     default={"bounds": (np.zeros(4), np.ones(4))}, selector=recording()).fit(X, y)
     assert fitted.default_index_ == 1
-    fitted = search(GaussianNB(bounds=(np.zeros(4), np.full(4, 0.5))), {"bounds": boxes},
-                    default="estimator", selector=recording()).fit(X, y)
+    fitted = search(GaussianNB(classes=CLASSES, bounds=(np.zeros(4), np.full(4, 0.5))),
+                    {"bounds": boxes}, default="estimator", selector=recording()).fit(X, y)
     assert fitted.default_index_ == 0

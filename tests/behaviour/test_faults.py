@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 from joblib.externals.loky.process_executor import TerminatedWorkerError
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.compose import ColumnTransformer
@@ -19,6 +19,8 @@ from sklearn.pipeline import Pipeline
 
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import PrivateFitError
+
+CLASSES = [0, 1]  # binary_data's labels, declared
 
 N_SAMPLES = 200
 pytestmark = pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
@@ -294,7 +296,8 @@ def test_same_random_state_gives_identical_results_for_one_and_two_jobs(binary_d
     results = []
     for n_jobs in (1, 2):
         search = PrivateGridSearchCV(
-            GaussianNB(bounds=(0, 1), random_state=0), {"epsilon": [0.2, 1.0, 5.0]},
+            GaussianNB(classes=CLASSES, bounds=(0, 1), random_state=0),
+            {"epsilon": [0.2, 1.0, 5.0]},
             selection_epsilon=2.0, n_partitions=5, accountant=BudgetAccountant(), n_jobs=n_jobs,
             random_state=0,
         ).fit(X, y)
@@ -318,8 +321,8 @@ def test_refused_final_charge_withdraws_everything_released(binary_data):
     X, y = binary_data
     accountant = RefusingAccountant()
     search = PrivateGridSearchCV(
-        GaussianNB(bounds=(0.0, 1.0)), {"var_smoothing": [1e-9, 1e-3]}, n_partitions=3,
-        accountant=accountant,
+        GaussianNB(classes=CLASSES, bounds=(0.0, 1.0)), {"var_smoothing": [1e-9, 1e-3]},
+        n_partitions=3, accountant=accountant,
     )
     with pytest.raises(BudgetError, match="refused"):
         search.fit(X, y)

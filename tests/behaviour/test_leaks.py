@@ -13,17 +13,18 @@ import types
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
 from sklearn.base import clone
 from sklearn.metrics import accuracy_score
 
 from skdptune import PrivateGridSearchCV
+from skdptune.naive_bayes import GaussianNB
 from skdptune.partition import partition_labels, split_indices
 
 SEED = 7
 N_PARTITIONS = 5
 GRID = {"epsilon": [0.3, 1.0, 3.0, 10.0]}
-ESTIMATOR = GaussianNB(bounds=(0, 1), random_state=0)  # seeded, so partition fits repeat
+# Seeded, so partition fits repeat; binary_data's labels declared.
+ESTIMATOR = GaussianNB(bounds=(0, 1), classes=[0, 1], random_state=0)
 # Partition fits emulate the refit: epsilon times k / (1 - validation_fraction).
 RATIO = N_PARTITIONS / (1 - 0.2)
 

@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, StandardScaler
+from diffprivlib.models import StandardScaler
 from skdptune.linear_model import LogisticRegression
+from skdptune.naive_bayes import GaussianNB
 from diffprivlib.utils import BudgetError, PrivacyLeakWarning
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -47,9 +48,10 @@ from skdptune.preprocessing import RowWiseFunctionTransformer
 
 BOUNDS = (0.0, 1.0)
 DATA_NORM = 2.0
+CLASSES = [0, 1]  # the labels of binary_data and documents(), declared
 # What a released GaussianNB(bounds=BOUNDS) is charged per unit of the epsilon it records
 # (skdptune.gate.gaussian_nb_charge: its calibration falls short under replace-one adjacency).
-GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=BOUNDS))
+GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=BOUNDS))
 pytestmark = pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
 
 
@@ -93,7 +95,7 @@ def assert_refused_before_data(search, X, y, error, match, **fit_params):
 
 
 def dp_logistic(**params):
-    return LogisticRegression(data_norm=DATA_NORM, random_state=0, **params)
+    return LogisticRegression(classes=CLASSES, data_norm=DATA_NORM, random_state=0, **params)
 
 
 # --- 1. Spends and leaks in other processes ------------------------------------------------
@@ -126,7 +128,8 @@ def test_randomized_search_refuses_a_bagged_trial(binary_data):
 def test_voting_over_leaking_members_is_refused(binary_data):
     # Before: a PrivacyLeakWarning raised in a worker (bounds read from the data) went unseen.
     X, y = binary_data
-    voting = VotingClassifier([("a", GaussianNB()), ("b", GaussianNB())], n_jobs=2)
+    voting = VotingClassifier([("a", GaussianNB(classes=CLASSES)),
+                               ("b", GaussianNB(classes=CLASSES))], n_jobs=2)
     search = grid_search(voting, {"voting": ["hard"]}, RecordingAccountant())
     assert_refused_before_data(search, X, y, GateError, "VotingClassifier")
 
@@ -188,19 +191,19 @@ def test_leak_in_a_parallel_branch_is_seen(binary_data, allow_in_gate):
 @pytest.mark.parametrize(
     "estimator, grid, match",
     [
-        (GridSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]}), {"cv": [3]},
-         "GridSearchCV.*raw cross-validation scores"),
+        (GridSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9]}),
+         {"cv": [3]}, "GridSearchCV.*raw cross-validation scores"),
         (CalibratedClassifierCV(dp_logistic(), method="isotonic"), {"cv": [3]},
          "CalibratedClassifierCV.*calibration maps"),
         (BaggingClassifier(dp_logistic(), oob_score=True), {"n_estimators": [4]},
          "BaggingClassifier.*out-of-bag"),
-        (VotingClassifier([("nb", GaussianNB(bounds=BOUNDS))]), {"voting": ["hard"]},
-         "VotingClassifier"),
+        (VotingClassifier([("nb", GaussianNB(classes=CLASSES, bounds=BOUNDS))]),
+         {"voting": ["hard"]}, "VotingClassifier"),
         (OneVsRestClassifier(dp_logistic()), {"estimator__C": [1.0]},
          "OneVsRestClassifier.*depends on the data"),
-        (make_pipeline(FunctionTransformer(lambda Z: Z - Z.mean(axis=0)), GaussianNB(
-            bounds=BOUNDS)), {"gaussiannb__epsilon": [1.0]},
-         "'functiontransformer'.*RowWiseFunctionTransformer"),
+        (make_pipeline(FunctionTransformer(lambda Z: Z - Z.mean(axis=0)),
+                       GaussianNB(classes=CLASSES, bounds=BOUNDS)),
+         {"gaussiannb__epsilon": [1.0]}, "'functiontransformer'.*RowWiseFunctionTransformer"),
     ],
     ids=["GridSearchCV", "Calibrated", "Bagging-oob", "Voting", "OneVsRest", "Function"],
 )
@@ -212,7 +215,8 @@ def test_meta_estimators_are_refused_with_a_reason(binary_data, estimator, grid,
 
 def test_declared_row_wise_function_is_admitted(binary_data):
     X, y = binary_data
-    pipeline = make_pipeline(RowWiseFunctionTransformer(np.sqrt), GaussianNB(bounds=BOUNDS))
+    pipeline = make_pipeline(RowWiseFunctionTransformer(np.sqrt),
+                             GaussianNB(classes=CLASSES, bounds=BOUNDS))
     search = grid_search(pipeline, {"gaussiannb__epsilon": [0.5]}, BudgetAccountant()).fit(X, y)
     # The selection, then the model's 0.5 times its charge.
     assert tuple(search.privacy_spent_) == pytest.approx((1.0 + 0.5 * GNB_CHARGE, 0.0))
@@ -224,8 +228,9 @@ def test_declared_row_wise_function_is_admitted(binary_data):
 def test_a_candidate_that_swaps_in_a_non_private_step_is_refused(binary_data):
     # Before: the scaler's spend hid a plain LogisticRegression swapped in by the grid.
     X, y = binary_data
-    pipeline = make_pipeline(StandardScaler(bounds=BOUNDS), GaussianNB(bounds=BOUNDS))
-    grid = {"gaussiannb": [GaussianNB(bounds=BOUNDS), SkLogisticRegression()]}
+    pipeline = make_pipeline(StandardScaler(bounds=BOUNDS),
+                             GaussianNB(classes=CLASSES, bounds=BOUNDS))
+    grid = {"gaussiannb": [GaussianNB(classes=CLASSES, bounds=BOUNDS), SkLogisticRegression()]}
     search = grid_search(pipeline, grid, RecordingAccountant())
     assert_refused_before_data(search, X, y, GateError,
                                r"'gaussiannb'.*'gaussiannb': LogisticRegression\(\)")
@@ -233,9 +238,10 @@ def test_a_candidate_that_swaps_in_a_non_private_step_is_refused(binary_data):
 
 def test_estimators_given_as_grid_values_are_cloned_not_fitted(binary_data):
     X, y = binary_data
-    mine = [GaussianNB(bounds=BOUNDS, epsilon=0.5), GaussianNB(bounds=BOUNDS, epsilon=0.7)]
-    search = grid_search(make_pipeline(GaussianNB(bounds=BOUNDS)), {"gaussiannb": mine},
-                         BudgetAccountant(), n_jobs=1).fit(X, y)
+    mine = [GaussianNB(classes=CLASSES, bounds=BOUNDS, epsilon=0.5),
+            GaussianNB(classes=CLASSES, bounds=BOUNDS, epsilon=0.7)]
+    search = grid_search(make_pipeline(GaussianNB(classes=CLASSES, bounds=BOUNDS)),
+                         {"gaussiannb": mine}, BudgetAccountant(), n_jobs=1).fit(X, y)
     for estimator in mine + list(search.cv_results_["param_gaussiannb"]):
         with pytest.raises(NotFittedError):
             check_is_fitted(estimator)
@@ -248,9 +254,9 @@ def test_estimators_given_as_grid_values_are_cloned_not_fitted(binary_data):
 class OverspendingNB(GaussianNB):
     """A GaussianNB that spends ``n_copies`` times its epsilon (like a bag of models)."""
 
-    def __init__(self, *, n_copies=1, epsilon=1.0, bounds=None, priors=None,
+    def __init__(self, *, n_copies=1, epsilon=1.0, bounds=None, classes=None, priors=None,
                  var_smoothing=1e-9, random_state=None, accountant=None):
-        super().__init__(epsilon=epsilon, bounds=bounds, priors=priors,
+        super().__init__(epsilon=epsilon, bounds=bounds, classes=classes, priors=priors,
                          var_smoothing=var_smoothing, random_state=random_state,
                          accountant=accountant)
         self.n_copies = n_copies
@@ -266,7 +272,7 @@ def test_spend_above_the_declared_budget_is_charged_and_withheld(binary_data, al
     allow_in_gate(OverspendingNB)
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(OverspendingNB(bounds=BOUNDS, epsilon=0.5, n_copies=4),
+    search = grid_search(OverspendingNB(classes=CLASSES, bounds=BOUNDS, epsilon=0.5, n_copies=4),
                          {"var_smoothing": [1e-9]}, accountant)
     with pytest.raises(ValueError, match="more than the .* its parameters declare"):
         search.fit(X, y)
@@ -279,7 +285,7 @@ def test_the_reservation_is_the_grid_maximum_and_is_checked_before_data(binary_d
     X, y = binary_data
     grid = {"epsilon": [0.2, 0.9, 0.4]}
     accountant = RecordingAccountant()
-    grid_search(GaussianNB(bounds=BOUNDS), grid, accountant).fit(X, y)
+    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), grid, accountant).fit(X, y)
     # Permute-and-flip and GaussianNB are pure DP: no delta is reserved (before: 1e-6).
     # The model's share is the grid's maximum times its charge.
     assert accountant.calls[0] == ("check", 1.0 + 0.9 * GNB_CHARGE, 0.0)
@@ -288,7 +294,7 @@ def test_the_reservation_is_the_grid_maximum_and_is_checked_before_data(binary_d
     # Enough for the selection and the 0.4 candidate (charged), not for the maximum.
     too_small = BudgetAccountant(epsilon=1.0 + 0.9 * GNB_CHARGE - 0.1)
     with pytest.raises(BudgetError):
-        grid_search(GaussianNB(bounds=BOUNDS), grid, too_small).fit(X, y)
+        grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), grid, too_small).fit(X, y)
     assert too_small.spent_budget == []
 
 
@@ -301,7 +307,7 @@ def test_refused_refit_charge_after_a_failed_refit_withdraws_everything(binary_d
     accountant = RecordingAccountant(refuse_after=1)  # accepts the selection only
     unknown = pd.DataFrame({"c": np.array(["a", "b", "ssn=123-45-6789"])[np.arange(len(X)) % 3]})
     pipeline = make_pipeline(OneHotEncoder(categories=[["a", "b"]], sparse_output=False),
-                             GaussianNB(bounds=BOUNDS))
+                             GaussianNB(classes=CLASSES, bounds=BOUNDS))
     search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, accountant)
     with pytest.raises(BudgetError, match="refused"):
         search.fit(unknown, y)
@@ -312,7 +318,7 @@ def test_refused_refit_charge_after_a_failed_refit_withdraws_everything(binary_d
 def test_refused_refit_charge_after_a_successful_refit_withdraws_everything(binary_data):
     X, y = binary_data
     accountant = RecordingAccountant(refuse_after=1)
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
     with pytest.raises(BudgetError, match="refused"):
         search.fit(X, y)
     assert [name for name in vars(search) if name.endswith("_")] == []
@@ -322,18 +328,21 @@ def test_groups_is_refused_before_data(binary_data):
     # Before: groups reached the estimator, every partition fit failed silently, and the
     # refit raised after the selection was charged.
     X, y = binary_data
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, RecordingAccountant())
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+                         RecordingAccountant())
     assert_refused_before_data(search, X, y, ValueError, "groups=.*guarantee is per record",
                                groups=np.arange(len(X)) % 3)
 
 
 def test_fit_parameters_the_estimator_does_not_take_are_refused_before_data(binary_data):
     X, y = binary_data
-    pipeline = make_pipeline(StandardScaler(bounds=BOUNDS), GaussianNB(bounds=BOUNDS))
+    pipeline = make_pipeline(StandardScaler(bounds=BOUNDS),
+                             GaussianNB(classes=CLASSES, bounds=BOUNDS))
     search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, RecordingAccountant())
     assert_refused_before_data(search, X, y, ValueError, "<step>__<parameter>",
                                sample_weight=np.ones(len(X)))
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, RecordingAccountant())
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+                         RecordingAccountant())
     assert_refused_before_data(search, X, y, ValueError, "'weights' is not accepted",
                                weights=np.ones(len(X)))
 
@@ -364,13 +373,13 @@ def test_text_refits_privately_through_a_hashing_vectorizer():
     pipeline = make_pipeline(
         HashingVectorizer(n_features=16, alternate_sign=False, norm=None),
         RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
-        GaussianNB(bounds=(0.0, 4.0)),
+        GaussianNB(classes=CLASSES, bounds=(0.0, 4.0)),
     )
     accountant = BudgetAccountant()
     search = grid_search(pipeline, {"gaussiannb__var_smoothing": [1e-9, 1e-3]}, accountant)
     search.fit(text, y)
     # The selection, then the model's default epsilon=1 times its charge for bounds (0, 4).
-    charge = gaussian_nb_charge(GaussianNB(bounds=(0.0, 4.0)))
+    charge = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=(0.0, 4.0)))
     assert accountant.spent_budget == [(1.0, 0.0), (1.0 * charge, 0.0)]
     assert search.predict(text[:5]).shape == (5,)
 
@@ -381,12 +390,13 @@ def test_text_refits_privately_through_a_hashing_vectorizer():
 @pytest.mark.parametrize(
     "estimator, grid, match",
     [
-        (LogisticRegression(), {"C": [1.0]}, "data_norm=None would be read"),
-        (GaussianNB(), {"var_smoothing": [1e-9]}, "bounds=None would be read"),
-        (make_pipeline(StandardScaler(), GaussianNB(bounds=BOUNDS)),
+        (LogisticRegression(classes=CLASSES), {"C": [1.0]}, "data_norm=None would be read"),
+        (GaussianNB(classes=CLASSES), {"var_smoothing": [1e-9]}, "bounds=None would be read"),
+        (make_pipeline(StandardScaler(), GaussianNB(classes=CLASSES, bounds=BOUNDS)),
          {"gaussiannb__epsilon": [1.0]}, "'standardscaler'.*bounds=None would be read"),
-        (GaussianNB(bounds=BOUNDS), {"epsilon": ["1.0"]}, "epsilon='1.0' \\(str\\)"),
-        (make_pipeline(OneHotEncoder(), GaussianNB(bounds=BOUNDS)),
+        (GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": ["1.0"]},
+         "epsilon='1.0' \\(str\\)"),
+        (make_pipeline(OneHotEncoder(), GaussianNB(classes=CLASSES, bounds=BOUNDS)),
          {"gaussiannb__epsilon": [1.0]}, r"OneHotEncoder\(categories=\[\[...\], ...\]\)"),
     ],
     ids=["no-data_norm", "no-bounds", "scaler-no-bounds", "string-epsilon", "auto-categories"],
@@ -401,8 +411,8 @@ def test_mistakes_are_refused_before_the_accountant_is_checked(binary_data, esti
 
 def test_string_epsilon_is_refused_with_refit_false_too(binary_data):
     X, y = binary_data
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": ["1.0"]}, RecordingAccountant(),
-                         refit=False)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": ["1.0"]},
+                         RecordingAccountant(), refit=False)
     assert_refused_before_data(search, X, y, GateError, "not a privacy budget")
 
 
@@ -428,7 +438,7 @@ def test_cross_validation_in_worker_processes_refuses_to_charge_copies(binary_da
     # Before: cross_val_score(search, n_jobs=2) left the user's accountant at 0.
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
     with pytest.raises(AccountantCopyError, match="copy made when it was pickled"):
         cross_validate(search, X, y, cv=2, n_jobs=2, error_score="raise")
     assert accountant.spent_budget == []
@@ -442,7 +452,7 @@ def test_grid_search_around_the_search_in_worker_processes_refuses(binary_data):
     # Before: GridSearchCV(search, n_jobs=2) recorded 2.0 of 9.0.
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
     outer = GridSearchCV(search, {"n_partitions": [3, 5]}, cv=2, n_jobs=2, error_score="raise")
     with pytest.raises(AccountantCopyError):
         outer.fit(X, y)
@@ -459,14 +469,14 @@ def _fit_in_worker(search, X, y):
 
 def test_default_accountant_in_another_process_is_refused(binary_data):
     X, y = binary_data
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, None)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, None)
     (outcome,) = Parallel(n_jobs=2)(delayed(_fit_in_worker)(search, X, y) for _ in range(1))
     assert "accountant=None" in outcome
 
 
 def _fit_with_an_accountant_sent_alone(accountant, X, y):
     """Run in a worker: a search built here with an accountant that arrived on its own."""
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
     try:
         search.fit(X, y)
     except AccountantCopyError as error:
@@ -504,19 +514,20 @@ def test_an_unpickled_accountant_is_a_copy_until_set_again(binary_data):
     accountant = BudgetAccountant()
     for copied in (pickle.loads(pickle.dumps(accountant)), copy.deepcopy(accountant)):
         assert type(copied) is BudgetAccountant and copied.epsilon == accountant.epsilon
-        search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, copied)
+        search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, copied)
         with pytest.raises(AccountantCopyError, match="alone or inside the search"):
             search.fit(X, y)
         assert copied.spent_budget == []
     # The original, never pickled, is charged as always.
-    grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant).fit(X, y)
+    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+                accountant).fit(X, y)
     assert len(accountant.spent_budget) == 2
 
 
 def test_deep_copies_are_refused_until_the_accountant_is_set_again(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
     for copied in (copy.deepcopy(search), pickle.loads(pickle.dumps(search))):
         with pytest.raises(AccountantCopyError):
             copied.fit(X, y)
@@ -535,7 +546,7 @@ def ssn_frame(n_samples):
 def test_refit_errors_never_quote_the_data(binary_data):
     X, y = binary_data
     pipeline = make_pipeline(OneHotEncoder(categories=[["a", "b"]], sparse_output=False),
-                             GaussianNB(bounds=BOUNDS))
+                             GaussianNB(classes=CLASSES, bounds=BOUNDS))
     accountant = BudgetAccountant()
     search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, accountant)
     with pytest.raises(PrivateFitError) as error:
@@ -571,9 +582,11 @@ def test_the_withheld_notice_shows_once_per_line_under_default_filters(binary_da
     # Before: three notices for three fits, however the filters were set (the fits' own
     # warnings.catch_warnings reset Python's once-per-location registry every time).
     X, y = binary_data
-    search = (grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, BudgetAccountant())
+    search = (grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+                          BudgetAccountant())
               if make == "grid" else
-              PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9]},
+              PrivateRandomizedSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS),
+                                        {"var_smoothing": [1e-9]},
                                         n_iter=2, distribution="geometric", random_state=0,
                                         accountant=BudgetAccountant()))
     shown = _notices_of_fits_at_one_line(search, X, y, "default")
@@ -602,7 +615,7 @@ def test_warnings_of_fits_are_withheld_and_the_notice_is_data_independent(binary
     outlier[0, 0] = 1.0  # makes every fit that trains on row 0 warn
 
     def shown(data):
-        search = grid_search(WarningClassifier(bounds=BOUNDS), {"epsilon": [1.0]},
+        search = grid_search(WarningClassifier(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
                              BudgetAccountant(), selector="exponential")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -614,7 +627,7 @@ def test_warnings_of_fits_are_withheld_and_the_notice_is_data_independent(binary
     assert [category for category, _ in noisy] == [FitWarningsWithheld]
     with skdptune.reveal_fit_messages(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        grid_search(WarningClassifier(bounds=BOUNDS), {"epsilon": [1.0]},
+        grid_search(WarningClassifier(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
                     BudgetAccountant()).fit(outlier, y)
     assert any("looks odd" in str(w.message) for w in caught)
 
@@ -636,16 +649,22 @@ BAD_PUBLIC_PARAMETERS = [
     # (estimator, what the message must name). Before: every partition fit failed and the
     # refit too (2.0 charged), a model of NaNs or zeros was released (2.0 charged), or
     # diffprivlib's bounded-domain sampler never returned (infinite bounds).
-    (LogisticRegression(data_norm=-1.0), ["data_norm=-1.0", "positive finite"]),
-    (LogisticRegression(data_norm=float("nan")), ["data_norm=nan", "positive finite"]),
-    (LogisticRegression(data_norm=float("inf")), ["data_norm=inf", "positive finite"]),
-    (LogisticRegression(data_norm="2"), ["data_norm='2'", "not a number"]),
-    (GaussianNB(bounds=(1.0, 0.0)), ["bounds=(1.0, 0.0)", "lower bound above its upper"]),
-    (GaussianNB(bounds=(float("nan"), float("nan"))), ["bounds=(nan, nan)", "not finite"]),
-    (GaussianNB(bounds=(-np.inf, np.inf)), ["bounds=(-inf, inf)", "not finite"]),
-    (GaussianNB(bounds=([0.0, 0.0], [1.0])), ["bounds", "shape (2,)", "shape (1,)"]),
-    (GaussianNB(bounds="unit"), ["bounds='unit'", "pair (lower, upper)"]),
-    (make_pipeline(StandardScaler(bounds=(0.0, np.inf)), GaussianNB(bounds=BOUNDS)),
+    (LogisticRegression(classes=CLASSES, data_norm=-1.0), ["data_norm=-1.0", "positive finite"]),
+    (LogisticRegression(classes=CLASSES, data_norm=float("nan")),
+     ["data_norm=nan", "positive finite"]),
+    (LogisticRegression(classes=CLASSES, data_norm=float("inf")),
+     ["data_norm=inf", "positive finite"]),
+    (LogisticRegression(classes=CLASSES, data_norm="2"), ["data_norm='2'", "not a number"]),
+    (GaussianNB(classes=CLASSES, bounds=(1.0, 0.0)),
+     ["bounds=(1.0, 0.0)", "lower bound above its upper"]),
+    (GaussianNB(classes=CLASSES, bounds=(float("nan"), float("nan"))),
+     ["bounds=(nan, nan)", "not finite"]),
+    (GaussianNB(classes=CLASSES, bounds=(-np.inf, np.inf)), ["bounds=(-inf, inf)", "not finite"]),
+    (GaussianNB(classes=CLASSES, bounds=([0.0, 0.0], [1.0])),
+     ["bounds", "shape (2,)", "shape (1,)"]),
+    (GaussianNB(classes=CLASSES, bounds="unit"), ["bounds='unit'", "pair (lower, upper)"]),
+    (make_pipeline(StandardScaler(bounds=(0.0, np.inf)),
+                   GaussianNB(classes=CLASSES, bounds=BOUNDS)),
      ["standardscaler", "bounds=(0.0, inf)", "not finite"]),
 ]
 
@@ -676,12 +695,12 @@ def test_bad_bounds_in_a_grid_value_and_bounds_of_the_wrong_width_are_refused(bi
     X, y = binary_data
     accountant = RecordingAccountant()
     grid = {"bounds": [BOUNDS, (0.0, float("nan"))]}
-    _refused_before_data(grid_search(GaussianNB(), grid, accountant), X, y,
+    _refused_before_data(grid_search(GaussianNB(classes=CLASSES), grid, accountant), X, y,
                          "bounds=(0.0, nan)", "param_grid candidate")
     # X has N_FEATURES columns: three per-feature bounds cannot fit it.
     width = ([0.0] * 3, [1.0] * 3)
-    _refused_before_data(grid_search(GaussianNB(bounds=width), {}, accountant), X, y,
-                         "3 values per bound", f"{X.shape[1]} features")
+    _refused_before_data(grid_search(GaussianNB(classes=CLASSES, bounds=width), {}, accountant),
+                         X, y, "3 values per bound", f"{X.shape[1]} features")
     assert accountant.calls == []
 
 
@@ -694,8 +713,8 @@ def test_partition_scaling_results_are_checked_before_the_data(binary_data, rule
     # constant utilities and charged 2.0.
     X, y = binary_data
     accountant = RecordingAccountant()
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [0.5, 1.0]}, accountant,
-                         partition_scaling={"epsilon": rule})
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [0.5, 1.0]},
+                         accountant, partition_scaling={"epsilon": rule})
     if needle is None:
         search.fit(X, y)
         return
@@ -707,7 +726,8 @@ def test_partition_scaling_results_are_checked_before_the_data(binary_data, rule
 def test_partition_scaling_giving_an_invalid_parameter_is_refused(binary_data):
     X, y = binary_data
     accountant = RecordingAccountant()
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, accountant,
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS),
+                         {"var_smoothing": [1e-9, 1e-3]}, accountant,
                          partition_scaling={"var_smoothing": lambda value, ratio: -1.0})
     with pytest.raises(ValueError, match="var_smoothing") as raised:
         search.fit(X, y)
@@ -721,7 +741,7 @@ def test_a_seeded_diffprivlib_step_is_refused_in_a_search_with_secure_noise(bina
     X, y = binary_data
     accountant = RecordingAccountant()
     seeded = make_pipeline(StandardScaler(bounds=BOUNDS, random_state=0),
-                           GaussianNB(bounds=BOUNDS))
+                           GaussianNB(classes=CLASSES, bounds=BOUNDS))
     if make == "grid":
         search = grid_search(seeded, {}, accountant, random_state=None)
     else:
@@ -733,10 +753,10 @@ def test_a_seeded_diffprivlib_step_is_refused_in_a_search_with_secure_noise(bina
 
 def test_a_seeded_step_in_a_seeded_search_is_reported_without_a_guarantee(binary_data):
     X, y = binary_data
-    seeded = grid_search(GaussianNB(bounds=BOUNDS, random_state=0), {}, BudgetAccountant(),
-                         random_state=0).fit(X, y)
+    seeded = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS, random_state=0), {},
+                         BudgetAccountant(), random_state=0).fit(X, y)
     assert seeded.privacy_report_["guarantee"].startswith("none: random_state is set")
-    secure = grid_search(GaussianNB(bounds=BOUNDS), {}, BudgetAccountant(),
+    secure = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {}, BudgetAccountant(),
                          random_state=None).fit(X, y)
     assert secure.privacy_report_["guarantee"].startswith("privacy_spent_ is an upper bound")
 
@@ -774,7 +794,8 @@ def test_forked_children_refuse_to_charge_copies_of_the_accountant(binary_data):
     global _FORKED_SEARCH
     X, y = binary_data
     accountant = BudgetAccountant()
-    _FORKED_SEARCH = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    _FORKED_SEARCH = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+                                 accountant)
     with _forked_pool(3) as pool:
         outcomes = pool.map(_fit_forked_search, [(X, y)] * 3)
     assert all(outcome.startswith("refused") for outcome in outcomes), outcomes
@@ -787,15 +808,17 @@ def test_forked_children_refuse_to_charge_copies_of_the_accountant(binary_data):
 
 
 def _search_made_in_child_with_parent_accountant():
-    return grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, _PARENT_ACCOUNTANT)
+    return grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+                       _PARENT_ACCOUNTANT)
 
 
 def _search_made_in_child_with_default_accountant():
-    return grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, None)
+    return grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, None)
 
 
 def _search_made_in_child_with_its_own_accountant():
-    return grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, BudgetAccountant())
+    return grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+                       BudgetAccountant())
 
 
 _PARENT_ACCOUNTANT = BudgetAccountant()
@@ -820,7 +843,7 @@ def test_a_shallow_copy_shares_the_accountant_and_marks_nothing(binary_data):
     # refused to fit afterwards.
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
     shallow = copy.copy(search)
     assert shallow.accountant is accountant
     search.fit(X, y)
@@ -858,8 +881,8 @@ def test_the_selection_is_charged_at_least_what_the_selector_was_handed(binary_d
     # Before: a selector reporting less than it was handed was charged less than reserved.
     X, y = binary_data
     accountant = RecordingAccountant()
-    grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant, selector=selector,
-                score_share=0.0).fit(X, y)
+    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant,
+                selector=selector, score_share=0.0).fit(X, y)
     # The selection's 1.0 and the refit's epsilon=1 times its charge.
     assert accountant.calls[0] == ("check", 1.0 + GNB_CHARGE, delta)
     assert accountant.calls[1] == ("spend", 1.0, delta)  # the selection, as reserved
@@ -870,12 +893,13 @@ def test_pure_configurations_reserve_and_charge_no_delta(binary_data):
     # so BudgetAccountant(epsilon=5, delta=0) refused the search.
     X, y = binary_data
     accountant = BudgetAccountant(epsilon=5, delta=0)
-    search = grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant).fit(X, y)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+                         accountant).fit(X, y)
     # The selection's 1.0 and the refit's epsilon=1 times its charge (within epsilon=5).
     assert tuple(search.privacy_spent_) == (1.0 + GNB_CHARGE, 0.0)
     assert accountant.total() == (1.0 + GNB_CHARGE, 0.0)
     doubling = RecordingAccountant()
-    grid_search(GaussianNB(bounds=BOUNDS), {"epsilon": [1.0]}, doubling,
+    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, doubling,
                 selector="doubling").fit(X, y)
     # Its optimal composition spends delta; the refit is charged as above.
     assert doubling.calls[0] == ("check", 1.0 + GNB_CHARGE, 1e-6)
@@ -890,7 +914,7 @@ def test_check_candidate_is_every_check_of_a_configuration():
 
     # scikit-learn's parameter validation, named by the context.
     with pytest.raises(ValueError, match=r"^setting A: .*'C' parameter"):
-        check_candidate(LogisticRegression(C=-1.0, data_norm=1.0), "setting A")
+        check_candidate(LogisticRegression(classes=CLASSES, C=-1.0, data_norm=1.0), "setting A")
     # The record is the unit: a pairwise input is refused even when nothing is released.
     with pytest.raises(ValueError, match="kernel='precomputed'"):
         check_candidate(SVC(kernel="precomputed"), "setting B", release=False)
@@ -899,10 +923,10 @@ def test_check_candidate_is_every_check_of_a_configuration():
     with pytest.raises(GateError, match="setting C"):
         check_candidate(SkLogisticRegression(), "setting C")
     # The declared budget comes back from the gate.
-    assert check_candidate(LogisticRegression(epsilon=0.5, data_norm=1.0),
+    assert check_candidate(LogisticRegression(classes=CLASSES, epsilon=0.5, data_norm=1.0),
                            "setting D") == (0.5, 0.0)
     # Per-feature bounds against the width of X, only when the width is given.
-    nb = GaussianNB(epsilon=1.0, bounds=([0.0, 0.0], [1.0, 1.0]))
+    nb = GaussianNB(classes=CLASSES, epsilon=1.0, bounds=([0.0, 0.0], [1.0, 1.0]))
     # What a GaussianNB's fit is charged: its epsilon times its charge for these bounds.
     assert check_candidate(nb, "setting E") == (1.0 * gaussian_nb_charge(nb), 0.0)
     with pytest.raises(ValueError, match="setting E"):

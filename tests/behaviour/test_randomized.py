@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
 from skdptune.linear_model import LogisticRegression
+from skdptune.naive_bayes import GaussianNB
 from diffprivlib.utils import PrivacyLeakWarning
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 from scipy import stats
@@ -34,10 +34,11 @@ from skdptune.randomized import PrivateRandomizedSearchCV
 from skdptune.trials import sample_trial_count
 
 BOUNDS = ([-3.0] * 4, [3.0] * 4)
+CLASSES = [0, 1]  # the data fixture's labels, declared
 # A released GaussianNB(bounds=BOUNDS) is charged GNB_CHARGE times the epsilon it records
 # (skdptune.gate.gaussian_nb_charge: its calibration falls short under replace-one adjacency).
 # NB_EPSILON is the epsilon whose charge is exactly a trial epsilon of 1.
-GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=BOUNDS))
+GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=BOUNDS))
 NB_EPSILON = 1.0 / GNB_CHARGE
 
 
@@ -52,7 +53,8 @@ def _nb_search(**kwargs):
     # which the model's charged epsilon (NB_EPSILON times its charge) fills.
     params = dict(n_iter=4.0, trial_epsilon=1.0, random_state=0, accountant=BudgetAccountant())
     params.update(kwargs)
-    estimator = params.pop("estimator", GaussianNB(bounds=BOUNDS, epsilon=NB_EPSILON))
+    estimator = params.pop("estimator",
+                           GaussianNB(classes=CLASSES, bounds=BOUNDS, epsilon=NB_EPSILON))
     return PrivateRandomizedSearchCV(estimator, {"var_smoothing": [1e-9, 1e-3, 1e-1]}, **params)
 
 
@@ -151,7 +153,7 @@ def test_seeded_fit_is_reproducible(data):
     # The search's seed covers K, the settings, the split and the scoring noise; the
     # estimator's own noise is seeded by its random_state.
     X, y = data
-    estimator = GaussianNB(bounds=BOUNDS, epsilon=NB_EPSILON, random_state=0)
+    estimator = GaussianNB(classes=CLASSES, bounds=BOUNDS, epsilon=NB_EPSILON, random_state=0)
     first, second = (
         _nb_search(estimator=estimator).fit(X, y), _nb_search(estimator=estimator).fit(X, y)
     )
@@ -183,7 +185,8 @@ def test_subsample_fits_final_model_with_transfer(data):
 
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
-        LogisticRegression(data_norm=6.0, epsilon=1.0), {"C": stats.loguniform(0.1, 10)},
+        LogisticRegression(classes=CLASSES, data_norm=6.0, epsilon=1.0),
+        {"C": stats.loguniform(0.1, 10)},
         trial_epsilon=1.0, n_iter=3.0, subsample=0.3, transfer=transfer, accountant=accountant,
         distribution="poisson", random_state=1,
     ).fit(X, y)
@@ -212,7 +215,7 @@ def test_undeclared_bounds_are_refused_before_data(data):
     X, y = data
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
-        GaussianNB(), {"var_smoothing": [1e-9]}, n_iter=2.0, accountant=accountant,
+        GaussianNB(classes=CLASSES), {"var_smoothing": [1e-9]}, n_iter=2.0, accountant=accountant,
         random_state=0,
     )
     with pytest.raises(GateError, match="bounds=None would be read from the private data"):
@@ -227,7 +230,7 @@ def test_nan_that_a_dp_step_rejects_is_refused_before_data(data):
     X[::7, 0] = np.nan
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
-        GaussianNB(bounds=(-5.0, 5.0)), {"var_smoothing": [1e-9]}, n_iter=2.0,
+        GaussianNB(classes=CLASSES, bounds=(-5.0, 5.0)), {"var_smoothing": [1e-9]}, n_iter=2.0,
         accountant=accountant, random_state=0,
     )
     with pytest.raises(ValueError, match="X contains NaN or infinity, and GaussianNB"):
@@ -249,8 +252,8 @@ def test_leak_from_an_admitted_step_is_an_error_and_is_charged(data, allow_in_ga
     X, y = data
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
-        LeakingNB(bounds=(-5, 5)), {"var_smoothing": [1e-9]}, trial_epsilon=1.0, n_iter=2.0,
-        distribution="poisson", accountant=accountant, random_state=0,
+        LeakingNB(classes=CLASSES, bounds=(-5, 5)), {"var_smoothing": [1e-9]}, trial_epsilon=1.0,
+        n_iter=2.0, distribution="poisson", accountant=accountant, random_state=0,
     )
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
@@ -274,7 +277,8 @@ def test_bounds_declared_by_every_setting_are_accepted(data):
     X, y = data
     accountant = BudgetAccountant()
     search = PrivateRandomizedSearchCV(
-        LogisticRegression(), {"data_norm": [6.0, 8.0], "C": stats.loguniform(0.1, 10)},
+        LogisticRegression(classes=CLASSES),
+        {"data_norm": [6.0, 8.0], "C": stats.loguniform(0.1, 10)},
         epsilon=1, accountant=accountant, random_state=0,
     ).fit(X, y)
     assert search.best_estimator_.data_norm == search.best_params_["data_norm"]
@@ -299,8 +303,8 @@ def test_bounds_declared_by_every_setting_are_accepted(data):
 def test_what_no_sampled_setting_fixes_is_refused_before_data(data, distributions, match):
     X, y = data
     accountant = BudgetAccountant()
-    search = PrivateRandomizedSearchCV(LogisticRegression(), distributions, n_iter=2.0,
-                                       distribution="geometric", accountant=accountant,
+    search = PrivateRandomizedSearchCV(LogisticRegression(classes=CLASSES), distributions,
+                                       n_iter=2.0, distribution="geometric", accountant=accountant,
                                        random_state=0)
     with pytest.raises(ValueError, match=match):
         search.fit(X, y)
@@ -315,14 +319,16 @@ def test_a_distribution_is_judged_by_its_support_the_same_way_every_time(data, r
     # whose support is positive is accepted every time.
     X, y = data
     accountant = BudgetAccountant()
-    refused = PrivateRandomizedSearchCV(LogisticRegression(), {"data_norm": stats.norm(3, 2)},
+    refused = PrivateRandomizedSearchCV(LogisticRegression(classes=CLASSES),
+                                        {"data_norm": stats.norm(3, 2)},
                                         accountant=accountant, random_state=random_state)
     with pytest.raises(ValueError, match=r"data_norm near the lower end of the support "
                                          r"\(-inf, inf\) of its distribution norm\(3, 2\)"):
         refused.fit(X, y)
     assert accountant.spent_budget == []
     # lognorm's support is [0, inf): every value it gives is positive.
-    PrivateRandomizedSearchCV(LogisticRegression(), {"data_norm": stats.lognorm(0.5, scale=6)},
+    PrivateRandomizedSearchCV(LogisticRegression(classes=CLASSES),
+                              {"data_norm": stats.lognorm(0.5, scale=6)},
                               n_iter=2.0, distribution="geometric", accountant=accountant,
                               random_state=random_state).fit(X, y)
     assert len(accountant.spent_budget) == 1
@@ -337,7 +343,7 @@ def test_a_pipeline_of_two_private_steps_fits_with_the_defaults(data):
     X, y = data
     accountant = BudgetAccountant()
     pipeline = make_pipeline(DPStandardScaler(bounds=(-3.0, 3.0)),
-                             LogisticRegression(data_norm=6.0))
+                             LogisticRegression(classes=CLASSES, data_norm=6.0))
     search = PrivateRandomizedSearchCV(
         pipeline, {"logisticregression__C": stats.loguniform(0.1, 10)},
         accountant=accountant, random_state=0,
@@ -414,7 +420,7 @@ def test_coo_input_is_made_indexable(data):
 
     X, y = data
     densify = make_pipeline(RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
-                            GaussianNB(bounds=BOUNDS, epsilon=NB_EPSILON))
+                            GaussianNB(classes=CLASSES, bounds=BOUNDS, epsilon=NB_EPSILON))
     search = _nb_search(estimator=densify, distribution="truncated_negative_binomial")
     search.set_params(param_distributions={"gaussiannb__var_smoothing": [1e-9, 1e-3]})
     search.fit(coo_matrix(X), y)
@@ -434,7 +440,7 @@ def test_sample_weight_reaches_the_fits_only_and_routing_checks_requests(data):
         with pytest.raises(UnsetMetadataPassedError):
             _nb_search(accountant=accountant).fit(X, y, sample_weight=weights)
         assert accountant.spent_budget == []
-        requested = GaussianNB(bounds=BOUNDS, epsilon=NB_EPSILON).set_fit_request(
+        requested = GaussianNB(classes=CLASSES, bounds=BOUNDS, epsilon=NB_EPSILON).set_fit_request(
             sample_weight=True)
         _nb_search(estimator=requested, distribution="truncated_negative_binomial").fit(
             X, y, sample_weight=weights)
@@ -488,9 +494,9 @@ def test_n_iter_is_the_mean_number_of_trials_and_mean_is_gone(data):
     X, y = data
     search = _nb_search(n_iter=3.0, distribution="geometric").fit(X, y)
     assert search.privacy_report_["mean"] == 3.0
-    assert "mean" not in PrivateRandomizedSearchCV(GaussianNB(), {}).get_params()
+    assert "mean" not in PrivateRandomizedSearchCV(GaussianNB(classes=CLASSES), {}).get_params()
     with pytest.raises(TypeError, match="mean"):
-        PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS), {}, mean=3.0)
+        PrivateRandomizedSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS), {}, mean=3.0)
     assert _nb_search().set_params(n_iter=None).fit(X, y).privacy_report_["mean"] == 10
 
 
@@ -513,7 +519,7 @@ def test_epsilon_is_the_whole_search_and_sets_the_trials_budget(data, distributi
     pipeline_budget = {"var_smoothing": [1e-9, 1e-3]}
     search = _nb_search(epsilon=2.0, trial_epsilon=None, distribution=distribution,
                         subsample=subsample, accountant=accountant, n_iter=3.0,
-                        estimator=GaussianNB(bounds=BOUNDS, epsilon=5.0)).fit(X, y)
+                        estimator=GaussianNB(classes=CLASSES, bounds=BOUNDS, epsilon=5.0)).fit(X, y)
     spent = search.privacy_spent_[0]
     assert 2.0 * (1 - 1e-9) <= spent <= 2.0
     assert accountant.spent_budget == [tuple(search.privacy_spent_)]
@@ -567,7 +573,7 @@ def test_text_through_a_hashing_vectorizer_and_a_private_model():
     pipeline = make_pipeline(
         HashingVectorizer(n_features=16, alternate_sign=False),
         RowWiseFunctionTransformer(lambda Z: Z.toarray(), accept_sparse=True),
-        LogisticRegression(data_norm=1.0, random_state=0),
+        LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0),
     )
     search = _nb_search(estimator=pipeline, distribution="geometric")
     search.set_params(param_distributions={"logisticregression__C": [0.1, 1.0]})
@@ -610,7 +616,8 @@ def test_a_distribution_over_the_only_dp_steps_epsilon_is_refused_when_epsilon_i
     # remedy; the explicit per-trial form keeps it tunable.
     X, y = data
     accountant = BudgetAccountant()
-    search = PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS), {"epsilon": [0.2, 0.5]},
+    search = PrivateRandomizedSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS),
+                                       {"epsilon": [0.2, 0.5]},
                                        accountant=accountant, random_state=0)
     with pytest.raises(ValueError, match="trial_epsilon"):
         search.fit(X, y)

@@ -5,7 +5,8 @@ epsilon times the gate's charge factor) and the refit model predicts."""
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, KMeans
+from diffprivlib.models import KMeans
+from skdptune.naive_bayes import GaussianNB
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from sklearn.datasets import load_iris
 from sklearn.pipeline import Pipeline
@@ -18,13 +19,15 @@ from skdptune.gate import gaussian_nb_charge, tree_charge
 from skdptune.linear_model import LogisticRegression
 from skdptune.tree import DecisionTreeClassifier
 
+CLASSES = [0, 1]  # binary_data's labels, declared
+
 # The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
 BOUNDS = (0.0, 1.0)
 DATA_NORM = 2.0  # sqrt(4), the largest norm of a row in [0, 1]^4
 SELECTION = (0.5, 0.0)  # the default permute-and-flip is pure DP
 # What a GaussianNB with these bounds, a tree and a forest are charged per unit of the epsilon
 # they record (skdptune.gate: their calibration falls short under replace-one adjacency).
-GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=BOUNDS))
+GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=BOUNDS))
 TREE_CHARGE = tree_charge(DecisionTreeClassifier(bounds=BOUNDS, classes=[0, 1]))
 FOREST_CHARGE = tree_charge(RandomForestClassifier(bounds=BOUNDS, classes=[0, 1]))
 
@@ -55,9 +58,9 @@ def assert_classifier(search, X, classes):
 @pytest.mark.parametrize(
     "estimator, grid, estimator_epsilon",
     [
-        (LogisticRegression(data_norm=DATA_NORM, epsilon=0.8, random_state=0),
+        (LogisticRegression(classes=CLASSES, data_norm=DATA_NORM, epsilon=0.8, random_state=0),
          {"C": [0.1, 1.0]}, 0.8),
-        (GaussianNB(bounds=BOUNDS, epsilon=0.8, random_state=0),
+        (GaussianNB(classes=CLASSES, bounds=BOUNDS, epsilon=0.8, random_state=0),
          {"var_smoothing": [1e-9, 1e-3]}, GNB_CHARGE * 0.8),  # charged, not recorded
         (RandomForestClassifier(n_estimators=3, bounds=BOUNDS, classes=[0, 1], epsilon=0.8,
                                 random_state=0),
@@ -66,7 +69,8 @@ def assert_classifier(search, X, classes):
          {"max_depth": [2, 3]}, TREE_CHARGE * 0.8),  # charged, not recorded
         (Pipeline([
             ("scaler", DPStandardScaler(bounds=BOUNDS, epsilon=0.3, random_state=0)),
-            ("lr", LogisticRegression(data_norm=DATA_NORM, epsilon=0.8, random_state=0)),
+            ("lr",
+             LogisticRegression(classes=CLASSES, data_norm=DATA_NORM, epsilon=0.8, random_state=0)),
         ]), {"lr__C": [0.1, 1.0]}, 0.3 + 0.8),
     ],
     ids=["LogisticRegression", "GaussianNB", "RandomForest", "DecisionTree", "Pipeline"],
@@ -86,11 +90,13 @@ def test_multiclass_with_natural_bounds():
     X, y = load_iris(return_X_y=True)
     bounds = ([4, 2, 1, 0], [8, 4.5, 7, 2.5])  # public ranges of the iris measurements (cm)
     search = fit_search(
-        GaussianNB(bounds=bounds, random_state=0), {"epsilon": [0.5, 1.0]}, X, y,
+        GaussianNB(classes=[0, 1, 2], bounds=bounds, random_state=0), {"epsilon": [0.5, 1.0]},
+        X, y,
     )
     # The grid varies epsilon: its maximum is charged, times GaussianNB's factor for these
     # bounds (about 2.33: most of the ranges sit away from 0).
-    assert_private_refit(search, gaussian_nb_charge(GaussianNB(bounds=bounds)) * 1.0)
+    assert_private_refit(search,
+                         gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=bounds)) * 1.0)
     assert_classifier(search, X, [0, 1, 2])
     assert search.predict_proba(X).shape == (len(X), 3)
 
@@ -129,7 +135,6 @@ def test_a_released_pca_that_centres_in_place_leaves_the_users_array_alone(allow
     # released diffprivlib PCA (it overspends): admitted here as a test double, since a copy
     # is what any step listed in skdptune.dp_fit.MUTATES_INPUT gets.
     from diffprivlib.models import PCA
-    from diffprivlib.models import GaussianNB as DPGaussianNB
     from sklearn.pipeline import make_pipeline
 
     rng = np.random.RandomState(0)
@@ -141,6 +146,6 @@ def test_a_released_pca_that_centres_in_place_leaves_the_users_array_alone(allow
     PCA(n_components=2, bounds=(0.0, 1.0), data_norm=2.0).fit(changed)
     assert not np.array_equal(changed, before)
     fit_search(make_pipeline(PCA(n_components=2, bounds=(0.0, 1.0), data_norm=2.0),
-                             DPGaussianNB(bounds=(-3.0, 3.0))),
+                             GaussianNB(classes=CLASSES, bounds=(-3.0, 3.0))),
                {"gaussiannb__var_smoothing": [1e-9, 1e-3]}, X, y)
     np.testing.assert_array_equal(X, before)

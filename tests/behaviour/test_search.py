@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import sklearn
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, KMeans
+from diffprivlib.models import KMeans
 from skdptune.linear_model import LogisticRegression
+from skdptune.naive_bayes import GaussianNB
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from diffprivlib.utils import BudgetError, PrivacyLeakWarning
 from scipy.sparse import coo_array, coo_matrix
@@ -44,13 +45,14 @@ BOUNDS = (0.0, 1.0)
 # Per-feature KMeans bounds: a width known before the fit (its default range needs it).
 KMEANS_BOUNDS = (np.zeros(4), np.ones(4))
 DATA_NORM = 2.0  # sqrt(4), the largest norm of a row in [0, 1]^4
+CLASSES = [0, 1]  # the binary_data fixture's labels, declared
 # A released GaussianNB is charged this many times the epsilon it records (its calibration
 # falls short under replace-one adjacency; skdptune.gate.gaussian_nb_charge): 2 for BOUNDS.
 GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=BOUNDS))
 
 
 def gnb(**params):
-    return GaussianNB(bounds=BOUNDS, random_state=0, **params)
+    return GaussianNB(bounds=BOUNDS, classes=CLASSES, random_state=0, **params)
 
 
 def search_of(estimator=None, param_grid=None, **params):
@@ -188,7 +190,8 @@ def test_non_dp_refit_raises_before_touching_data(binary_data, partition_calls):
     X, y = binary_data
     for estimator, step in [
         (SkLogisticRegression(), "LogisticRegression"),
-        (make_pipeline(StandardScaler(), LogisticRegression(data_norm=DATA_NORM)),
+        (make_pipeline(StandardScaler(),
+                       LogisticRegression(data_norm=DATA_NORM, classes=CLASSES)),
          "StandardScaler"),
     ]:
         acc = BudgetAccountant()
@@ -233,8 +236,8 @@ def test_leaking_refit_is_withheld_and_charged(binary_data, allow_in_gate):
     allow_in_gate(LeakingNB)
     X, y = binary_data
     acc = BudgetAccountant()
-    search = search_of(LeakingNB(bounds=BOUNDS), {"epsilon": [1.0]}, accountant=acc,
-                       selection_epsilon=0.5)
+    search = search_of(LeakingNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+                       accountant=acc, selection_epsilon=0.5)
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
     # The selection, then the refit's reservation: it ran.
@@ -255,7 +258,7 @@ def test_privacy_varying_grid_charges_the_maximum(binary_data, recording_selecto
 
     pipeline = Pipeline([
         ("scale", DPStandardScaler(epsilon=0.5, bounds=BOUNDS, random_state=0)),
-        ("lr", LogisticRegression(data_norm=DATA_NORM, random_state=0)),
+        ("lr", LogisticRegression(data_norm=DATA_NORM, classes=CLASSES, random_state=0)),
     ])
     search = search_of(
         pipeline, {"lr__epsilon": [0.5, 2.0]}, selection_epsilon=0.3,

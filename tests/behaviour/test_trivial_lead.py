@@ -6,7 +6,8 @@ test_useless_model.py."""
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, LinearRegression
+from diffprivlib.models import LinearRegression
+from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from scipy import stats
 from sklearn.utils._param_validation import InvalidParameterError
@@ -21,6 +22,8 @@ from skdptune.trivial import (
     estimate_lead,
     lead_kind,
 )
+
+CLASSES = [0, 1]  # the labels of the classification fixture, declared
 
 HUGE_EPSILON = 1e12  # noise far below float resolution of the leads below
 
@@ -147,10 +150,10 @@ def test_a_model_that_cannot_predict_releases_no_lead():
 # --- the kind ----------------------------------------------------------------------------------
 
 def test_lead_kind_is_decided_from_the_parameters():
-    assert lead_kind(LogisticRegression(), None, None) == ACCURACY
-    assert lead_kind(GaussianNB(), "accuracy", None) == ACCURACY
+    assert lead_kind(LogisticRegression(classes=CLASSES), None, None) == ACCURACY
+    assert lead_kind(GaussianNB(classes=CLASSES), "accuracy", None) == ACCURACY
     assert lead_kind(LinearRegression(bounds_y=(0, 1)), None, None) == BOUNDED_SQUARED_ERROR
-    assert lead_kind(LogisticRegression(), "balanced_accuracy", None) is None
+    assert lead_kind(LogisticRegression(classes=CLASSES), "balanced_accuracy", None) is None
     # Every squared-error scoring of a regressor with bounds_y, a declared range or not
     # (issue 33: scoring="r2" with a utility_range had no trivial model).
     for scoring, utility_range in ((None, (-1, 1)), ("r2", None), ("r2", (-200, 1)),
@@ -178,7 +181,8 @@ def test_the_check_takes_its_share_of_the_refit_and_the_total_is_unchanged(
     X, y = classification
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
-        LogisticRegression(data_norm=1.0, random_state=0), {"C": [0.1, 1.0]}, epsilon=total,
+        LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0), {"C": [0.1, 1.0]},
+        epsilon=total,
         selection_share=selection_share, check_share=check_share, accountant=accountant,
         random_state=0).fit(X, y)
     release = total - selection_share * total
@@ -199,7 +203,7 @@ def test_the_check_takes_its_share_of_the_refit_and_the_total_is_unchanged(
                                     dict(epsilon=1.0, scoring="balanced_accuracy")])
 def test_no_check_spends_nothing_and_releases_nan(classification, kwargs):
     X, y = classification
-    search = PrivateGridSearchCV(LogisticRegression(data_norm=1.0, epsilon=0.5),
+    search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0, epsilon=0.5),
                                  {"C": [0.1, 1.0]}, random_state=0, **kwargs).fit(X, y)
     assert np.isnan(search.trivial_lead_) and np.isnan(search.trivial_lead_std_)
     assert all(c["release"] != "trivial_lead_ estimate"
@@ -209,7 +213,7 @@ def test_no_check_spends_nothing_and_releases_nan(classification, kwargs):
 
 
 def test_check_share_is_validated_before_the_data():
-    search = PrivateGridSearchCV(LogisticRegression(data_norm=1.0), {"C": [1.0]},
+    search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0), {"C": [1.0]},
                                  epsilon=1.0, check_share=0.6)
     with pytest.raises(InvalidParameterError, match="'check_share' parameter"):
         search.fit(None, None)

@@ -33,12 +33,14 @@ from skdptune.trivial import (
 )
 from skdptune.utility import BoundedSquaredErrorScorer, BoundedUtility
 
+CLASSES = [0, 1]  # the labels of the classification data, declared
+
 ACCURACY = get_scorer("accuracy")
 
 
 def released_lr(coef, intercept, classes, data_norm=1.0):
     """A diffprivlib LogisticRegression with the given released coefficients."""
-    model = LogisticRegression(data_norm=data_norm)
+    model = LogisticRegression(classes=CLASSES, data_norm=data_norm)
     model.coef_ = np.atleast_2d(np.asarray(coef, dtype=float))
     model.intercept_ = np.ravel(np.asarray(intercept, dtype=float))
     model.classes_ = np.asarray(classes)
@@ -265,7 +267,7 @@ def test_grid_search_reports_a_released_constant_classifier(X):
     rng = np.random.RandomState(1)
     y = (rng.rand(len(X)) < 0.8).astype(int)  # labels unrelated to X: majority 80 %
     # Strong regularisation: the intercept dominates, the refit predicts the majority.
-    search = PrivateGridSearchCV(LogisticRegression(data_norm=1.0, random_state=0),
+    search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0),
                                  {"C": [1e-3, 1e-2]}, epsilon=2, random_state=0,
                                  accountant=BudgetAccountant())
     caught = useless_warnings(search, X, y)
@@ -285,7 +287,8 @@ def test_grid_search_reports_a_model_not_distinguishable_from_chance(X):
     signal = (X[:, 0] + 0.05 * rng.randn(len(X)) > 0.25).astype(int)
 
     def search():
-        return PrivateGridSearchCV(LogisticRegression(data_norm=1.0, random_state=0),
+        return PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0,
+                                                      random_state=0),
                                    {"C": [1.0, 10.0]}, epsilon=20, random_state=0,
                                    accountant=BudgetAccountant())
 
@@ -311,7 +314,8 @@ def test_randomized_search_reports_a_best_trial_not_distinguishable_from_chance(
     signal = (X[:, 0] + 0.05 * rng.randn(len(X)) > 0.25).astype(int)
 
     def search():
-        return PrivateRandomizedSearchCV(LogisticRegression(data_norm=1.0, random_state=0),
+        return PrivateRandomizedSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0,
+                                                            random_state=0),
                                          {"C": [1.0, 10.0]}, trial_epsilon=2, n_iter=2,
                                          random_state=0, accountant=BudgetAccountant())
 
@@ -377,7 +381,7 @@ def test_a_grid_search_without_trivial_lead_says_nothing(X):
     # nothing: the search cannot tell, and says nothing.
     rng = np.random.RandomState(1)
     noise = rng.randint(2, size=len(X))
-    search = PrivateGridSearchCV(LogisticRegression(data_norm=1.0, random_state=0),
+    search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0),
                                  {"C": [1.0, 10.0]}, selection_epsilon=20, random_state=0,
                                  accountant=BudgetAccountant())
     assert useless_warnings(search, X, noise) == []
@@ -388,9 +392,11 @@ def test_useless_model_warning_points_at_the_callers_line(X):
     rng = np.random.RandomState(1)
     y = (rng.rand(len(X)) < 0.8).astype(int)  # unrelated to X: a constant classifier
     for search in (
-        PrivateGridSearchCV(LogisticRegression(data_norm=1.0, random_state=0), {"C": [1e-3]},
+        PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0),
+                            {"C": [1e-3]},
                             epsilon=2, random_state=0, accountant=BudgetAccountant()),
-        PrivateRandomizedSearchCV(LogisticRegression(data_norm=1.0, random_state=0),
+        PrivateRandomizedSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0,
+                                                     random_state=0),
                                   {"C": [1e-3]}, trial_epsilon=1, n_iter=2, random_state=0,
                                   accountant=BudgetAccountant()),
     ):

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
 
 from skdptune import PrivateGridSearchCV, evaluate
+from skdptune.naive_bayes import GaussianNB
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -35,7 +35,8 @@ def benchmark_lib(monkeypatch):
 
 def _search(selector, random_state=0):
     return PrivateGridSearchCV(
-        GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3, 1e-1]},
+        GaussianNB(bounds=(0, 1), classes=[0, 1], epsilon=1.0),
+        {"var_smoothing": [1e-9, 1e-3, 1e-1]},
         epsilon=1.0, selector=selector, n_partitions=5, accountant=BudgetAccountant(),
         random_state=random_state)
 

@@ -12,7 +12,7 @@ import threading
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from joblib import parallel_backend
@@ -21,6 +21,8 @@ from sklearn.pipeline import make_pipeline
 
 from skdptune import PrivateGridSearchCV
 from skdptune.ensemble import RandomForestClassifier
+
+CLASSES = [0, 1]  # the labels of the tests' data, declared
 
 distributed = pytest.importorskip("dask.distributed")
 
@@ -71,13 +73,16 @@ def fit_within_deadline(search_, X, y):
 @pytest.mark.parametrize(
     "estimator, grid",
     [
-        (LogisticRegression(data_norm=2.0, random_state=0), {"C": [0.1, 1.0, 10.0]}),
+        (LogisticRegression(classes=CLASSES, data_norm=2.0, random_state=0),
+         {"C": [0.1, 1.0, 10.0]}),
         # max_iter below the batched family's floor: the per-fit path, whose nested joblib call
         # inside diffprivlib's fit is the deadlock this module guards against.
-        (LogisticRegression(data_norm=2.0, max_iter=50, random_state=0), {"C": [0.1, 1.0]}),
-        (GaussianNB(bounds=(-1, 1), random_state=0), {"var_smoothing": [1e-9, 1e-3]}),
+        (LogisticRegression(classes=CLASSES, data_norm=2.0, max_iter=50, random_state=0),
+         {"C": [0.1, 1.0]}),
+        (GaussianNB(classes=CLASSES, bounds=(-1, 1), random_state=0),
+         {"var_smoothing": [1e-9, 1e-3]}),
         (make_pipeline(DPStandardScaler(bounds=(-1, 1), epsilon=0.5, random_state=0),
-                       LogisticRegression(data_norm=2.0, random_state=0)),
+                       LogisticRegression(classes=CLASSES, data_norm=2.0, random_state=0)),
          {"logisticregression__C": [0.1, 1.0]}),
         (RandomForestClassifier(bounds=(-1, 1), classes=[0, 1], n_estimators=3,
                                 random_state=0), {"max_depth": [2, 4]}),

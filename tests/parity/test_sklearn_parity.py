@@ -42,7 +42,7 @@ import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import PCA as DPPCA
-from diffprivlib.models import GaussianNB, KMeans
+from diffprivlib.models import KMeans
 from diffprivlib.models import LinearRegression as DPLinearRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from scipy.stats import expon, uniform
@@ -102,6 +102,7 @@ from skdptune.linear_model import LogisticRegression as DPLogisticRegression
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.exceptions import GateError
 from skdptune.linear_model import Ridge as DPRidge
+from skdptune.naive_bayes import GaussianNB
 from skdptune.utility import kmeans_score_range
 from skdptune.tree import DecisionTreeClassifier as PrivateTree
 
@@ -285,12 +286,14 @@ def randomized(estimator, param_distributions, **params):
     return PrivateRandomizedSearchCV(estimator, param_distributions, **{**defaults, **params})
 
 
-def dp_logistic(**params):
-    return DPLogisticRegression(data_norm=DATA_NORM, random_state=0, **params)
+def dp_logistic(classes=(0, 1), **params):
+    """skdptune's LogisticRegression; ``classes`` the test data's labels, declared."""
+    return DPLogisticRegression(data_norm=DATA_NORM, classes=classes, random_state=0, **params)
 
 
-def dp_nb(**params):
-    return GaussianNB(bounds=BOUNDS, random_state=0, **params)
+def dp_nb(classes=(0, 1), **params):
+    """skdptune's GaussianNB; ``classes`` the test data's labels, declared."""
+    return GaussianNB(bounds=BOUNDS, classes=classes, random_state=0, **params)
 
 
 # Neither of the following two estimators inherit from BaseEstimator in scikit-learn's words;
@@ -517,8 +520,8 @@ def test_grid_search_score_method(allow_in_gate):
     search_no_scoring = grid(clf, param_grid, scoring=None).fit(X, y)
     search_accuracy = grid(clf, param_grid, scoring="accuracy").fit(X, y)
     search_no_score_method_auc = grid(
-        LogisticRegressionNoScore(data_norm=DATA_NORM, random_state=0), param_grid,
-        scoring="roc_auc",
+        LogisticRegressionNoScore(data_norm=DATA_NORM, classes=[0, 1], random_state=0),
+        param_grid, scoring="roc_auc",
     ).fit(X, y)
     search_auc = grid(clf, param_grid, scoring="roc_auc").fit(X, y)
 
@@ -1218,7 +1221,7 @@ def test_unsupported_sample_weight_scorer():
     # multi-metric evaluation
     # Ported: refit names the metric the selection uses (then a private model is refit).
     search_cv.set_params(
-        estimator=DPLogisticRegression(data_norm=10.0, random_state=0),
+        estimator=DPLogisticRegression(data_norm=10.0, classes=[0, 1], random_state=0),
         scoring=dict(fake=fake_scorer, accuracy="accuracy"), refit="fake",
     )
     # only fake scorer does not support sample_weight

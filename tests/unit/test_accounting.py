@@ -253,16 +253,15 @@ COMMON_KEYS = {"unit", "adjacency", "guarantee", "charges", "entries", "total_ep
 
 def _fitted_searches(binary_data):
     from diffprivlib.accountant import BudgetAccountant
-    from diffprivlib.models import GaussianNB
 
     from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
-
     from skdptune.gate import gaussian_nb_charge
+    from skdptune.naive_bayes import GaussianNB
 
     X, y = binary_data
     # A fit of GaussianNB is charged gaussian_nb_charge times the epsilon it records (2 for
     # these bounds): this epsilon is charged 0.75, within trial_epsilon=0.75 below.
-    nb = GaussianNB(bounds=(0.0, 1.0))
+    nb = GaussianNB(bounds=(0.0, 1.0), classes=[0, 1])
     nb.set_params(epsilon=0.75 / gaussian_nb_charge(nb))
     grid = PrivateGridSearchCV(nb, {"var_smoothing": [1e-9, 1e-3]}, selection_epsilon=0.5,
                                delta=1e-6, score_share=0.2, n_partitions=5,

@@ -5,27 +5,31 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 from diffprivlib.utils import BudgetError
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.base import BasePrivateSearch, Plan
 from skdptune.gate import gaussian_nb_charge
 
+CLASSES = [0, 1]  # binary_data's labels, declared
+
 BOUNDS = (0.0, 1.0)  # binary_data lies in [0, 1]^4 (tests/conftest.py)
 # A fit of GaussianNB is charged this many times the epsilon it records (2 for BOUNDS).
-GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=BOUNDS))
+GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=BOUNDS))
 
 
 def grid(accountant):
-    return PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]},
+    return PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS),
+                               {"var_smoothing": [1e-9, 1e-3]},
                                selection_epsilon=1.0, n_partitions=5, accountant=accountant,
                                random_state=0)
 
 
 def randomized(accountant):
     # Each trial's fit is charged GNB_CHARGE * epsilon: exactly trial_epsilon=1.0.
-    return PrivateRandomizedSearchCV(GaussianNB(bounds=BOUNDS, epsilon=1.0 / GNB_CHARGE),
+    return PrivateRandomizedSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS,
+                                                epsilon=1.0 / GNB_CHARGE),
                                      {"var_smoothing": [1e-9]},
                                      trial_epsilon=1.0, n_iter=2.0, distribution="geometric",
                                      accountant=accountant, random_state=0)

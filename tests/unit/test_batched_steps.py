@@ -31,6 +31,7 @@ from skdptune import PrivateGridSearchCV, evaluate, gate
 from skdptune.batched import engine, standard_scaler
 from skdptune.batched import pipeline as batched_pipeline
 from skdptune.batched.contract import Block
+from skdptune.naive_bayes import GaussianNB as DeclaredGaussianNB
 from skdptune.partition import partition_labels, split_indices
 from skdptune.partition_scaling import partition_ratio
 from skdptune.utility import make_utility
@@ -117,8 +118,9 @@ def paths(monkeypatch):
 
 def test_the_adult_pipeline_on_a_dataframe_takes_the_batched_path(paths):
     X, y = _adult(1200)
-    search = PrivateGridSearchCV(_pipeline(), {"clf__epsilon": [0.5, 2.0],
-                                               "pre__num__epsilon": [0.5, 2.0]},
+    released = _pipeline(final=DeclaredGaussianNB(bounds=(-4, 4), classes=["<=50K", ">50K"]))
+    search = PrivateGridSearchCV(released, {"clf__epsilon": [0.5, 2.0],
+                                            "pre__num__epsilon": [0.5, 2.0]},
                                  n_partitions=6, accountant=BudgetAccountant(), random_state=0)
     search.fit(X, y)
     assert paths["per_fit"] == 0 and paths["batched"] == 4 * 6  # 4 candidates, 6 partitions

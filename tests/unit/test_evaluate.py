@@ -9,6 +9,7 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB
 from joblib import delayed
 from skdptune.linear_model import LogisticRegression
+from skdptune.naive_bayes import GaussianNB as DeclaredGaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
 from skdptune import PrivateGridSearchCV
@@ -33,7 +34,7 @@ def test_batches_cover_every_candidate_once_with_enough_tasks(n_candidates, n_pa
 @pytest.mark.parametrize(
     "estimator, labels",
     [
-        (LogisticRegression(data_norm=2.0, epsilon=5.0, random_state=0), None),
+        (LogisticRegression(data_norm=2.0, classes=[0, 1], epsilon=5.0, random_state=0), None),
         (GaussianNB(bounds=(0, 1), random_state=0), None),
         (DecisionTreeClassifier(max_depth=2, random_state=0), ["no", "yes"]),
     ],
@@ -100,9 +101,9 @@ def test_batching_does_not_change_the_result(binary_data, spread_work):
     X, y = binary_data
     grid = {"var_smoothing": [1e-9, 1e-6, 1e-3, 1e-2, 1e-1]}
     results = [
-        PrivateGridSearchCV(GaussianNB(bounds=(0, 1), random_state=0), grid, n_partitions=3,
-                            accountant=BudgetAccountant(), random_state=0, n_jobs=n_jobs,
-                            selector="report_noisy_max").fit(X, y)
+        PrivateGridSearchCV(DeclaredGaussianNB(bounds=(0, 1), classes=[0, 1], random_state=0),
+                            grid, n_partitions=3, accountant=BudgetAccountant(), random_state=0,
+                            n_jobs=n_jobs, selector="report_noisy_max").fit(X, y)
         for n_jobs in (1, 4)  # 3 tasks of 5 candidates, or 15 tasks of 1 or 2
     ]
     assert results[0].best_index_ == results[1].best_index_

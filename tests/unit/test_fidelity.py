@@ -7,7 +7,8 @@ and what is charged never depend on them.
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB, RandomForestClassifier
+from diffprivlib.models import RandomForestClassifier
+from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from sklearn.base import clone
@@ -22,6 +23,8 @@ from skdptune.ensemble import RandomForestClassifier as SecureRandomForestClassi
 from skdptune.linear_model import Ridge as DPRidge
 from skdptune.partition_scaling import RULES, partition_ratio, rescaled_params
 from skdptune.tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
+
+CLASSES = [0, 1]  # binary_data's labels, declared
 
 BOUNDS = (0.0, 1.0)
 RATIO = 12.5  # k = 10, validation_fraction = 0.2
@@ -46,7 +49,7 @@ def test_every_rule_has_a_justification():
         # Objective perturbation, rows in the unit ball (scale**2 = 10): C * scale**2 = 0.2
         # keeps epsilon' = 0.5 - 2 log(1.05) > 0, so C * ratio and ratio * epsilon' + 2 log(1
         # + C * ratio * scale**2 / 4), below epsilon * ratio.
-        (LogisticRegression(epsilon=0.5, C=0.02, data_norm=3.0),
+        (LogisticRegression(classes=CLASSES, epsilon=0.5, C=0.02, data_norm=3.0),
          {"epsilon": RATIO * (0.5 - 2 * np.log(1.05)) + 2 * np.log(1 + 0.05 * RATIO),
           "C": 0.02 * RATIO}),
         (SkLogisticRegression(C=0.1), {"C": 0.1 * RATIO}),
@@ -66,7 +69,7 @@ def test_every_rule_has_a_justification():
         (SecureDecisionTreeClassifier(epsilon=0.5, bounds=BOUNDS, classes=[0, 1]),
          {"epsilon": 0.5 * RATIO}),
         (make_pipeline(DPStandardScaler(bounds=BOUNDS, epsilon=0.2),
-                       GaussianNB(bounds=BOUNDS, epsilon=0.3)),
+                       GaussianNB(classes=CLASSES, bounds=BOUNDS, epsilon=0.3)),
          {"standardscaler__epsilon": 0.2 * RATIO, "gaussiannb__epsilon": 0.3 * RATIO}),
         (ColumnTransformer([("num", DPStandardScaler(bounds=BOUNDS, epsilon=0.2), [0])]),
          {"num__epsilon": 0.2 * RATIO}),
@@ -133,8 +136,9 @@ def test_a_logistic_partition_fit_is_the_refit_on_data_repeated_ratio_times(
     rng = np.random.RandomState(0)
     X = rng.uniform(-1, 1, (200, 3))
     y = (X[:, 0] + 0.3 * rng.randn(200) > 0).astype(int)
-    refit = LogisticRegression(epsilon=epsilon, C=C, data_norm=2.0, fit_intercept=fit_intercept,
-                               random_state=1, accountant=BudgetAccountant())
+    refit = LogisticRegression(classes=CLASSES, epsilon=epsilon, C=C, data_norm=2.0,
+                               fit_intercept=fit_intercept, random_state=1,
+                               accountant=BudgetAccountant())
     partition = clone(refit).set_params(**rescaled_params(refit, ratio, None))
     refit.fit(np.tile(X, (ratio, 1)), np.tile(y, ratio))
     partition.fit(X, y)
@@ -145,7 +149,7 @@ def test_a_logistic_partition_fit_is_the_refit_on_data_repeated_ratio_times(
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 @pytest.mark.parametrize("user", ["none", lambda value, ratio: value * ratio ** 0.5])
 def test_a_users_rule_for_C_is_applied_first_and_epsilon_keeps_the_refits_noise(C, user):
-    candidate = LogisticRegression(epsilon=1.0, C=C, data_norm=1.0)
+    candidate = LogisticRegression(classes=CLASSES, epsilon=1.0, C=C, data_norm=1.0)
     partition = rescaled_params(candidate, RATIO, {"C": user})
     C_part = partition.get("C", C)
     assert C_part == pytest.approx(C if user == "none" else C * RATIO ** 0.5)
@@ -193,7 +197,8 @@ def test_rescaling_never_reaches_the_refit_or_the_charge(binary_data, allow_in_g
     Recorder.fits = []
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
-        Recorder(bounds=BOUNDS, random_state=0), {"epsilon": [0.5, 0.7]}, selection_epsilon=1.0,
+        Recorder(classes=CLASSES, bounds=BOUNDS, random_state=0), {"epsilon": [0.5, 0.7]},
+        selection_epsilon=1.0,
         n_partitions=5, partition_scaling=scaling, accountant=accountant, random_state=0,
     ).fit(X, y)
     *partition_fits, refit = Recorder.fits
@@ -211,8 +216,8 @@ def test_unknown_user_rule_is_refused_before_data(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
-        GaussianNB(bounds=BOUNDS), {"epsilon": [0.5]}, partition_scaling={"epsilom": "none"},
-        accountant=accountant,
+        GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [0.5]},
+        partition_scaling={"epsilom": "none"}, accountant=accountant,
     )
     with pytest.raises(ValueError, match="'epsilom', which is not a parameter"):
         search.fit(X, y)
@@ -223,7 +228,8 @@ def test_unknown_user_rule_is_refused_before_data(binary_data):
 
 def test_auto_partitions_come_from_the_shape_only(binary_data):
     X, y = binary_data
-    search = PrivateGridSearchCV(GaussianNB(bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]},
+    search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS),
+                                 {"var_smoothing": [1e-9, 1e-3]},
                                  n_partitions="auto", accountant=BudgetAccountant(),
                                  random_state=0).fit(X, y)
     assert 2 <= search.n_partitions_ <= len(X)

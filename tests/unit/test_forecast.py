@@ -11,12 +11,14 @@ import warnings
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import NoisySelectionWarning
 from skdptune.forecast import SWAMPED_GAP, _probability_of_best, forecast_selection
 from skdptune.selection import SELECTORS, BaseSelector, ProposeTestDoubling
+
+CLASSES = [0, 1]  # binary_data's labels, declared
 
 
 def empirical_probability(selector, n_candidates, gap, n_partitions, epsilon, delta, runs,
@@ -81,7 +83,8 @@ def test_gaps_shrink_with_the_budget_and_grow_with_the_grid():
 
 
 def test_search_forecast_uses_its_own_budget():
-    search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
+    search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=(0, 1)),
+                                 {"var_smoothing": [1e-9, 1e-3]},
                                  epsilon=2.0, selection_share=0.5, score_share=0.2,
                                  selector="exponential", n_partitions=50)
     forecast = search.forecast()
@@ -93,7 +96,8 @@ def test_search_forecast_reads_the_shape_of_the_data_it_is_given():
     # Issue 33: search.forecast() as the README showed it failed under the default
     # n_partitions="auto" (chosen from the number of records). forecast(X) reads X's shape
     # (never its values), as does forecast(X.shape); n_samples= still works.
-    search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]})
+    search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=(0, 1)),
+                                 {"var_smoothing": [1e-9, 1e-3]})
     with pytest.raises(ValueError, match=r"search.forecast\(X\) \(only its shape is read\)"):
         search.forecast()
     X = np.full((5000, 3), np.nan)  # values unread
@@ -111,7 +115,8 @@ def test_search_forecast_reads_the_shape_of_the_data_it_is_given():
 def test_fit_warns_before_the_data_when_noise_swamps_the_selection(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
-    noisy = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
+    noisy = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=(0, 1)),
+                                {"var_smoothing": [1e-9, 1e-3]},
                                 n_partitions=5, accountant=accountant, random_state=0)
     with pytest.warns(NoisySelectionWarning, match="swamps any plausible difference"):
         noisy.fit(X, y)
@@ -125,7 +130,8 @@ def test_fit_warns_before_the_data_when_noise_swamps_the_selection(binary_data):
 
 def test_custom_selectors_get_no_forecast_and_no_warning(binary_data, recording_selector):
     X, y = binary_data
-    search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
+    search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=(0, 1)),
+                                 {"var_smoothing": [1e-9, 1e-3]},
                                  selector=recording_selector(), n_partitions=5,
                                  accountant=BudgetAccountant(), random_state=0)
     with pytest.raises(TypeError, match="No forecast"):

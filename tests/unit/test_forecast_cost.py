@@ -9,7 +9,7 @@ prints the same counts before it runs the fits, and nothing with ``verbose=0``.
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Normalizer
@@ -19,6 +19,8 @@ from conftest import batched_groups
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import gaussian_nb, registry
 from skdptune.utility import make_utility
+
+CLASSES = [0, 1]  # binary_data's labels, declared
 
 
 @pytest.fixture(autouse=True)
@@ -32,14 +34,15 @@ def split_grid():
     """Three GaussianNB candidates (a batched family) and two LogisticRegression ones (the
     per-fit path), swapped in the one step of a pipeline."""
     return [
-        {"clf": [GaussianNB(bounds=(0, 1))], "clf__var_smoothing": [1e-9, 1e-3, 1e-1]},
-        {"clf": [LogisticRegression(data_norm=2.0)], "clf__C": [0.1, 1.0]},
+        {"clf": [GaussianNB(classes=CLASSES, bounds=(0, 1))],
+         "clf__var_smoothing": [1e-9, 1e-3, 1e-1]},
+        {"clf": [LogisticRegression(classes=CLASSES, data_norm=2.0)], "clf__C": [0.1, 1.0]},
     ]
 
 
 def split_search(**options):
     return PrivateGridSearchCV(
-        Pipeline([("clf", GaussianNB(bounds=(0, 1)))]), split_grid(),
+        Pipeline([("clf", GaussianNB(classes=CLASSES, bounds=(0, 1)))]), split_grid(),
         **{"n_partitions": 20, "accountant": BudgetAccountant(), "random_state": 0, **options})
 
 
@@ -79,16 +82,19 @@ def test_the_scorer_and_stateless_steps_decide_the_path_as_in_evaluate():
     # A stateless step before GaussianNB keeps it batched; the width the step outputs is not
     # known before the data, and GaussianNB's plan decides from its declared bounds.
     search = PrivateGridSearchCV(
-        Pipeline([("norm", Normalizer()), ("clf", GaussianNB(bounds=(np.zeros(4), np.ones(4))))]),
+        Pipeline([("norm", Normalizer()),
+                  ("clf", GaussianNB(classes=CLASSES, bounds=(np.zeros(4), np.ones(4))))]),
         {"clf__var_smoothing": [1e-9, 1e-3]}, n_partitions=10)
     assert search.forecast().paths == ("batched", "batched")
 
 
 def test_the_family_plan_decides_from_parameters_when_the_width_is_unknown():
-    assert gaussian_nb.plan(GaussianNB(bounds=(0, 1)), None) is not None
-    assert gaussian_nb.plan(GaussianNB(bounds=(np.zeros(3), np.ones(3))), None) is not None
-    assert gaussian_nb.plan(GaussianNB(bounds=(np.zeros(3), np.ones(3))), 4) is None
-    assert gaussian_nb.plan(GaussianNB(bounds=None), None) is None
+    assert gaussian_nb.plan(GaussianNB(classes=CLASSES, bounds=(0, 1)), None) is not None
+    assert gaussian_nb.plan(GaussianNB(classes=CLASSES, bounds=(np.zeros(3), np.ones(3))),
+                            None) is not None
+    assert gaussian_nb.plan(GaussianNB(classes=CLASSES, bounds=(np.zeros(3), np.ones(3))),
+                            4) is None
+    assert gaussian_nb.plan(GaussianNB(classes=CLASSES, bounds=None), None) is None
 
 
 def test_verbose_fit_prints_the_paths_before_it_runs_the_fits(binary_data, capsys,
@@ -119,7 +125,8 @@ def test_quiet_fit_prints_nothing(binary_data, capsys):
 def test_fit_parameters_send_every_candidate_to_the_per_fit_path(binary_data, capsys):
     # sample_weight is a fit parameter the batched families do not take: as in evaluate.
     X, y = binary_data
-    search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
+    search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=(0, 1)),
+                                 {"var_smoothing": [1e-9, 1e-3]},
                                  n_partitions=5, verbose=1, accountant=BudgetAccountant(),
                                  random_state=0)
     search.fit(X, y, sample_weight=np.ones(len(y)))

@@ -3,8 +3,9 @@ calibration holds (rows in the unit ball, the intercept a penalised constant fea
 entries that send diffprivlib's other configurations to it, and its batched partition fits.
 
 What is checked: the model is exactly diffprivlib's fit on the mapped rows (same seed, same
-coefficients); the gate refuses diffprivlib's class with an intercept or data_norm > 1 in a
-released fit and accepts it otherwise, and accepts this class; the batched plan is the inner
+coefficients); the gate refuses diffprivlib's class in a released fit (its classes_ come from
+the data), naming its calibration's faults (an intercept, data_norm > 1) where it has them, and
+accepts this class with declared classes; the batched plan is the inner
 fit's, on the same mapped rows (same streams, same utilities); and the batched utilities have
 the law of this class's own fits (KS test, alpha = 1e-3; seeds fixed, so a run is
 reproducible either way).
@@ -43,8 +44,8 @@ def test_the_model_is_diffprivlibs_fit_on_rows_in_the_unit_ball(n_classes, data_
                                                                 fit_intercept):
     X, y = _data(400, n_classes)
     X[0] *= 10  # a row beyond data_norm: clipped by both
-    ours = LogisticRegression(epsilon=2.0, data_norm=data_norm, C=0.7,
-                              fit_intercept=fit_intercept, random_state=3,
+    ours = LogisticRegression(epsilon=2.0, data_norm=data_norm, classes=list(range(n_classes)),
+                              C=0.7, fit_intercept=fit_intercept, random_state=3,
                               accountant=BudgetAccountant()).fit(X, y)
     scale, inner_norm = logistic_unit_ball(data_norm, fit_intercept)
     assert inner_norm <= 1.0
@@ -62,28 +63,26 @@ def test_the_model_is_diffprivlibs_fit_on_rows_in_the_unit_ball(n_classes, data_
 def test_one_fit_records_epsilon_and_warm_start_is_refused():
     X, y = _data(200)
     accountant = BudgetAccountant()
-    LogisticRegression(epsilon=0.7, data_norm=2.0, accountant=accountant).fit(X, y)
+    LogisticRegression(epsilon=0.7, data_norm=2.0, classes=[0, 1], accountant=accountant).fit(X, y)
     assert accountant.total()[0] == pytest.approx(0.7)
     with pytest.raises(ValueError, match="warm_start=True is not supported"):
-        LogisticRegression(data_norm=2.0, warm_start=True).fit(X, y)
+        LogisticRegression(data_norm=2.0, classes=[0, 1], warm_start=True).fit(X, y)
 
 
-@pytest.mark.parametrize("params, refused", [
-    ({"fit_intercept": True, "data_norm": 1.0}, "intercept is not penalised"),
-    ({"fit_intercept": True, "data_norm": 0.5}, "intercept is not penalised"),
-    ({"fit_intercept": False, "data_norm": 2.0}, "data_norm=2.0 > 1"),
-    ({"fit_intercept": False, "data_norm": 1.0}, None),
-    ({"fit_intercept": False, "data_norm": 0.3}, None),
+@pytest.mark.parametrize("params, fault", [
+    ({"fit_intercept": True, "data_norm": 1.0}, "; its intercept is not penalised"),
+    ({"fit_intercept": True, "data_norm": 0.5}, "; its intercept is not penalised"),
+    ({"fit_intercept": False, "data_norm": 2.0}, "; with data_norm=2.0 > 1"),
+    ({"fit_intercept": False, "data_norm": 1.0}, r"\. Use"),
+    ({"fit_intercept": False, "data_norm": 0.3}, r"\. Use"),
 ])
-def test_the_gate_releases_diffprivlibs_model_only_where_its_calibration_holds(params,
-                                                                               refused):
-    if refused is None:
-        assert check_release(DPLogisticRegression(**params)) == (1.0, 0.0)
-    else:
-        with pytest.raises(GateError, match=f"{refused}.*skdptune.linear_model."
-                                            "LogisticRegression"):
-            check_release(DPLogisticRegression(**params))
-    assert check_release(LogisticRegression(**params)) == (1.0, 0.0)
+def test_the_gate_refuses_diffprivlibs_model_and_names_its_calibrations_faults(params, fault):
+    # Before (issue 34, item 8): released where its calibration holds (no intercept,
+    # data_norm <= 1); its classes_ come from the data, so never now.
+    with pytest.raises(GateError, match=f"takes classes_ from the data.*\\){fault}.*"
+                                        "skdptune.linear_model.LogisticRegression"):
+        check_release(DPLogisticRegression(**params))
+    assert check_release(LogisticRegression(classes=[0, 1], **params)) == (1.0, 0.0)
 
 
 def test_a_refused_release_charges_nothing_and_selection_alone_runs(binary_data):

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
 from sklearn.exceptions import NotFittedError
 
@@ -26,6 +26,8 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
+CLASSES = [0, 1]  # binary_data's labels, declared
+
 
 @pytest.fixture(autouse=True)
 def close_figures():
@@ -34,7 +36,7 @@ def close_figures():
 
 
 # A fit of GaussianNB(bounds=(0, 1)) is charged this many times the epsilon it records (2).
-GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=(0, 1)))
+GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=(0, 1)))
 
 
 def doubling_result(trace, index, score):
@@ -107,7 +109,7 @@ def test_trace_plot_marks_no_overshoot_when_none_happened():
 def test_trace_from_estimator_labels_the_axes_in_the_scorers_units(binary_data):
     X, y = binary_data
     search = PrivateGridSearchCV(
-        GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
+        GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
         epsilon=5.0, delta=0.0, n_partitions=5, selector="doubling", scoring="accuracy",
         utility_range=(-1.0, 3.0), accountant=BudgetAccountant(), random_state=0,
     ).fit(X, y)
@@ -121,7 +123,7 @@ def test_trace_from_estimator_labels_the_axes_in_the_scorers_units(binary_data):
     display.figure_.canvas.draw()
     np.testing.assert_allclose(display.score_axis_.get_ylim(), (-1.0, 1.0))
     plain = PrivateGridSearchCV(
-        GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
+        GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
         epsilon=5.0, delta=0.0, n_partitions=5, selector="doubling",
         accountant=BudgetAccountant(), random_state=0,
     ).fit(X, y)
@@ -134,7 +136,7 @@ def test_trace_from_estimator_labels_the_axes_in_the_scorers_units(binary_data):
 def test_trace_from_estimator_labels_candidates(binary_data):
     X, y = binary_data
     search = PrivateGridSearchCV(
-        GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
+        GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
         selection_epsilon=5.0, delta=0.0, n_partitions=5,
         selector=ProposeTestDoubling(granularity=0.05),
         accountant=BudgetAccountant(), random_state=0,
@@ -149,7 +151,7 @@ def test_trace_from_estimator_labels_candidates(binary_data):
 def test_trace_refuses_one_shot_selectors_and_unfitted_searches(binary_data):
     X, y = binary_data
     search = PrivateGridSearchCV(
-        GaussianNB(bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
+        GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
         selection_epsilon=1.0, n_partitions=5, selector="exponential",
         accountant=BudgetAccountant(),
         random_state=0,
@@ -166,7 +168,7 @@ def test_trace_refuses_one_shot_selectors_and_unfitted_searches(binary_data):
 def test_budget_display_of_a_grid_search(binary_data):
     X, y = binary_data
     search = PrivateGridSearchCV(
-        GaussianNB(bounds=(0, 1), epsilon=0.75), {"var_smoothing": [1e-9, 1e-3]},
+        GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=0.75), {"var_smoothing": [1e-9, 1e-3]},
         selection_epsilon=0.5, delta=1e-6, score_share=0.2, n_partitions=5,
         accountant=BudgetAccountant(), random_state=0,
     ).fit(X, y)
@@ -192,8 +194,8 @@ def test_budget_display_of_a_grid_search(binary_data):
 def test_budget_display_of_a_randomized_search(binary_data):
     X, y = binary_data
     search = PrivateRandomizedSearchCV(
-        LogisticRegression(data_norm=2.0, epsilon=0.5), {"C": [0.1, 1.0]}, trial_epsilon=0.5,
-        n_iter=3, accountant=BudgetAccountant(), random_state=1,
+        LogisticRegression(classes=CLASSES, data_norm=2.0, epsilon=0.5), {"C": [0.1, 1.0]},
+        trial_epsilon=0.5, n_iter=3, accountant=BudgetAccountant(), random_state=1,
     ).fit(X, y)
     display = PrivacyBudgetDisplay.from_estimator(search)
     assert display.labels == ["tuning (best of the trials)"]
@@ -208,7 +210,7 @@ def test_budget_display_reads_the_charge_records_of_either_search(binary_data):
     # apart by which keys were present, and drew a grid search as a randomized one).
     X, y = binary_data
     # Charged GNB_CHARGE * epsilon = 0.75 per fit: within trial_epsilon=0.75 below.
-    nb = GaussianNB(bounds=(0, 1), epsilon=0.75 / GNB_CHARGE)
+    nb = GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=0.75 / GNB_CHARGE)
     searches = {
         ("selector", "score estimate", "selection", "refit"): PrivateGridSearchCV(
             nb, {"var_smoothing": [1e-9, 1e-3]}, selection_epsilon=0.5, delta=1e-6,
@@ -309,7 +311,7 @@ def test_no_raw_utility_reaches_the_displays(binary_data, monkeypatch):
     RecordingDoubling.recorded = []
     granularity = 0.013
     search = PrivateGridSearchCV(
-        LogisticRegression(data_norm=2.0, epsilon=1.0),
+        LogisticRegression(classes=CLASSES, data_norm=2.0, epsilon=1.0),
         {"C": [0.01, 0.1, 1.0, 10.0], "fit_intercept": [True, False]},
         selection_epsilon=30.0, delta=0.0, n_partitions=5,
         selector=RecordingDoubling(granularity=granularity),

@@ -29,6 +29,7 @@ from skdptune import PrivateGridSearchCV
 from skdptune.ensemble import RandomForestClassifier
 from skdptune.gate import ALLOWED, PUBLIC_SHAPE, keep_released
 from skdptune.linear_model import LogisticRegression, Ridge
+from skdptune.naive_bayes import GaussianNB
 from skdptune.preprocessing import RowWiseFunctionTransformer
 from skdptune.tree import DecisionTreeClassifier
 
@@ -44,9 +45,8 @@ def _data(seed, n=300, d=3):
 #: A configuration of every DP entry of the gate that may be released. Refused entries (their
 #: condition refuses every configuration) are listed apart, with the reason.
 RELEASABLE = {
-    dp.GaussianNB: lambda: dp.GaussianNB(bounds=BOUNDS),
-    dp.LogisticRegression: lambda: dp.LogisticRegression(data_norm=1.0, fit_intercept=False),
-    LogisticRegression: lambda: LogisticRegression(data_norm=2.0),
+    GaussianNB: lambda: GaussianNB(bounds=BOUNDS, classes=[0, 1]),
+    LogisticRegression: lambda: LogisticRegression(data_norm=2.0, classes=[0, 1]),
     Ridge: lambda: Ridge(bounds_X=BOUNDS, bounds_y=(0.0, 1.0)),
     dp.StandardScaler: lambda: dp.StandardScaler(bounds=BOUNDS),
     RandomForestClassifier: lambda: RandomForestClassifier(n_estimators=3, bounds=BOUNDS,
@@ -54,6 +54,8 @@ RELEASABLE = {
     DecisionTreeClassifier: lambda: DecisionTreeClassifier(bounds=BOUNDS, classes=[0, 1]),
 }
 NEVER_RELEASED = {
+    dp.GaussianNB: "classes_ from the data (skdptune.naive_bayes's instead)",
+    dp.LogisticRegression: "classes_ from the data (skdptune.linear_model's instead)",
     dp.RandomForestClassifier: "its per-tree seeds are kept (skdptune.ensemble's instead)",
     dp.DecisionTreeClassifier: "empty leaves from numpy's global generator (skdptune.tree's)",
     dp.LinearRegression: "not epsilon-DP (skdptune.linear_model.Ridge instead)",
@@ -98,11 +100,16 @@ def test_the_solvers_iteration_count_is_not_released():
     # Before: skdptune's LogisticRegression released n_iter_, which depends on the data and
     # the noise in a way the minimiser does not.
     X, y = _data(1, n=600)
-    ours = LogisticRegression(data_norm=2.0, accountant=BudgetAccountant()).fit(X, y)
+    ours = LogisticRegression(data_norm=2.0, classes=[0, 1],
+                              accountant=BudgetAccountant()).fit(X, y)
     assert not hasattr(ours, "n_iter_")
-    # diffprivlib's own sets it; a search releases it without.
+    # diffprivlib's own sets it (never released now: its classes_ come from the data); a
+    # search releases skdptune's without.
+    theirs = dp.LogisticRegression(data_norm=1.0, fit_intercept=False,
+                                   accountant=BudgetAccountant()).fit(X, y)
+    assert hasattr(theirs, "n_iter_")
     search = PrivateGridSearchCV(
-        dp.LogisticRegression(data_norm=1.0, fit_intercept=False), {"C": [1.0]},
+        LogisticRegression(data_norm=2.0, classes=[0, 1]), {"C": [1.0]},
         epsilon=1.0, n_partitions=5, accountant=BudgetAccountant(), random_state=0).fit(X, y)
     assert not hasattr(search.best_estimator_, "n_iter_")
     assert hasattr(search.best_estimator_, "coef_")

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 from scipy import integrate, stats
 from sklearn.base import clone
 from sklearn.datasets import load_iris
@@ -24,6 +24,8 @@ from skdptune.selection import (
     SelectionResult,
     default_offsets,
 )
+
+CLASSES = [0, 1, 2]  # iris's labels, declared
 
 ONE_SHOT = ["exponential", "permute_and_flip", "report_noisy_max"]
 
@@ -272,7 +274,7 @@ def test_usable_inside_private_grid_search(selector):
     X, y = load_iris(return_X_y=True)
     bounds = ([4.0, 2.0, 1.0, 0.0], [8.0, 4.5, 7.0, 2.5])
     search = PrivateGridSearchCV(
-        GaussianNB(bounds=bounds),
+        GaussianNB(classes=CLASSES, bounds=bounds),
         {"epsilon": [0.5, 1.0], "var_smoothing": [1e-9, 1e-3]},
         selection_epsilon=1.0, delta=1e-6, selector=selector, n_partitions=5, random_state=0,
     )
@@ -290,7 +292,7 @@ def test_usable_inside_private_grid_search(selector):
     # Selection (1.0, 0) plus the refit, charged at the grid's largest epsilon times
     # GaussianNB's charge factor for these bounds (about 2.33).
     assert search.privacy_spent_[0] == pytest.approx(
-        1.0 + gaussian_nb_charge(GaussianNB(bounds=bounds)) * 1.0)
+        1.0 + gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=bounds)) * 1.0)
     assert search.predict(X).shape == y.shape
 
 

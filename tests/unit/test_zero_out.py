@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
+from skdptune.naive_bayes import GaussianNB
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.accounting import ZERO_OUT_ADJACENCY, zero_out_total, Charge
@@ -27,6 +27,8 @@ from skdptune.gate import (
 )
 from skdptune.linear_model import LogisticRegression, Ridge
 from skdptune.trivial import ACCURACY, BOUNDED_SQUARED_ERROR, LEAD_SENSITIVITY, LEAD_ZERO_OUT
+
+CLASSES = [0, 1]  # the labels of _data(), declared
 
 
 def _permute_and_flip_law(counts, epsilon):
@@ -102,7 +104,7 @@ def test_objective_perturbation_spends_half_its_epsilon_when_a_record_is_zeroed_
 
 @pytest.mark.parametrize("bounds", [(0.0, 1.0), (-1.0, 1.0), (100.0, 101.0), (-3.0, 1.0)])
 def test_gaussian_nb_zero_out_factor_is_its_releases_sum(bounds):
-    nb = GaussianNB(bounds=bounds, epsilon=1.0)
+    nb = GaussianNB(classes=CLASSES, bounds=bounds, epsilon=1.0)
     lower, upper = bounds
     width, reach = upper - lower, max(abs(lower), abs(upper))
     # counts: one count by 1 (epsilon / 3); sums: |x| <= reach against the calibrated width;
@@ -193,7 +195,8 @@ def _data(n=600, seed=0):
 
 def test_the_grid_searchs_report_states_both_figures(capsys):
     X, y = _data()
-    search = PrivateGridSearchCV(LogisticRegression(data_norm=2.0), {"C": [0.1, 1.0]},
+    search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=2.0),
+                                 {"C": [0.1, 1.0]},
                                  epsilon=2.0, n_partitions=5, accountant=BudgetAccountant(),
                                  random_state=0, verbose=1).fit(X, y)
     report = search.privacy_report_
@@ -218,7 +221,8 @@ def test_a_step_without_a_derivation_leaves_the_figure_unstated():
     from sklearn.pipeline import make_pipeline
 
     X, y = _data()
-    pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0)), GaussianNB(bounds=(-5.0, 5.0)))
+    pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0)),
+                             GaussianNB(classes=CLASSES, bounds=(-5.0, 5.0)))
     assert zero_out_epsilon(pipeline) is None
     search = PrivateGridSearchCV(pipeline, {"gaussiannb__var_smoothing": [1e-9]}, epsilon=1.0,
                                  n_partitions=5, accountant=BudgetAccountant(),
@@ -237,7 +241,7 @@ def test_trees_drop_to_their_recorded_epsilon():
 
 def test_the_random_searchs_report_states_its_figure_for_list_distributions():
     X, y = _data()
-    nb = GaussianNB(bounds=(0.0, 1.0))
+    nb = GaussianNB(classes=CLASSES, bounds=(0.0, 1.0))
     search = PrivateRandomizedSearchCV(nb, {"var_smoothing": [1e-9, 1e-3]}, epsilon=1.0,
                                        n_iter=3.0, accountant=BudgetAccountant(),
                                        random_state=0).fit(X, y)
