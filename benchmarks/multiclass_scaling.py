@@ -9,9 +9,9 @@ utilities are from the refit's accuracy, on generated data (public, nothing priv
 - ``make_classification(n_samples=20_000, n_features=10, n_informative=6, n_redundant=0,
   n_classes=K, n_clusters_per_class=1, flip_y=0.05, class_sep=1.5, random_state=0)``, rows
   divided by 4 and clipped to [-1, 1] (``data_norm = sqrt(10)``), 75 / 25 split;
-- skdptune's ``LogisticRegression(data_norm=sqrt(10))``, grid ``C`` in {0.01, 0.1, 1, 10, 100}
-  x ``epsilon`` in {0.3, 1, 3}; the refit's accuracy: mean test accuracy of 6 DP fits on the
-  training part;
+- skdptune's ``LogisticRegression(data_norm=sqrt(10), classes=[0, ..., K - 1])``, grid ``C`` in
+  {0.01, 0.1, 1, 10, 100} x ``epsilon`` in {0.3, 1, 3}; the refit's accuracy: mean test
+  accuracy of 6 DP fits on the training part;
 - 50 partitions, ``validation_fraction`` 0.2, the library's ``partition_utilities``, over
   ``SEEDS`` partitionings (the seed also seeds the partition fits).
 
@@ -47,7 +47,7 @@ def measure(n_classes):
                                flip_y=0.05, class_sep=1.5, random_state=0)
     X = np.clip(X / 4, -1, 1)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
-    estimator = LogisticRegression(data_norm=np.sqrt(10))
+    estimator = LogisticRegression(data_norm=np.sqrt(10), classes=list(range(n_classes)))
     candidates = list(ParameterGrid(GRID))
     rng = np.random.RandomState(0)
     refit = np.array([

@@ -177,5 +177,13 @@ def rare_class_logistic(acc):
     return _classes_on_the_pair(lambda: LogisticRegression(data_norm=2.0), acc)
 
 
+@case("8. LogisticRegression released on the rare-class pair (declared classes [0, 1, 2])")
+def rare_class_declared_logistic(acc):
+    from skdptune.linear_model import LogisticRegression
+
+    return _classes_on_the_pair(
+        lambda: LogisticRegression(data_norm=2.0, classes=[0, 1, 2]), acc)
+
+
 if __name__ == "__main__":
     CASES.command_line(__file__, __doc__)

@@ -75,9 +75,9 @@ import numpy as np
 import pandas as pd
 import psutil
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.models import GaussianNB
 from skdptune.ensemble import RandomForestClassifier
 from skdptune.linear_model import LogisticRegression, Ridge
+from skdptune.naive_bayes import GaussianNB
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from lib import datasets
 from sklearn.base import clone
@@ -107,12 +107,12 @@ GRIDS = {
 
 
 def make_estimator(name):
-    """The DP model with every bound declared (no PrivacyLeakWarning)."""
+    """The DP model with every bound and the classes declared (no PrivacyLeakWarning)."""
     if name == "LogisticRegression":
-        return LogisticRegression(data_norm=DATA_NORM, epsilon=1.0)
+        return LogisticRegression(data_norm=DATA_NORM, classes=datasets.CLASSES, epsilon=1.0)
     if name == "GaussianNB":
-        return GaussianNB(bounds=BOUNDS, epsilon=1.0)
-    return RandomForestClassifier(bounds=BOUNDS, classes=[0, 1], epsilon=1.0)
+        return GaussianNB(bounds=BOUNDS, classes=datasets.CLASSES, epsilon=1.0)
+    return RandomForestClassifier(bounds=BOUNDS, classes=datasets.CLASSES, epsilon=1.0)
 
 
 def make_data(n_samples, seed=0):
@@ -333,20 +333,20 @@ ADULT_ROW_NORM = float(np.sqrt(len(ADULT_NUMERIC) * 3 ** 2 + len(ADULT_CATEGORIC
 #: fixed here; every search parameter is at its default (n_partitions="auto", epsilon=1).
 DEFAULT_ROWS = [
     ("Adult pipeline + LogisticRegression, 2 x 2", "adult",
-     lambda: LogisticRegression(data_norm=ADULT_ROW_NORM),
+     lambda: LogisticRegression(data_norm=ADULT_ROW_NORM, classes=datasets.CLASSES),
      {"clf__C": [0.1, 1.0], "clf__data_norm": [ADULT_ROW_NORM / 2, ADULT_ROW_NORM]}),
     ("Adult pipeline + GaussianNB, 2 x 2", "adult",
-     lambda: GaussianNB(bounds=ADULT_MODEL_BOUNDS),
+     lambda: GaussianNB(bounds=ADULT_MODEL_BOUNDS, classes=datasets.CLASSES),
      {"clf__var_smoothing": [1e-9, 1e-3], "clf__bounds": [ADULT_MODEL_BOUNDS, ADULT_WIDE_BOUNDS]}),
     ("Adult pipeline + LogisticRegression, 4 x 4", "adult",
-     lambda: LogisticRegression(data_norm=ADULT_ROW_NORM),
+     lambda: LogisticRegression(data_norm=ADULT_ROW_NORM, classes=datasets.CLASSES),
      {"clf__C": [0.01, 0.1, 1.0, 10.0],
       "clf__data_norm": [1.0, ADULT_ROW_NORM / 2, ADULT_ROW_NORM, 2 * ADULT_ROW_NORM]}),
     ("Adult pipeline + RandomForestClassifier, 2 x 2", "adult",
-     lambda: RandomForestClassifier(bounds=ADULT_MODEL_BOUNDS, classes=[0, 1]),
+     lambda: RandomForestClassifier(bounds=ADULT_MODEL_BOUNDS, classes=datasets.CLASSES),
      {"clf__n_estimators": [5, 10], "clf__max_depth": [3, 5]}),
     ("1,000,000 x 20 generated, LogisticRegression, 20 candidates", "big",
-     lambda: LogisticRegression(data_norm=DATA_NORM),
+     lambda: LogisticRegression(data_norm=DATA_NORM, classes=datasets.CLASSES),
      {"C": list(np.logspace(-3, 2, 10)), "data_norm": [1.0, DATA_NORM]}),
     # Issue 31: 103 one-hot columns, once past the batched family's 64-feature limit.
     ("Adult pipeline + Ridge, 2 x 2", "adult",

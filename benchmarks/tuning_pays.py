@@ -157,22 +157,24 @@ class Panel:
         return {"bounds_X": _box(declarations, 1.0, 1.0)}
 
     def estimator(self, declarations, epsilon):
-        """The diffprivlib model with every bound declared, the default candidate's
+        """The DP model with every bound and the classes declared, the default candidate's
         parameters and the budget a search charges ``epsilon`` for (its own accountant:
         refits here are measurements). A model the refit gate charges more than it records
         (``GaussianNB``: twice, for these bounds; since 25 November 2026) gets its share,
         :func:`skdptune.gate.split_budget`, as a search's refit does."""
         from diffprivlib.accountant import BudgetAccountant
-        from diffprivlib.models import GaussianNB, LinearRegression
+        from diffprivlib.models import LinearRegression
 
         from skdptune.gate import split_budget
         from skdptune.linear_model import LogisticRegression, Ridge
+        from skdptune.naive_bayes import GaussianNB
 
         n = declarations.n_features
         if self.model == "lr":
-            model = LogisticRegression(epsilon=epsilon)
+            model = LogisticRegression(epsilon=epsilon, classes=datasets.CLASSES)
         elif self.model == "nb":
-            model = GaussianNB(epsilon=epsilon, bounds=(np.zeros(n), np.ones(n)))
+            model = GaussianNB(epsilon=epsilon, bounds=(np.zeros(n), np.ones(n)),
+                               classes=datasets.CLASSES)
         else:
             extra = {"noise_alpha": 0.0} if self.model == "ridge" else {}
             model = (LinearRegression if self.model == "linreg" else Ridge)(

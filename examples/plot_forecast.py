@@ -90,7 +90,7 @@ from skdptune.linear_model import LogisticRegression
 from skdptune import PrivateGridSearchCV
 
 search = PrivateGridSearchCV(
-    LogisticRegression(data_norm=1.0, epsilon=1.0),
+    LogisticRegression(data_norm=1.0, classes=[0, 1], epsilon=1.0),
     {"C": [0.01, 0.1, 1.0, 10.0], "fit_intercept": [True, False]},
     selection_epsilon=1.0, n_partitions=100, selector="permute_and_flip",
 )

@@ -11,7 +11,9 @@ declared from public knowledge of the schema:
   learned categories a released model would show which values occur in the data),
 - the bounds of each numeric column (diffprivlib's ``StandardScaler(bounds=...)``, which
   spends its own budget on the means and variances),
-- the largest norm of a row reaching the classifier (``LogisticRegression(data_norm=...)``).
+- the largest norm of a row reaching the classifier (``LogisticRegression(data_norm=...)``),
+- the class labels (``LogisticRegression(classes=[0, 1])``; read from the data, a class held
+  by a single record would show in the released model).
 
 The refit gate (:mod:`skdptune.gate`) checks every candidate of the grid against these rules
 before any data are read, and refuses, with the remedy, a configuration that would leak.
@@ -71,7 +73,7 @@ columns = ColumnTransformer([
      ["education", "region"]),
 ])
 pipeline = make_pipeline(columns, LogisticRegression(data_norm=np.sqrt(2 * 3**2 + 2),
-                                                     epsilon=1.0))
+                                                     classes=[0, 1], epsilon=1.0))
 pipeline
 
 # %%
@@ -159,7 +161,7 @@ from skdptune.exceptions import GateError
 
 learned = make_pipeline(
     ColumnTransformer([("cat", OneHotEncoder(sparse_output=False), ["education", "region"])]),
-    LogisticRegression(data_norm=2.0),
+    LogisticRegression(data_norm=2.0, classes=[0, 1]),
 )
 try:
     PrivateGridSearchCV(learned, {"logisticregression__C": [0.1, 1.0]}, epsilon=1.0,

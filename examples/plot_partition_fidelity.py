@@ -44,7 +44,7 @@ X, y = make_classification(n_samples=10_000, n_features=N_FEATURES, n_informativ
 X = np.clip(X / 4, -1, 1)  # public bounds: every row has norm at most sqrt(N_FEATURES)
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
 
-estimator = LogisticRegression(data_norm=np.sqrt(N_FEATURES))
+estimator = LogisticRegression(data_norm=np.sqrt(N_FEATURES), classes=[0, 1])
 candidates = list(ParameterGrid({"C": [0.01, 0.1, 1.0, 10.0], "epsilon": [0.1, 0.3, 1.0]}))
 labels = [f"C={p['C']:g}, ε={p['epsilon']:g}" for p in candidates]
 

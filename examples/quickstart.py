@@ -7,7 +7,9 @@ Tune a differentially private logistic regression with
 
 Runs on generated data (no download). The features are clipped to [-1, 1], bounds that are
 declared here rather than computed from the data, so every row has L2 norm at most sqrt(8):
-that public constant is the ``data_norm`` diffprivlib's LogisticRegression needs.
+that public constant is the ``data_norm`` skdptune's LogisticRegression needs. Its classes,
+0 and 1, are declared too: read from the data, a class held by a single record would show
+in the released model.
 """
 
 import numpy as np
@@ -26,7 +28,7 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_
 
 accountant = BudgetAccountant()
 search = PrivateGridSearchCV(
-    LogisticRegression(data_norm=np.sqrt(N_FEATURES)),
+    LogisticRegression(data_norm=np.sqrt(N_FEATURES), classes=[0, 1]),
     {"C": [0.001, 0.01, 0.1, 1.0, 10.0]},
     epsilon=2.0,  # the whole fit: selection and refit (half each, by default)
     accountant=accountant,

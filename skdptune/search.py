@@ -460,12 +460,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
     Examples
     --------
-    >>> from diffprivlib.models import GaussianNB
     >>> from sklearn.datasets import load_iris
     >>> from skdptune import PrivateGridSearchCV
+    >>> from skdptune.naive_bayes import GaussianNB
     >>> X, y = load_iris(return_X_y=True)
     >>> search = PrivateGridSearchCV(
-    ...     GaussianNB(bounds=([4, 2, 1, 0], [8, 4.5, 7, 2.5])),
+    ...     GaussianNB(bounds=([4, 2, 1, 0], [8, 4.5, 7, 2.5]), classes=[0, 1, 2]),
     ...     {"var_smoothing": [1e-9, 1e-3]}, epsilon=1.0, n_partitions=5, random_state=0,
     ... ).fit(X, y)
     >>> sorted(search.best_params_)
@@ -983,9 +983,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Examples
         --------
         >>> import numpy as np
-        >>> from diffprivlib.models import GaussianNB
         >>> from skdptune import PrivateGridSearchCV
-        >>> search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)),
+        >>> from skdptune.naive_bayes import GaussianNB
+        >>> search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1), classes=[0, 1]),
         ...                              {"var_smoothing": [1e-9, 1e-6, 1e-3]},
         ...                              selector="permute_and_flip", n_partitions=200)
         >>> round(search.forecast().pairwise_gap, 3)  # the selection's half of epsilon=1

@@ -61,6 +61,10 @@ ADULT_NUMERIC_BOUNDS = {
 #: Positive label of Adult's ``Salary`` column.
 ADULT_POSITIVE = ">50K"
 
+#: The labels of every classification task here (each a yes/no target encoded 1/0), declared
+#: to the models: a released classifier's classes are public, never read from the data.
+CLASSES = [0, 1]
+
 #: The generated task: rows, features, informative features, and the declared bound B; the
 #: features are clipped to [-B, B] and divided by B.
 SYNTHETIC_ROWS = 200_000

@@ -15,15 +15,15 @@ from functools import lru_cache, partial
 import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace
-from diffprivlib.models import GaussianNB
 from skdptune.ensemble import RandomForestClassifier
 from skdptune.linear_model import LogisticRegression
+from skdptune.naive_bayes import GaussianNB
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
 from skdptune import PrivateGridSearchCV
 
-from .datasets import model_bounds
+from .datasets import CLASSES, model_bounds
 from .partition_hook import wrapped_partition_utilities
 
 #: Delta of every method's guarantee (the ceiling; pure-DP parts report 0).
@@ -44,15 +44,15 @@ GRIDS = {
 
 
 def make_estimator(model, dataset, n_features, row_norm_bound, epsilon):
-    """The DP model (diffprivlib's, or skdptune's where the gate releases only that), with
-    every bound it needs declared (no PrivacyLeakWarning)."""
+    """The DP model (skdptune's: the refit gate releases diffprivlib's classifiers only
+    through them), with every bound and the classes declared (no PrivacyLeakWarning)."""
     bounds = model_bounds(dataset, n_features)
     if model == "logistic":
-        return LogisticRegression(epsilon=epsilon, data_norm=row_norm_bound)
+        return LogisticRegression(epsilon=epsilon, data_norm=row_norm_bound, classes=CLASSES)
     if model == "gaussian_nb":
-        return GaussianNB(epsilon=epsilon, bounds=bounds)
+        return GaussianNB(epsilon=epsilon, bounds=bounds, classes=CLASSES)
     if model == "random_forest":
-        return RandomForestClassifier(epsilon=epsilon, bounds=bounds, classes=[0, 1])
+        return RandomForestClassifier(epsilon=epsilon, bounds=bounds, classes=CLASSES)
     raise ValueError(f"unknown model {model!r}; use one of {sorted(GRIDS)}.")
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from diffprivlib.models import GaussianNB
 from skdptune.ensemble import RandomForestClassifier
 from skdptune.linear_model import LogisticRegression
+from skdptune.naive_bayes import GaussianNB
 from sklearn.datasets import make_classification
 from sklearn.model_selection import ParameterGrid, train_test_split
 
@@ -113,14 +113,15 @@ class Panel:
         return load_adult() if self.data == "adult" else load_big()
 
     def estimator(self, epsilon):
-        """The panel's DP model with every bound declared and the given epsilon."""
+        """The panel's DP model with every bound and the classes declared and the given
+        epsilon."""
         if self.model == "lr":
-            return LogisticRegression(epsilon=epsilon)
+            return LogisticRegression(epsilon=epsilon, classes=datasets.CLASSES)
         if self.model == "rf":
             return RandomForestClassifier(epsilon=epsilon, bounds=(ADULT_LOWER, ADULT_UPPER),
-                                          classes=[0, 1])
+                                          classes=datasets.CLASSES)
         if self.model == "nb":
-            return GaussianNB(epsilon=epsilon)
+            return GaussianNB(epsilon=epsilon, classes=datasets.CLASSES)
         raise ValueError(self.model)
 
     def default_index(self):
