@@ -145,7 +145,7 @@ def _check_bounds(value, name):
     """``(lower, upper)``: finite numbers or equal-length 1-d arrays, ``lower <= upper``.
 
     diffprivlib's own check lets NaN through, and its bounded-domain samplers never return on
-    infinite bounds (DESIGN.md, section 4), so the values are checked here.
+    infinite bounds (DESIGN.md, "Environment facts"), so the values are checked here.
     """
     remedy = (f"declare {name}=(lower, upper) with finite lower <= upper, numbers or one value "
               "per feature, from public knowledge")

@@ -1,4 +1,4 @@
-"""The fitted search releases no raw utility (DESIGN.md section 2, last rule).
+"""The fitted search releases no raw utility (DESIGN.md, "The privacy model": what is released).
 
 The partition utilities are recomputed independently here (same derived seed, same partition
 labels, same fits) and checked against what the partition fits returned; then none of them,

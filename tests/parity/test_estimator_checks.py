@@ -46,14 +46,14 @@ def test_clone_and_params_round_trip():
     for name, value in cloned.get_params(deep=False).items():
         if name in ("estimator", "selector"):  # estimators are cloned, not shared
             assert value is not params[name]
-            # diffprivlib models hold an accountant that clone deep-copies (DESIGN.md 4).
+            # diffprivlib models hold an accountant that clone deep-copies (DESIGN.md, "Environment facts").
             compared = [
                 {k: v for k, v in est.get_params().items() if k != "accountant"}
                 for est in (value, params[name])
             ]
             assert compared[0] == compared[1]
         elif name == "accountant":
-            assert value is acc  # shared on purpose, see DESIGN.md "The accountant survives"
+            assert value is acc  # shared on purpose, see DESIGN.md, "The privacy model": charges
         else:
             assert value == params[name]
     deep = search.get_params(deep=True)
@@ -172,7 +172,7 @@ def _expected_failed_checks(estimator):
     return {
         "check_estimators_overwrite_params": (
             "fit charges the user's accountant, which is a parameter and is shared on "
-            "purpose (DESIGN.md: the accountant survives clone)"
+            "purpose (DESIGN.md, "Environment facts": the accountant survives clone)"
         ),
         "check_do_not_raise_errors_in_init_or_set_params": (
             "the check passes the name of **kwargs itself as a keyword (kwargs=...), and "

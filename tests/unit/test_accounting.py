@@ -68,7 +68,7 @@ def _brute_force_delta(epsilon_per_step, n_steps, epsilon):
 
 
 def _pld_epsilon(epsilon_per_step, n_steps, delta, interval=1e-4):
-    """dp-accounting 0.6's discretised (pessimistic) PLD composition (DESIGN.md section 4),
+    """dp-accounting 0.6's discretised (pessimistic) PLD composition (DESIGN.md, "Environment facts"),
     with its default grid of privacy-loss values ``interval=1e-4``."""
     return privacy_loss_distribution.from_privacy_parameters(
         common.DifferentialPrivacyParameters(epsilon_per_step, 0.0),

@@ -14,7 +14,10 @@ same partitions.
 Statistical tests use alpha = 1e-3: a test that makes several comparisons states their count
 and tests each at alpha / count (Bonferroni), so every test function fails falsely with
 probability at most 1e-3. Kolmogorov-Smirnov on discrete values (accuracies) is conservative.
-Seeds are fixed, so a run is reproducible either way.
+Seeds are fixed, so a run is reproducible, except where skdptune's own forests and trees are
+fitted one by one: their leaf labels come from :mod:`secrets`, which no seed reaches, so those
+comparisons run at :data:`ALPHA_SECURE` (1e-5), a false failure in about one run of the suite
+in 100,000 per comparison.
 """
 
 import warnings
@@ -36,6 +39,8 @@ from skdptune.tree import heap_tree, split_thresholds
 from skdptune.utility import make_utility
 
 ALPHA = 1e-3
+#: The level of comparisons whose per-fit side draws from ``secrets`` (not reproducible).
+ALPHA_SECURE = 1e-5
 
 
 def _splits(n, k, validation_fraction=0.3, seed=1):
@@ -435,7 +440,8 @@ def _compare_utilities(estimator, n_classes, n_train, repetitions, seed):
 def test_partition_utilities_have_diffprivlibs_law(estimator, n_classes, n_train):
     np.random.seed(5)  # diffprivlib's unseeded fits draw from numpy's global generator
     p_value, ours, theirs = _compare_utilities(estimator, n_classes, n_train, 250, seed=5)
-    assert p_value > ALPHA, (ours, theirs)
+    secure = isinstance(estimator, (SecureForest, SecureTree))
+    assert p_value > (ALPHA_SECURE if secure else ALPHA), (ours, theirs)
 
 
 @pytest.mark.slow_audit
@@ -458,5 +464,6 @@ def test_partition_utilities_have_diffprivlibs_law(estimator, n_classes, n_train
 def test_partition_utilities_have_diffprivlibs_law_audit(estimator, n_classes, n_train):
     np.random.seed(n_train)
     p_value, ours, theirs = _compare_utilities(estimator, n_classes, n_train, 1500, n_train)
-    assert p_value > ALPHA, (ours, theirs)
+    secure = isinstance(estimator, (SecureForest, SecureTree))
+    assert p_value > (ALPHA_SECURE if secure else ALPHA), (ours, theirs)
 

@@ -1,5 +1,5 @@
 """The displays of skdptune.plotting: values, artists, the missing-matplotlib error, and that no
-raw utility of a fit can reach them (DESIGN.md section 2, last rule)."""
+raw utility of a fit can reach them (DESIGN.md, "The privacy model": what is released)."""
 
 import math
 import re

@@ -177,8 +177,10 @@ def test_empty_leaves_are_labelled_uniformly():
     # 60 trees of 32 leaves on 3 equal rows, three classes: rows 0, 1 and 2 train trees 0, 20
     # and 40 (position // (3 / 60)), every other leaf is empty (1,917 of them), each labelled
     # by permute-and-flip on counts 0, a uniform draw. Chi-square at ALPHA.
+    # Seeded: the same mechanism as the secure path (a seed changes the source, not the law),
+    # and a result that cannot change from one run or machine to the next.
     X, y = np.full((3, 2), 0.5), np.array([0, 1, 2])
-    model = _forest(n_estimators=60, max_depth=5, classes=[0, 1, 2]).fit(X, y)
+    model = _forest(n_estimators=60, max_depth=5, classes=[0, 1, 2], random_state=0).fit(X, y)
     empty = np.ones((60, 32), dtype=bool)
     for t in (0, 20, 40):
         empty[t, model.estimators_[t].tree_.apply(X[:1].astype(np.float32)) - 31] = False
