@@ -56,9 +56,11 @@ default_role = "literal"
 # -- API reference ----------------------------------------------------------------------------
 autosummary_generate = True
 # scikit-learn generates set_{method}_request on every estimator whose methods take
-# sample_weight (Ridge's fit and score); they are scikit-learn's, documented there.
+# sample_weight (Ridge's fit and score, GaussianNB's partial_fit); they are scikit-learn's,
+# documented there.
 autodoc_default_options = {"inherited-members": False,
-                           "exclude-members": "set_fit_request,set_score_request"}
+                           "exclude-members": "set_fit_request,set_score_request,"
+                                              "set_partial_fit_request"}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False

@@ -548,14 +548,14 @@ ALLOWED = {
                         "that"),
     dp.GaussianNB: _dp("bounds", charge=gaussian_nb_charge, zero_out=gaussian_nb_zero_out,
                        condition=_gaussian_nb_release, releases={},
-                       why="refused in a released fit: classes_ from the data "
+                       why="refused in a released fit: its classes come from the data "
                            "(_gaussian_nb_release); partition fits only"),
     dp.LogisticRegression: _dp("data_norm", condition=_logistic_regression_release,
                                zero_out=logistic_zero_out, releases={},
-                               why="refused in a released fit: classes_ from the data, and a "
-                                   "calibration that holds only without an intercept and with "
-                                   "data_norm <= 1 (_logistic_regression_release); partition "
-                                   "fits only"),
+                               why="refused in a released fit: its classes come from the "
+                                   "data, and a calibration that holds only without an "
+                                   "intercept and with data_norm <= 1 "
+                                   "(_logistic_regression_release); partition fits only"),
     LogisticRegression: _dp("data_norm", "classes", zero_out=logistic_zero_out,
                             releases=_LOGISTIC_RELEASES,
                             why="diffprivlib's LogisticRegression on rows mapped into the unit "
