@@ -172,7 +172,7 @@ def _expected_failed_checks(estimator):
     return {
         "check_estimators_overwrite_params": (
             "fit charges the user's accountant, which is a parameter and is shared on "
-            "purpose (DESIGN.md, "Environment facts": the accountant survives clone)"
+            'purpose (DESIGN.md, "Environment facts": the accountant survives clone)'
         ),
         "check_do_not_raise_errors_in_init_or_set_params": (
             "the check passes the name of **kwargs itself as a keyword (kwargs=...), and "
