@@ -233,29 +233,6 @@ def at_least(reserved, reported):
 # The grid search's budget: how one total epsilon is split between its releases.
 # ---------------------------------------------------------------------------------------------
 
-#: ``selection_share="auto"``: the selection's share of ``epsilon``, by whether the search names
-#: an untuned ``default`` candidate. A public choice from the parameters, so it changes what
-#: each release gets, never the total. Measured with ``benchmarks/tuning_pays.py``
-#: (``benchmarks/RESULTS.md``, "Does tuning pay on tables nobody tuned for?": four registry
-#: tables and UCI Adult, diffprivlib's logistic regression and naive Bayes, total epsilon 0.5
-#: to 4): with a default, 0.25 against 0.5 raised the mean gain over the default candidate
-#: refit with the whole budget from -0.2 to +0.1 points (worst cell -3.7 to -0.8; +0.5, worst
-#: -0.4, in a second draw) and Adult's from +1.2 / +2.9 to +1.6 / +3.4 at totals 1 / 2 (12
-#: repetitions), because a kept default is refit with the rest. Two shares compared on the
-#: tables that suggested the smaller: a measured choice, not an optimum. Without a default,
-#: 0.5 gave the best released model on Adult at a total of 1 among shares 0.1 to 0.5
-#: (``benchmarks/fidelity_study.py``, section E).
-AUTO_SELECTION_SHARE = {"without default": 0.5, "with default": 0.25}
-
-
-def resolve_selection_share(selection_share, default_named):
-    """The selection's share of ``epsilon``: ``selection_share``, or for ``"auto"`` the
-    :data:`AUTO_SELECTION_SHARE` entry for whether a ``default`` candidate is named."""
-    if selection_share != "auto":
-        return selection_share
-    return AUTO_SELECTION_SHARE["with default" if default_named else "without default"]
-
-
 @dataclass(frozen=True)
 class GridBudget:
     """How :class:`~skdptune.PrivateGridSearchCV` splits its budget, fixed before the data.
@@ -293,9 +270,15 @@ class GridBudget:
     check_epsilon: float = 0.0
     selection_share: object = None
 
+    @property
+    def declined(self):
+        """Whether the selection gets nothing: the search declines to select
+        (:mod:`skdptune.default_policy`) and refits its default with all of ``epsilon``."""
+        return self.selection_share == 0
+
 
 def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit,
-                check_share=0.0, default_named=False):
+                check_share=0.0):
     """The grid search's :class:`GridBudget` from its public parameters.
 
     Parameters
@@ -304,9 +287,9 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         ``epsilon``, the whole fit's budget; None when ``selection_epsilon`` is given.
     selection_epsilon : float or None
         The selection's budget, explicit; the refit then spends what its estimator declares.
-    selection_share : float or "auto"
-        The selection's share of ``total`` when the search refits (``"auto"``:
-        :func:`resolve_selection_share`).
+    selection_share : float
+        The selection's share of ``total`` when the search refits, in ``[0, 1)``; 0: the
+        search declines to select (the refit gets all of ``total``).
     score_share : float
         The ``best_score_`` estimate's share of the selection budget (0 with a callable refit,
         which releases no ``best_score_``, as ``GridSearchCV``).
@@ -317,8 +300,6 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         0.5]``; 0 when the search has no trivial model to compare with. Only with ``total``
         and a refit: with ``selection_epsilon`` the refit spends what it declares, and there
         is no share to take it from.
-    default_named : bool, default=False
-        Whether the search names an untuned ``default`` candidate (for ``"auto"``).
 
     Returns
     -------
@@ -332,14 +313,16 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         rule = "epsilon, all to the selection (refit=False)"
     else:
         # Selection, refit and check compose sequentially: the shares add up to the total.
-        share = resolve_selection_share(selection_share, default_named)
+        share = selection_share
         selection_epsilon = share * total
         release_epsilon = total - selection_epsilon
         refit_epsilon = (1 - check_share) * release_epsilon
         # Exact for check_share <= 0.5 (Sterbenz): refit and check add up to the release's
         # share bit for bit, so the charges add up to the total.
         check_epsilon = release_epsilon - refit_epsilon
-        rule = "epsilon split by selection_share" + (" and check_share" if check_share else "")
+        rule = ("epsilon to the refit: the selection declined (skdptune.default_policy)"
+                if share == 0 else "epsilon split by selection_share")
+        rule += " and check_share" if check_share else ""
     selector_epsilon = (1 - score_share) * selection_epsilon
     # Exact in floating point for score_share <= 0.5 (Sterbenz): selector and estimate add up
     # to the selection epsilon, bit for bit.

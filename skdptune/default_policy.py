@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from diffprivlib import models as dp
 
 from .partition import auto_n_partitions
 
@@ -63,6 +64,11 @@ MIN_GAIN = 0.001
 #: budget (no slope to measure): they take the same constant with ``D`` their leaves.
 REFIT_NOISE_CONSTANT = 10.0
 
+#: The selection's share of ``epsilon`` without a default candidate (``default=None``,
+#: ``selection_share="auto"``): half. Measured with ``benchmarks/fidelity_study.py`` (section
+#: E): on Adult at a total of 1 it gave the best released model among shares 0.1 to 0.5.
+SHARE_WITHOUT_DEFAULT = 0.5
+
 # Gauss-Legendre nodes on [0, 1] for the arrival-time integrals (the integrands are
 # polynomials of degree m: exact up to 2 * 48 - 1).
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(48)
@@ -71,24 +77,63 @@ _NODES, _WEIGHTS = (_NODES + 1) / 2, _WEIGHTS / 2
 _LEADS = (np.arange(64) + 0.5) / 64 * LEAD_RANGE
 
 
-@dataclass(frozen=True)
-class RefitNoise:
-    """How a family's refit loses utility to its noise: ``A / epsilon``, ``A = a * D / n``.
+def _n_problems(estimator):
+    """One-vs-rest problems of a logistic regression: 1 for two declared classes (or none
+    declared), else one per class."""
+    classes = getattr(estimator, "classes", None)
+    n_classes = 2 if classes is None else len(np.unique(np.asarray(classes)))
+    return 1 if n_classes <= 2 else n_classes
 
-    Attributes
+
+def _n_classes(estimator):
+    classes = getattr(estimator, "classes", None)
+    return 2 if classes is None else len(np.unique(np.asarray(classes)))
+
+
+#: Each family's noise dimension ``D``, ``dimension(estimator, width)`` with ``width`` the
+#: columns its input has: the quantities its mechanism perturbs, each by noise of scale ``1 /
+#: (n * epsilon)``. Keyed by diffprivlib's classes and found through the estimator's MRO
+#: (skdptune's models derive from them); any other class: its input's width plus one.
+NOISE_DIMENSIONS = {
+    # Objective perturbation: a noise vector over the coefficients and the intercept, per
+    # one-vs-rest problem.
+    dp.LogisticRegression: lambda step, width: (width + int(step.fit_intercept))
+    * _n_problems(step),
+    # A mean and a variance per feature and class.
+    dp.GaussianNB: lambda step, width: width * _n_classes(step),
+    # The functional mechanism's monomials: d (d + 1) / 2 + d + 1 (one target).
+    dp.LinearRegression: lambda step, width: width * (width + 1) // 2 + width + 1,
+    # A permute-and-flip label per leaf.
+    dp.RandomForestClassifier: lambda step, width: step.n_estimators * 2 ** step.max_depth,
+    dp.DecisionTreeClassifier: lambda step, width: 2 ** step.max_depth,
+    # A noisy sum per cluster and feature, and a count.
+    dp.KMeans: lambda step, width: step.n_clusters * (width + 1),
+}
+
+
+def refit_noise(estimator, n_samples, width):
+    """``A = a * D / n`` of a configured estimator (a pipeline: of its last step), whose
+    input has ``width`` columns.
+
+    Parameters
     ----------
-    a : float
-        The family's constant, in utility units.
-    dimension : callable
-        ``dimension(estimator, width, n_classes) -> D``: the noise dimension of a configured
-        estimator whose input has ``width`` columns.
-    measured : str
-        Where ``a`` comes from.
-    """
+    estimator : estimator
+    n_samples : int
+    width : int
+        Columns reaching the last step.
 
-    a: float
-    dimension: object
-    measured: str
+    Returns
+    -------
+    A : float
+        In utility units times epsilon.
+    """
+    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    dimension = width + 1
+    for cls in type(final).__mro__:
+        if cls in NOISE_DIMENSIONS:
+            dimension = NOISE_DIMENSIONS[cls](final, width)
+            break
+    return REFIT_NOISE_CONSTANT * float(dimension) / n_samples
 
 
 @dataclass(frozen=True)
@@ -215,7 +260,7 @@ def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validati
         gains = selection_gain(margins * sigma, sigma, n_candidates)
         best_margin = int(np.argmax(gains))
         loss = (refit_noise / total * candidate_share / (1 - candidate_share)
-                if candidate_share < 1 else 0.0)
+                if candidate_share < 1 else 0.0)  # share 1: no refit
         gain = float(gains[best_margin]) - loss
         if share is not None or gain > max(best.expected_gain, MIN_GAIN):
             best = Policy(float(candidate_share), float(margins[best_margin] * sigma), k,

@@ -63,6 +63,17 @@ class NoisySelectionWarning(UserWarning):
     """
 
 
+class SelectionDeclinedWarning(UserWarning):
+    """The search releases its default candidate without selecting.
+
+    Decided before the data from public quantities (:mod:`skdptune.default_policy`): no share
+    of the budget would let the selection resolve a lead worth what it takes from the refit,
+    so the default (by default the estimator as given) is refit with the whole budget. More
+    records, a larger epsilon or a smaller grid let it select; ``selection_share=`` forces a
+    share.
+    """
+
+
 class UselessModelWarning(UserWarning):
     """The released outputs show the model is no better than a trivial one.
 

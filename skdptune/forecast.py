@@ -83,6 +83,10 @@ class Forecast:
         :mod:`skdptune.batched`) or ``"per-fit"`` (one estimator fit per partition), decided
         from the parameters as the evaluate stage decides
         (:func:`skdptune.batched.engine.candidate_paths`). None from :func:`forecast_selection`.
+    policy : skdptune.default_policy.Policy or None
+        The search's tuning policy (the selection's share, the default's margin, the expected
+        gain), None without a default. When it declines, there is no selection: the gaps are
+        ``inf`` and ``n_fits`` 0.
     """
 
     selector: str
@@ -96,6 +100,7 @@ class Forecast:
     max_confidence: float = math.nan
     n_fits: object = None
     paths: object = None
+    policy: object = None
     # The selector object, for n_partitions_needed (computed on demand: a bisection).
     selector_object: object = field(default=None, repr=False, compare=False)
 
@@ -137,7 +142,18 @@ class Forecast:
         """Partition fits on the per-fit path."""
         return len(self.per_fit_candidates) * self.n_partitions
 
+    @property
+    def declined(self):
+        """Whether the search will decline to select (its policy gives the selection no
+        share): it refits the default with the whole budget."""
+        return self.policy is not None and self.policy.declined
+
     def __str__(self):
+        if self.declined:
+            return ("The search declines to select: at no share of epsilon does the selection "
+                    "resolve a lead worth what it takes from the refit, so it refits the "
+                    "default with the whole budget (skdptune.default_policy). More records, a "
+                    "larger epsilon or a smaller grid would let it select.")
         head = (f"{self.selector} over {self.n_candidates} candidates, k={self.n_partitions}, "
                 f"epsilon={self.epsilon:g}: ")
         if math.isinf(self.pairwise_gap):
@@ -148,6 +164,11 @@ class Forecast:
             text = (f"{head}selects the best with probability {self.confidence:.0%} when it "
                     f"leads one close rival by {self.pairwise_gap:.3g}, or every other "
                     f"candidate by {self.uniform_gap:.3g} (utility units, [0, 1]).")
+        if self.policy is not None:
+            text += (f" The default is favoured by {self.policy.margin:.3g}; the selection "
+                     f"gets {self.policy.share:.3g} of epsilon (expected net gain "
+                     f"{100 * self.policy.expected_gain:+.2f} points after the refit's loss "
+                     f"of {100 * self.policy.refit_loss:.2f}).")
         if self.n_partitions_needed is None:
             text += f" No k up to {MAX_PARTITIONS:,} resolves a lead of {CLEAR_LEAD:g}."
         elif self.n_partitions_needed > self.n_partitions:

@@ -357,7 +357,8 @@ def objective_perturbation(epsilon, norm, C):
     epsilon = np.asarray(epsilon, dtype=float)
     epsilon_p = epsilon - 2 * np.log1p(0.25 * norm * C)
     short = epsilon_p <= 0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # Both branches are computed: the unused one may overflow (a huge epsilon) or divide by 0.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         extra = np.where(short, 0.25 * norm / np.expm1(epsilon / 4) - 1.0 / C, 0.0)
     return np.where(short, epsilon / 2, epsilon_p), extra
 

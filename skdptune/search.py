@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+from diffprivlib.accountant import BudgetAccountant
 from scipy.sparse import issparse
 from sklearn.base import clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid
+from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
@@ -25,6 +27,7 @@ from ._sklearn_compat import (
     Interval,
     StrOptions,
     _fit_context,
+    _safe_indexing,
 )
 from .accounting import (
     Charge,
@@ -39,14 +42,16 @@ from .base import BasePrivateSearch, Plan
 from .dp_fit import (
     MeasuringAccountant,
     fit_for_release,
+    private_fit_context,
     revealing,
+    set_accountants,
     with_params,
 )
 from .batched.engine import candidate_paths
 from .evaluate import partition_utilities
-from .exceptions import NoisySelectionWarning
+from .exceptions import NoisySelectionWarning, SelectionDeclinedWarning
 from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
-from .forecast import forecast_selection, paths_line
+from .forecast import Forecast, forecast_selection, paths_line
 from .gate import (
     check_budget_not_tuned,
     check_candidate,
@@ -56,7 +61,14 @@ from .gate import (
     zero_out_epsilon,
 )
 from .partition import auto_n_partitions, partition_labels, split_indices
-from .selection import SELECTORS, OneShotSelector, _as_selector, default_offsets
+from .default_policy import SHARE_WITHOUT_DEFAULT, choose, refit_noise
+from .selection import (
+    SELECTORS,
+    OneShotSelector,
+    SelectionResult,
+    _as_selector,
+    default_offsets,
+)
 from .selection.score import estimate_std, estimate_utility
 from .trivial import estimate_lead, lead_kind, lead_test, lead_zero_out_factor
 from .utility import (
@@ -107,8 +119,9 @@ class GridPlan(Plan):
     ----------
     selector : selector
         A validated clone of ``selector``.
-    n_partitions : int
-        ``n_partitions`` resolved (``"auto"`` included).
+    n_partitions : int or None
+        ``n_partitions`` resolved (``"auto"`` included); None when the search declines to
+        select.
     candidates : list of dict
         ``ParameterGrid(param_grid)``: the released ``params``.
     partition_candidates : list of dict
@@ -135,6 +148,9 @@ class GridPlan(Plan):
         The untuned default candidate's index (``default``), None without one.
     offsets : ndarray or None
         The public offsets handed to the selector (the default's margin), None without a
+        default or a selection.
+    policy : skdptune.default_policy.Policy or None
+        The tuning policy (the selection's share, the default's margin), None without a
         default.
     lead : str or None
         The trivial model ``trivial_lead_`` compares with
@@ -156,6 +172,7 @@ class GridPlan(Plan):
     score_params: dict
     default_index: object
     offsets: object
+    policy: object
     lead: object
 
 
@@ -209,25 +226,27 @@ class PrivateGridSearchCV(BasePrivateSearch):
         pure ``epsilon``-DP and report a selection delta of 0 (the a-priori check still
         reserves ``delta``). ``"doubling"`` is Ding & Wu's Algorithm 1. Why the default, and
         how the selectors compared in the benchmark: :ref:`the guide <choosing-selector>`.
-    default : dict, "estimator" or None, default=None
-        The untuned candidate you would release without tuning: one candidate's parameters
-        (a dict equal to one of ``ParameterGrid(param_grid)``), or ``"estimator"`` for the
-        candidate whose values are those ``estimator`` has as given. The selector then
-        favours it by ``default_margin``: another candidate is released only when its
-        partition utility leads the default's by about that much, so a selection that cannot
-        tell the candidates apart keeps the default rather than a noisy pick. The margin is a
-        public constant added to the default's utility, so the guarantee and the charge are
-        unchanged (:func:`skdptune.selection.default_offsets`). Needs a one-shot selector
-        (not ``"doubling"``). The selection's budget is spent either way: keeping the default
-        releases it refit with the refit's share of ``epsilon``, not all of it. None: every
-        candidate is treated alike.
+    default : "estimator", dict or None, default="estimator"
+        The untuned candidate you would release without tuning. ``"estimator"`` (the
+        default): ``estimator`` as given, that is the candidate whose values of the grid's
+        parameters are the estimator's own; when no candidate of the grid has them, it is
+        added to the candidates (last, with those values). A dict: one candidate's
+        parameters (equal to one of ``ParameterGrid(param_grid)``). The selection's share of
+        ``epsilon`` and the default's ``default_margin`` are then chosen to maximise the
+        released model's expected utility from public quantities
+        (:mod:`skdptune.default_policy`; the derivation: :ref:`the guide <tune-or-release>`):
+        another candidate is released only when its partition utility leads the default's
+        by about the margin, and when no share pays for what it takes from the refit, the
+        search declines to select and refits the default with the whole budget
+        (:class:`~skdptune.exceptions.SelectionDeclinedWarning`). The margin is a public
+        constant added to the default's utility, so the guarantee and the charge are
+        unchanged (:func:`skdptune.selection.default_offsets`). Needs a one-shot selector:
+        with ``"doubling"``, pass ``default=None``. None: every candidate is treated alike,
+        and ``selection_share="auto"`` is 0.5.
     default_margin : float in [0, 1] or "auto", default="auto"
         The default's bonus, in utility units (``[0, 1]``: accuracy for the default scorer).
-        ``"auto"``: the lead at which the selector picks a candidate that does not beat the
-        default with probability at most ``1 / m`` (``m`` candidates), from public
-        quantities (:meth:`~skdptune.selection.OneShotSelector.tail_lead`); for
-        permute-and-flip ``(2 / (k * epsilon_s)) * ln(m)``, ``epsilon_s`` the selector's
-        epsilon. Only with ``default``.
+        ``"auto"``: the policy's (see ``default``), about the selection's noise scale ``2 /
+        (k * epsilon_s)``, ``epsilon_s`` the selector's epsilon. Only with ``default``.
     selection_epsilon : float or None, default=None
         The explicit split: epsilon of the selection alone (the tuning overhead), positive
         and finite. The refit then spends what the selected candidate's estimator declares
@@ -235,11 +254,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
         either ``epsilon`` or ``selection_epsilon``, not both.
     selection_share : float or "auto", default="auto"
         Share of ``epsilon`` spent on the selection, in ``(0, 1)``; ignored with
-        ``selection_epsilon``. ``"auto"``: 0.25 when ``default`` names an untuned candidate
-        (a kept default is refit with the rest), 0.5 otherwise
-        (:data:`skdptune.accounting.AUTO_SELECTION_SHARE`); the share used is
-        ``privacy_report_["selection_share"]``. How both were measured: :ref:`the guide
-        <choosing-selection-share>`.
+        ``selection_epsilon``. ``"auto"``: with a ``default``, the policy's (0 to 0.5, 0
+        when declining: :mod:`skdptune.default_policy`); without one, 0.5
+        (:data:`skdptune.default_policy.SHARE_WITHOUT_DEFAULT`). The share used is
+        ``privacy_report_["selection_share"]``.
     score_share : float, default=0.1
         Share of the selection's epsilon spent on a Laplace estimate of the selected
         candidate's utility (sensitivity ``1 / n_partitions``), released as
@@ -504,7 +522,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         score_share=0.1,
         check_share=0.05,
         selector="permute_and_flip",
-        default=None,
+        default="estimator",
         default_margin="auto",
         n_partitions="auto",
         validation_fraction=0.2,
@@ -611,10 +629,61 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return self._fit(X, y, fit_params)
 
     def _run_search(self, X, y, plan, accountant):
-        """Partition, evaluate, select (charged), refit (charged); return the report."""
-        # 1. Validated and checked in _fit: no data has been looked at yet.
+        """Partition, evaluate, select (charged), refit (charged); return the report. When the
+        policy declines to select, the default is refit with the whole budget."""
         fit_params = plan.fit_params  # routed, as in scikit-learn's searches
-        reveal = revealing()
+        self._say(_policy_line(plan))
+        partition_seed, noise_state = self._random_states()
+        if plan.budget.declined:
+            _warn_declined(plan)
+            selection, index = _declined_selection(plan.default_index), plan.default_index
+            score = score_std = None
+            selection_cost = (0.0, 0.0)  # nothing selected, nothing charged for it
+        else:
+            selection, index, score, score_std, selection_cost = self._select(
+                X, y, plan, accountant, partition_seed, noise_state)
+        self._store_selection(selection, index, score, score_std, plan)
+        self._say(_selection_line(selection, self.best_index_, plan, selection_cost,
+                                  getattr(self, "best_score_", None),
+                                  getattr(self, "best_score_std_", None)))
+
+        # 6. Refit: charged its a-priori reservation once it starts.
+        refit_cost, refit_rule = (0.0, 0.0), "no refit"
+        self.refit_time_ = 0.0
+        if self.refit:
+            refit_cost, refit_rule = self._refit(X, y, fit_params, plan, accountant,
+                                                 selection_cost)
+
+        # 7. Check the released model against a trivial one: a Laplace estimate of its lead
+        # (sensitivity LEAD_SENSITIVITY / n), check_epsilon, charged with the refit.
+        self.trivial_lead_ = self.trivial_lead_std_ = float("nan")
+        if plan.lead is not None:
+            self.trivial_lead_, self.trivial_lead_std_ = estimate_lead(
+                plan.lead, self.best_estimator_, X, y, epsilon=plan.budget.check_epsilon,
+                random_state=noise_state)
+            self._say(f"trivial_lead_={self.trivial_lead_:.4g} +/- "
+                      f"{self.trivial_lead_std_:.2g} (DP estimate of the released model's "
+                      "lead over a trivial one on the training data)")
+
+        # 8. Report: selection, refit and check compose sequentially (basic composition).
+        self.n_partitions_ = plan.n_partitions
+        return _privacy_report(selection, plan, refit_cost, refit_rule, self.random_state)
+
+    def _select(self, X, y, plan, accountant, partition_seed, noise_state):
+        """Partition, evaluate and select, and charge the selection (its own accountant
+        entry, before anything is released or refit).
+
+        Returns
+        -------
+        selection : SelectionResult
+        index : int
+            The selected candidate (:meth:`_selected_index`).
+        score, score_std : float or None
+            The ``best_score_`` estimate and its noise std (None without one).
+        selection_cost : (float, float)
+        """
+        # 1. Validated and checked in _fit: no data has been looked at yet.
+        fit_params = plan.fit_params
         self._warn_if_swamped(plan)
         k, m = plan.n_partitions, len(plan.candidates)
         self._say(f"Fitting {k} partitions for each of {m} candidates, totalling {k * m} fits")
@@ -628,7 +697,6 @@ class PrivateGridSearchCV(BasePrivateSearch):
             ), k))
         if plan.scoring_note is not None:
             self._say(plan.scoring_note)
-        partition_seed, noise_state = self._random_states()
 
         # 2. Partition: independent labels per record (see skdptune.partition).
         partition, is_validation = partition_labels(
@@ -643,7 +711,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             plan.estimator, plan.partition_candidates, X, y, splits, fit_params,
             plan.utility,
             self.error_score, n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch,
-            verbose=self.verbose, reveal=reveal, score_params=plan.score_params,
+            verbose=self.verbose, reveal=revealing(), score_params=plan.score_params,
             random_state=partition_seed,  # batched families' emulation noise
         )
 
@@ -676,34 +744,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         # 5. Account for the selection before anything is released or refit.
         self._charge(accountant, selection_cost)
-        self._store_selection(selection, index, score, score_std, plan)
-        self._say(_selection_line(selection, self.best_index_, plan, selection_cost,
-                                  getattr(self, "best_score_", None),
-                                  getattr(self, "best_score_std_", None)))
-
-        # 6. Refit: charged its a-priori reservation once it starts.
-        refit_cost, refit_rule = (0.0, 0.0), "no refit"
-        self.refit_time_ = 0.0
-        if self.refit:
-            refit_cost, refit_rule = self._refit(X, y, fit_params, plan, accountant,
-                                                 selection_cost)
-
-        # 7. Check the released model against a trivial one: a Laplace estimate of its lead
-        # (sensitivity LEAD_SENSITIVITY / n), check_epsilon, charged with the refit.
-        self.trivial_lead_ = self.trivial_lead_std_ = float("nan")
-        if plan.lead is not None:
-            self.trivial_lead_, self.trivial_lead_std_ = estimate_lead(
-                plan.lead, self.best_estimator_, X, y, epsilon=plan.budget.check_epsilon,
-                random_state=noise_state)
-            self._say(f"trivial_lead_={self.trivial_lead_:.4g} +/- "
-                      f"{self.trivial_lead_std_:.2g} (DP estimate of the released model's "
-                      "lead over a trivial one on the training data)")
-
-        # 8. Report: selection, refit and check compose sequentially (basic composition).
-        self.n_partitions_ = plan.n_partitions
-        return _privacy_report(selection, type(plan.selector).__name__, selector_cost,
-                               score_epsilon, plan.n_partitions, refit_cost, refit_rule,
-                               self.random_state, plan)
+        return selection, index, score, score_std, selection_cost
 
     def _trivial_test(self, plan):
         # The released model's lead over the best constant (skdptune.trivial.lead_test);
@@ -713,8 +754,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
     def _plan(self, X, y, fit_params):
         """Everything decided before the data are touched, as a GridPlan; raises on any invalid
-        input. Three stages: the budget, the candidates (refit and partition parameters, through
-        the gate), the scoring; then the checks of the input's public shape."""
+        input. Four stages: the candidates and the default, the budget (the tuning policy),
+        the candidates' refit and partition parameters (through the gate), the scoring; then
+        the checks of the input's public shape."""
         selector = clone(_as_selector(self.selector))
         selector.validate_parameters()
         candidates = list(ParameterGrid(self.param_grid))
@@ -726,31 +768,39 @@ class PrivateGridSearchCV(BasePrivateSearch):
         estimator = clone(self.estimator)
         metric, key = selection_metric(estimator, self.scoring, self.refit)
         lead = lead_kind(estimator, metric, self.utility_range)
-        budget = self._budget(lead)
         n_samples = _num_samples(X)  # public: the guarantee is for replace-one adjacency
         n_features = input_shape(X)["n_features_in_"]
-        n_partitions = self._n_partitions(n_samples, len(candidates), budget.selector_epsilon)
+        candidates, default_index = self._default(selector, estimator, candidates)
+        policy = self._policy(estimator, candidates, default_index, n_samples, X)
+        budget = self._budget(lead, policy)
+        n_partitions = None if budget.declined else self._n_partitions(
+            n_samples, len(candidates), budget.selector_epsilon)
         refit_candidates, partition_candidates, declared_costs, zero_out_costs = (
             self._candidate_parameters(
                 estimator, candidates, budget,
-                partition_ratio(n_partitions, self.validation_fraction),
+                1.0 if budget.declined else partition_ratio(n_partitions,
+                                                             self.validation_fraction),
                 sparse_input=issparse(X), n_features=n_features,
             ))
         # After the gate, whose refusal of a step says more than a scorer's.
         scorer, utility, scoring_note = self._scoring(estimator, candidates, metric, key,
-                                                      n_samples, n_partitions, n_features)
+                                                      n_samples, n_partitions or 1, n_features)
         fit_params, score_params = route_fit_params(
             self, estimator, scorer, fit_params,
             scorer_name=self.refit if isinstance(self.scoring, (list, tuple, set, dict)) else None,
         )
         self._check_data(X, y, estimator, n_samples, n_partitions)
-
-        default_index, offsets = self._default(selector, estimator, candidates, n_partitions,
-                                               budget.selector_epsilon)
+        offsets = None
+        if default_index is not None and not budget.declined:
+            margin = policy.margin if self.default_margin == "auto" else self.default_margin
+            offsets = default_offsets(selector, len(candidates), default_index, margin,
+                                      sensitivity=1.0 / n_partitions,
+                                      epsilon=budget.selector_epsilon)
 
         # Reserved before the data (skdptune.accounting): the selector's a-priori cost, the
         # best_score_ estimate, and the refit whichever candidate the selection picks.
-        selector_cost = selector_reservation(selector, budget.selector_epsilon, self.delta)
+        selector_cost = ((0.0, 0.0) if budget.declined
+                         else selector_reservation(selector, budget.selector_epsilon, self.delta))
         max_refit_cost = refit_reservation(declared_costs)
         return GridPlan(
             estimator=estimator,
@@ -776,47 +826,82 @@ class PrivateGridSearchCV(BasePrivateSearch):
             score_params=score_params,
             default_index=default_index,
             offsets=offsets,
+            policy=policy,
             lead=lead if budget.check_epsilon > 0 else None,
         )
 
-    def _default(self, selector, estimator, candidates, n_partitions, selector_epsilon):
-        """The ``default`` candidate's index and the selector's public offsets, from the
-        parameters only: ``(None, None)`` without a default."""
+    def _default(self, selector, estimator, candidates):
+        """The candidates (the estimator as given added when ``default="estimator"`` finds no
+        candidate with its values) and the default's index, from the parameters only; the
+        index is None without a default."""
         if self.default is None:
             if self.default_margin != "auto":
                 raise ValueError(
                     f"default_margin={self.default_margin!r} has no effect without default; "
-                    "name the untuned candidate with default=<its parameters> or "
-                    "default='estimator', or leave default_margin='auto'."
+                    "name the untuned candidate with default='estimator' (the estimator as "
+                    "given) or default=<its parameters>, or leave default_margin='auto'."
                 )
-            return None, None
+            return candidates, None
         if not isinstance(selector, OneShotSelector):
             raise ValueError(
                 f"default={self.default!r} needs a one-shot selector (one of "
                 f"{sorted(name for name, cls in SELECTORS.items() if issubclass(cls, OneShotSelector))}"
                 f"), got selector={self.selector!r}: the margin is a bonus on one utility "
-                "before a single noisy choice."
+                "before a single noisy choice. Pass default=None to tune with this selector."
             )
         if self.default == "estimator":
             values = estimator.get_params(deep=True)
             matches = [i for i, params in enumerate(candidates)
                        if all(key in values and _same(values[key], value)
                               for key, value in params.items())]
-            wanted = "the estimator's own values"
-        else:
-            matches = [i for i, params in enumerate(candidates)
-                       if params.keys() == self.default.keys()
-                       and all(_same(self.default[key], value) for key, value in params.items())]
-            wanted = "those parameters"
+            if not matches:
+                # The estimator as given is the candidate the user would otherwise release:
+                # added, with its own values of the grid's parameters.
+                names = sorted({name for params in candidates for name in params
+                                if name in values})
+                return candidates + [{name: values[name] for name in names}], len(candidates)
+            return candidates, matches[0]
+        matches = [i for i, params in enumerate(candidates)
+                   if params.keys() == self.default.keys()
+                   and all(_same(self.default[key], value) for key, value in params.items())]
         if not matches:
             raise ValueError(
-                f"default={self.default!r}: no candidate of param_grid has {wanted}; give one "
-                f"of the {len(candidates)} candidates' parameter dicts (the first is "
-                f"{candidates[0]!r}), or add the default to param_grid."
+                f"default={self.default!r}: no candidate of param_grid has those parameters; "
+                f"give one of the {len(candidates)} candidates' parameter dicts (the first is "
+                f"{candidates[0]!r}), add the default to param_grid, or pass "
+                "default='estimator' (the estimator as given, added when it is not a candidate)."
             )
-        index = matches[0]
-        return index, default_offsets(selector, len(candidates), index, self.default_margin,
-                                      sensitivity=1.0 / n_partitions, epsilon=selector_epsilon)
+        return candidates, matches[0]
+
+    def _policy(self, estimator, candidates, default_index, n_samples, X, n_features=None):
+        """The tuning policy (:func:`skdptune.default_policy.choose`) of a search with a
+        default: the selection's share (with ``selection_share="auto"``, ``epsilon`` the
+        total and a refit) and the default's margin; None without a default. Public
+        quantities only: ``epsilon``, ``n``, the candidates, and the default's family and
+        input width (a function of the pipeline's parameters and the schema of ``X``; without
+        rows of ``X``, the forecast's, ``n_features``)."""
+        if default_index is None:
+            return None
+        selection_epsilon = self._explicit_budget(
+            "selection_epsilon",
+            "the whole fit's budget, selection and refit, split by selection_share",
+            "the selection's alone, the refit spending what its estimator declares",
+        )
+        total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
+        score_share = 0.0 if callable(self.refit) else self.score_share
+        common = dict(n_samples=n_samples, n_candidates=len(candidates),
+                      score_share=score_share, validation_fraction=self.validation_fraction,
+                      n_partitions=self.n_partitions)
+        if selection_epsilon is not None or not self.refit:
+            # The selection's budget is fixed (selection_epsilon, or all of epsilon without a
+            # refit), and the refit's does not depend on it: the margin only.
+            return choose(total if selection_epsilon is None else selection_epsilon,
+                          refit_noise=0.0, share=1.0, **common)
+        default = with_params(estimator, candidates[default_index])
+        width = _final_width(default, X) if X is not None else (n_features or 1)
+        noise = refit_noise(default, n_samples, width)
+        share = None if self.selection_share == "auto" else self.selection_share
+        return choose(total, refit_noise=noise, share=share, **common)
 
     def _candidate_parameters(self, estimator, candidates, budget, ratio, *, sparse_input,
                               n_features):
@@ -917,6 +1002,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
             check_consistent_length(X, y)
         # With refit=True the gate has followed sparse input through every step.
         check_input_data(X, y, estimator, check_sparse=not self.refit)
+        if n_partitions is None:
+            return  # no selection (the search declines to select): no partitions to fill
         fraction = min(self.validation_fraction, 1 - self.validation_fraction)
         needed = min_samples(n_partitions, fraction)
         if n_samples < needed:
@@ -995,26 +1082,38 @@ class PrivateGridSearchCV(BasePrivateSearch):
         162
         """
         self._validate_params()
-        budget = self._budget()
         selector = _as_selector(self.selector)
-        n_candidates = len(ParameterGrid(self.param_grid))
+        estimator = clone(self.estimator)
+        candidates, default_index = self._default(selector, estimator,
+                                                  list(ParameterGrid(self.param_grid)))
         n_samples, n_features = _forecast_shape(X, n_samples, n_features)
-        if self.n_partitions == "auto" and n_samples is None:
+        if n_samples is None and (self.n_partitions == "auto" or default_index is not None):
             raise ValueError(
-                "n_partitions='auto' is chosen from the number of records: pass the data you "
-                "will fit, search.forecast(X) (only its shape is read), or its size, "
-                "search.forecast(n_samples=...)."
+                "n_partitions='auto' and the tuning policy of a default candidate are chosen "
+                "from the number of records: pass the data you will fit, search.forecast(X) "
+                "(only its shape is read, and its first rows for a pipeline's width), or its "
+                "size, search.forecast(n_samples=...)."
             )
-        n_partitions = self._n_partitions(n_samples, n_candidates, budget.selector_epsilon)
+        policy = self._policy(estimator, candidates, default_index, n_samples,
+                              X if _has_rows(X) else None, n_features=n_features)
+        budget = self._budget(policy=policy)
+        if budget.declined:
+            return Forecast(selector=type(selector).__name__, n_candidates=len(candidates),
+                            n_partitions=0, epsilon=0.0, delta=self.delta,
+                            confidence=confidence, pairwise_gap=math.inf,
+                            uniform_gap=math.inf, max_confidence=0.0, n_fits=0, paths=None,
+                            policy=policy)
+        n_partitions = self._n_partitions(n_samples, len(candidates), budget.selector_epsilon)
         selection = forecast_selection(
-            max(n_candidates, 2), n_partitions=n_partitions,
+            max(len(candidates), 2), n_partitions=n_partitions,
             epsilon=budget.selector_epsilon, delta=self.delta,
             selector=selector, confidence=confidence,
         )
-        return dataclasses.replace(selection, n_fits=n_partitions * n_candidates,
-                                   paths=self._forecast_paths(n_features))
+        return dataclasses.replace(selection, n_fits=n_partitions * len(candidates),
+                                   paths=self._forecast_paths(candidates, n_features),
+                                   policy=policy)
 
-    def _forecast_paths(self, n_features):
+    def _forecast_paths(self, candidates, n_features):
         """The candidates' paths for the forecast, or None when the scorer is refused."""
         estimator = clone(self.estimator)
         try:
@@ -1022,8 +1121,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             _, utility = make_utility(estimator, metric, self.utility_range, key)
         except (ValueError, TypeError):
             return None  # fit raises it, with its message
-        return candidate_paths(estimator, list(ParameterGrid(self.param_grid)), utility,
-                               n_features)
+        return candidate_paths(estimator, candidates, utility, n_features)
 
     def _n_partitions(self, n_samples, n_candidates, selector_epsilon):
         """``n_partitions``, with ``"auto"`` resolved from public quantities only."""
@@ -1059,23 +1157,30 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
             )
 
-    def _budget(self, lead=None):
+    def _budget(self, lead=None, policy=None):
         """The :class:`~skdptune.accounting.GridBudget` of ``epsilon`` or
-        ``selection_epsilon`` (both given is refused), from the parameters only; ``lead``, the
+        ``selection_epsilon`` (both given is refused), from the parameters only: the
+        selection's share is the ``policy``'s (with a default), else ``selection_share``
+        (``"auto"``: :data:`~skdptune.default_policy.SHARE_WITHOUT_DEFAULT`); ``lead``, the
         :func:`~skdptune.trivial.lead_kind` of the scoring, or None (no ``check_share``)."""
         selection_epsilon = self._explicit_budget(
             "selection_epsilon",
             "the whole fit's budget, selection and refit, split by selection_share",
             "the selection's alone, the refit spending what its estimator declares",
         )
+        if policy is not None:
+            share = policy.share
+        elif self.selection_share == "auto":
+            share = SHARE_WITHOUT_DEFAULT
+        else:
+            share = self.selection_share
         return grid_budget(
             total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
-            selection_epsilon=selection_epsilon, selection_share=self.selection_share,
+            selection_epsilon=selection_epsilon, selection_share=share,
             # A callable refit releases no best_score_ (as GridSearchCV): no score share.
             score_share=0.0 if callable(self.refit) else self.score_share,
             refit=bool(self.refit),
             check_share=0.0 if lead is None else self.check_share,
-            default_named=self.default is not None,
         )
 
     def _random_states(self):
@@ -1201,6 +1306,39 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return cost, rule
 
 
+def _final_width(estimator, X):
+    """The number of columns reaching the last step of ``estimator`` (a pipeline), or the
+    columns of ``X``.
+
+    A pipeline's steps before the last are fitted on the first rows of ``X`` with
+    throw-away accountants inside :func:`~skdptune.dp_fit.private_fit_context` (nothing they
+    print or warn is shown), only to read their output's width: for the steps the gate
+    admits, a function of their parameters and the schema of ``X``, not of the values. When
+    that fails (a step that needs more rows), the columns of ``X``.
+    """
+    n_features = input_shape(X)["n_features_in_"] or 1
+    if not isinstance(estimator, Pipeline) or len(estimator.steps) < 2:
+        return n_features
+    prefix = clone(estimator[:-1])
+    set_accountants(prefix, BudgetAccountant())
+    rows = np.arange(min(_num_samples(X), _WIDTH_ROWS))
+    try:
+        with private_fit_context(reveal=False):
+            return int(np.shape(prefix.fit_transform(_safe_indexing(X, rows)))[1])
+    except Exception:  # noqa: BLE001 - the width is a model's input, not a refusal
+        return n_features
+
+
+#: Rows ``_final_width`` fits a pipeline's first steps on.
+_WIDTH_ROWS = 50
+
+
+def _has_rows(X):
+    """Whether ``X`` is data (rows to fit a pipeline's first steps on), not a shape or a
+    count."""
+    return X is not None and not isinstance(X, (Integral, tuple)) and hasattr(X, "__len__")
+
+
 def _forecast_shape(X, n_samples, n_features):
     """``(n_samples, n_features)`` from :meth:`PrivateGridSearchCV.forecast`'s ``X`` (data, a
     shape or a number of records) and its keywords; only shapes are read."""
@@ -1221,6 +1359,9 @@ def _forecast_shape(X, n_samples, n_features):
 def _selection_line(selection, index, plan, cost, score=None, score_std=None):
     """The verbose line of the selection: DP outputs and public figures only."""
     params = plan.candidates[index]
+    if plan.budget.declined:
+        return (f"Released the default, candidate {index + 1}/{len(plan.candidates)}, without "
+                f"a selection (nothing charged for one): {params}")
     how = (f"with {type(plan.selector).__name__}" if selection.index is not None
            else "as the fallback (no candidate passed)")
     if plan.default_index is not None:
@@ -1242,6 +1383,7 @@ def _selection_line(selection, index, plan, cost, score=None, score_std=None):
 
 # How a selector's SelectionResult.composition bounds its epsilon, as the report states it.
 _SELECTOR_COMPOSITION = {
+    "declined": "none: the search declined to select",
     "single": "one pure-DP step",
     "basic": "basic composition of max_iter pure steps (max_iter * eps0)",
     "optimal": "exact optimal composition of max_iter pure steps (Kairouz, Oh & Viswanath)",
@@ -1256,28 +1398,32 @@ _UTILITY_ZERO_OUT = ("a null record changes only its partition's fits and scores
                      "sensitivity, the same figure")
 
 
-def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_partitions,
-                    refit_cost, refit_rule, random_state, plan):
+def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
     """A plain dict that explains ``privacy_spent_`` line by line.
 
     Four releases, charged in two accountant entries: the selection and the ``best_score_``
     estimate together (they compose sequentially, basic composition) before the refit, then
     the refit and the ``trivial_lead_`` estimate; the entries add up (basic composition).
-    Each states its zero-out figure beside (:data:`skdptune.accounting.ZERO_OUT_ADJACENCY`).
+    When the search declines to select, there is no selection entry. Each release states its
+    zero-out figure beside (:data:`skdptune.accounting.ZERO_OUT_ADJACENCY`).
     """
     budget = plan.budget
-    sensitivity = 1.0 / n_partitions
-    charges = [
-        Charge("selection", selector_cost[0], selector_cost[1],
-               f"{selector_name} on the partition utilities (sensitivity 1/k)",
-               _SELECTOR_COMPOSITION.get(selection.composition, selection.composition),
-               entry="selection", zero_out_epsilon=selector_cost[0],
-               zero_out=_UTILITY_ZERO_OUT),
-        Charge("best_score_ estimate", score_epsilon, 0.0,
-               "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
-               "one pure-DP step", entry="selection", zero_out_epsilon=score_epsilon,
-               zero_out=_UTILITY_ZERO_OUT),
-    ]
+    charges = []
+    if not budget.declined:
+        # Charged: what the selector reports, and never less than what it was handed.
+        selector_cost = at_least(plan.selector_cost, (selection.epsilon, selection.delta))
+        charges += [
+            Charge("selection", selector_cost[0], selector_cost[1],
+                   f"{type(plan.selector).__name__} on the partition utilities (sensitivity "
+                   "1/k)", _SELECTOR_COMPOSITION.get(selection.composition,
+                                                      selection.composition),
+                   entry="selection", zero_out_epsilon=selector_cost[0],
+                   zero_out=_UTILITY_ZERO_OUT),
+            Charge("best_score_ estimate", budget.score_epsilon, 0.0,
+                   "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
+                   "one pure-DP step", entry="selection", zero_out_epsilon=budget.score_epsilon,
+                   zero_out=_UTILITY_ZERO_OUT),
+        ]
     if plan.declared_costs:  # a refit
         charges.append(Charge(
             "refit", refit_cost[0], refit_cost[1],
@@ -1303,18 +1449,22 @@ def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_pa
             zero_out_epsilon=budget.check_epsilon * lead_zero_out_factor(plan.lead),
             zero_out="a null record's lead (skdptune.trivial.LEAD_ZERO_OUT) against the "
                      "replaced record's range (LEAD_SENSITIVITY)"))
+    selector_cost = ((0.0, 0.0) if budget.declined
+                     else at_least(plan.selector_cost, (selection.epsilon, selection.delta)))
+    policy = plan.policy
     return privacy_report(charges, random_state, {
-        "n_partitions": n_partitions,
-        "sensitivity": sensitivity,
+        "n_partitions": plan.n_partitions,
+        "sensitivity": None if budget.declined else 1.0 / plan.n_partitions,
         "selector_epsilon": selector_cost[0],
         "selector_delta": selector_cost[1],
         "selector_composition": selection.composition,
         "epsilon_per_iteration": selection.epsilon_per_iteration,
         "max_iter": selection.max_iter,
         "n_iterations": selection.n_iterations,
-        "score_epsilon": score_epsilon,
-        "score_mechanism": charges[1].mechanism,
-        "selection_epsilon": selector_cost[0] + score_epsilon,
+        "score_epsilon": budget.score_epsilon,
+        "score_mechanism": ("Laplace on the selected candidate's mean utility (sensitivity "
+                            "1/k)"),
+        "selection_epsilon": selector_cost[0] + budget.score_epsilon,
         "selection_delta": selector_cost[1],
         "refit_epsilon": refit_cost[0],
         "refit_delta": refit_cost[1],
@@ -1322,7 +1472,55 @@ def _privacy_report(selection, selector_name, selector_cost, score_epsilon, n_pa
         "check_epsilon": budget.check_epsilon,
         "budget_rule": budget.rule,
         "selection_share": budget.selection_share,
+        "default_index": plan.default_index,
+        "declined": budget.declined,
+        "tuning_policy": None if policy is None else {
+            "share": policy.share, "margin": policy.margin, "sigma": policy.sigma,
+            "refit_loss": policy.refit_loss, "expected_gain": policy.expected_gain,
+            "refit_noise": policy.refit_noise,
+            "model": "skdptune.default_policy (public quantities only)"},
     })
+
+
+def _declined_selection(default_index):
+    """The selection record of a search that declined to select: the default, no mechanism
+    run, nothing spent."""
+    return SelectionResult(index=default_index, score=None, trace=(), n_iterations=0,
+                           max_iter=0, epsilon_per_iteration=0.0, epsilon=0.0, delta=0.0,
+                           composition="declined")
+
+
+def _warn_declined(plan):
+    """Say, before the refit, that the search declines to select, and what would change it."""
+    warnings.warn(
+        f"The search releases the default candidate {plan.candidates[plan.default_index]} "
+        "refit with the whole budget, without selecting: no share of the budget lets the "
+        "selection resolve a lead worth what it takes from the refit "
+        f"({plan.n_samples} records, {len(plan.candidates)} candidates; "
+        "skdptune.default_policy). More records, a larger epsilon or a smaller grid would "
+        "let it select; search.forecast(X) shows the policy before any fit, and "
+        "selection_share=... forces a share.",
+        SelectionDeclinedWarning,
+        stacklevel=7,  # the user's call: _warn_declined, _run_search, _fit, fit, _fit_context
+    )
+
+
+def _policy_line(plan):
+    """The verbose line of the tuning policy: public quantities only."""
+    if plan.default_index is None:
+        return "No default candidate (default=None): every candidate treated alike"
+    params = plan.candidates[plan.default_index]
+    policy = plan.policy
+    head = f"Default candidate {plan.default_index + 1}/{len(plan.candidates)} {params}"
+    if plan.budget.declined:
+        return (head + ": declines to select (the selection's expected gain is not "
+                "positive at any share); the default is refit with the whole budget")
+    share = plan.budget.selection_share  # None: not split (selection_epsilon, no refit)
+    gets = (f"{share:.3g} of epsilon" if share is not None
+            else f"epsilon={plan.budget.selection_epsilon:g}")
+    return (head + f", favoured by {plan.offsets.max():.3g}; the selection gets {gets} "
+            f"(expected net gain {100 * policy.expected_gain:+.2f} points after the refit's "
+            f"loss of {100 * policy.refit_loss:.2f}; skdptune.default_policy)")
 
 
 def _same(a, b):

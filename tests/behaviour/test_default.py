@@ -1,18 +1,20 @@
-"""``default=``: the untuned candidate the selection favours by a public margin."""
+"""The default candidate (issue 35): the estimator as given, favoured by the tuning policy's
+margin, and released without a selection when no share of the budget pays."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 from diffprivlib import BudgetAccountant
-from skdptune.naive_bayes import GaussianNB
-from skdptune.linear_model import LogisticRegression
+from diffprivlib.models import GaussianNB
+from sklearn.datasets import make_classification
 from sklearn.pipeline import Pipeline
 
-from skdptune import PrivateGridSearchCV
+from skdptune import PrivateGridSearchCV, default_policy
+from skdptune.exceptions import SelectionDeclinedWarning
+from skdptune.linear_model import LogisticRegression
 from skdptune.selection import PermuteAndFlip, ReportNoisyMax
-
-CLASSES = [0, 1]  # binary_data's labels, declared
 
 GRID = {"C": [0.01, 0.1, 1.0, 10.0]}
 
@@ -33,34 +35,70 @@ def recording():
     return RecordingPermuteAndFlip
 
 
+def logistic(**params):
+    return LogisticRegression(data_norm=2.0, classes=[0, 1], **params)
+
+
 def search(estimator=None, grid=GRID, **params):
-    if estimator is None:
-        estimator = LogisticRegression(classes=CLASSES, data_norm=2.0, C=1.0)
-    return PrivateGridSearchCV(estimator, grid, epsilon=1.0, n_partitions=10,
-                               accountant=BudgetAccountant(), random_state=0, **params)
+    estimator = logistic(C=1.0) if estimator is None else estimator
+    defaults = dict(epsilon=1.0, n_partitions=10, accountant=BudgetAccountant(),
+                    random_state=0)
+    return PrivateGridSearchCV(estimator, grid, **{**defaults, **params})
+
+
+@pytest.fixture(scope="module")
+def large_data():
+    """20,000 records: enough for the policy to select at a total epsilon of 4."""
+    X, y = make_classification(n_samples=20_000, n_features=4, n_informative=3, n_redundant=0,
+                               flip_y=0.05, random_state=0)
+    return (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0)), y
+
+
+def _policy_margin(n_samples, share, n_candidates=4, total=1.0):
+    """The margin the policy gives a fixed share at n_partitions=10 (its closed form)."""
+    return default_policy.choose(
+        total, n_samples=n_samples, n_candidates=n_candidates, refit_noise=0.0,
+        score_share=0.1, validation_fraction=0.2, share=share, n_partitions=10).margin
 
 
 @pytest.mark.parametrize("default, index", [
     ("estimator", 2), ({"C": 10.0}, 3), ({"C": 0.01}, 0), ({"C": 1}, 2),
 ])
-def test_the_default_gets_the_auto_margin_before_the_selection(binary_data, recording,
-                                                               default, index):
+def test_the_default_gets_the_policys_margin_before_the_selection(binary_data, recording,
+                                                                 default, index):
     X, y = binary_data
-    fitted = search(default=default, selector=recording()).fit(X, y)
+    fitted = search(default=default, selection_share=0.25, selector=recording()).fit(X, y)
     (call,) = recording.calls
-    # k = 10, the selector's epsilon is 0.25 * 0.9 (selection_share "auto" with a default,
-    # score_share), m = 4.
-    margin = 2 * (1 / 10) / 0.225 * math.log(4)
+    # The margin depends on the share, k, m and the selection's epsilon only (the refit's
+    # noise enters the share, which is fixed here).
+    margin = _policy_margin(len(X), 0.25)
     np.testing.assert_allclose(call["offsets"], np.eye(4)[index] * margin)
+    assert call["epsilon"] == pytest.approx(0.25 * 0.9)
     assert fitted.default_index_ == index
     assert fitted.default_margin_ == pytest.approx(margin)
 
 
+def test_the_estimator_as_given_is_the_default_by_default(binary_data):
+    X, y = binary_data
+    fitted = search(selection_share=0.25).fit(X, y)
+    assert fitted.default_index_ == 2  # C=1.0, the estimator's own
+    assert fitted.privacy_report_["default_index"] == 2
+
+
+def test_the_estimator_as_given_is_added_when_no_candidate_has_its_values(binary_data):
+    # Before: refused ("no candidate of param_grid has the estimator's own values").
+    X, y = binary_data
+    fitted = search(logistic(C=5.0), selection_share=0.25).fit(X, y)
+    assert fitted.default_index_ == 4
+    assert fitted.cv_results_["params"][4] == {"C": 5.0}
+    assert len(fitted.cv_results_["params"]) == 5
+
+
 def test_a_given_margin_and_pipeline_parameter_names(binary_data, recording):
     X, y = binary_data
-    pipeline = Pipeline([("clf", LogisticRegression(classes=CLASSES, data_norm=2.0, C=0.1))])
-    fitted = search(pipeline, {"clf__C": GRID["C"]}, default="estimator", default_margin=0.05,
-                    selector=recording()).fit(X, y)
+    pipeline = Pipeline([("clf", logistic(C=0.1))])
+    fitted = search(pipeline, {"clf__C": GRID["C"]}, default_margin=0.05,
+                    selection_share=0.25, selector=recording()).fit(X, y)
     np.testing.assert_allclose(recording.calls[0]["offsets"], [0, 0.05, 0, 0])
     assert fitted.default_index_ == 1
 
@@ -69,52 +107,103 @@ def test_a_list_of_grids_matches_the_default_by_its_keys(binary_data, recording)
     X, y = binary_data
     grid = [{"C": [0.1, 1.0]}, {"C": [1.0], "fit_intercept": [False]}]
     fitted = search(grid=grid, default={"C": 1.0, "fit_intercept": False},
-                    selector=recording()).fit(X, y)
+                    selection_share=0.25, selector=recording()).fit(X, y)
     assert fitted.default_index_ == 2
 
 
-def test_without_a_default_nothing_changes(binary_data, recording):
+def test_without_a_default_every_candidate_is_alike_and_the_share_is_half(binary_data,
+                                                                          recording):
     X, y = binary_data
-    fitted = search(selector=recording()).fit(X, y)
+    fitted = search(default=None, selector=recording()).fit(X, y)
     assert "offsets" not in recording.calls[0]
+    assert recording.calls[0]["epsilon"] == pytest.approx(0.5 * 0.9)
     assert fitted.default_index_ is None and fitted.default_margin_ == 0.0
+    assert fitted.privacy_report_["selection_share"] == default_policy.SHARE_WITHOUT_DEFAULT
 
 
-def test_the_charge_is_the_same_with_and_without_a_default(binary_data):
+def test_the_charge_is_the_total_with_and_without_a_default(binary_data, large_data):
+    for X, y in (binary_data, large_data):
+        plain = search(default=None, epsilon=4.0).fit(X, y)
+        favoured = search(epsilon=4.0).fit(X, y)
+        assert favoured.privacy_spent_ == plain.privacy_spent_ == pytest.approx((4.0, 0.0))
+        assert favoured.accountant.total() == plain.accountant.total()
+
+
+def test_small_data_declines_to_select_and_refits_the_default_with_everything(binary_data,
+                                                                            recording, capsys):
+    # 300 records: no share buys a selection worth what it takes from the refit.
     X, y = binary_data
-    plain, favoured = search().fit(X, y), search(default="estimator").fit(X, y)
-    assert favoured.privacy_spent_ == plain.privacy_spent_
-    assert favoured.accountant.total() == plain.accountant.total()
+    unfitted = search(selector=recording(), n_partitions="auto", verbose=1)
+    forecast = unfitted.forecast(X)
+    assert forecast.declined and "declines to select" in str(forecast)
+    with pytest.warns(SelectionDeclinedWarning, match="More records, a larger epsilon"):
+        fitted = unfitted.fit(X, y)
+    assert recording.calls == []  # no selection ran
+    assert fitted.best_index_ == fitted.default_index_ == 2
+    assert fitted.n_partitions_ is None and math.isnan(fitted.best_score_)
+    assert fitted.selection_.composition == "declined"
+    report = fitted.privacy_report_
+    assert report["declined"] and report["selection_share"] == 0
+    assert [charge["release"] for charge in report["charges"]] == [
+        "refit", "trivial_lead_ estimate"]
+    # The refit (and the lead's check) get all of the total: one accountant entry.
+    assert len(fitted.accountant.spent_budget) == 1
+    assert fitted.accountant.total()[0] == pytest.approx(1.0)
+    assert "declines to select" in capsys.readouterr().out
+
+
+def test_large_data_selects_with_a_small_share(large_data, recording):
+    X, y = large_data
+    forecast = search(n_partitions="auto", epsilon=4.0).forecast(X)
+    fitted = search(selector=recording(), n_partitions="auto", epsilon=4.0).fit(X, y)
+    policy = default_policy.choose(
+        4.0, n_samples=len(X), n_candidates=4, score_share=0.1, validation_fraction=0.2,
+        refit_noise=default_policy.refit_noise(logistic(C=1.0), len(X), 4))
+    assert not policy.declined and 0 < policy.share < 0.5
+    assert fitted.privacy_report_["selection_share"] == policy.share == forecast.policy.share
+    (call,) = recording.calls
+    assert call["epsilon"] == pytest.approx(policy.share * 4.0 * 0.9)
+    assert fitted.default_margin_ == pytest.approx(policy.margin)
+    assert fitted.n_partitions_ == forecast.n_partitions
+
+
+def test_a_fixed_share_never_declines(binary_data, recording):
+    X, y = binary_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SelectionDeclinedWarning)
+        fitted = search(selection_share=0.1, selector=recording()).fit(X, y)
+    assert len(recording.calls) == 1 and fitted.privacy_report_["selection_share"] == 0.1
 
 
 def test_a_large_margin_keeps_the_default_whatever_the_utilities(binary_data):
     # Without a default these seeds select C=1 or C=0.01, never C=10. A margin of 1
     # (utilities lie in [0, 1]) leaves each other candidate's coin at most
-    # exp(-epsilon_s * 1 / (2 / k)) = exp(-6.75) at k = 30: the default is kept, each seed
-    # failing with probability below 3 * 0.0012.
+    # exp(-epsilon_s * 1 / (2 / k)) = exp(-6.75) at k = 30 and a share of 0.5: the default is
+    # kept, each seed failing with probability below 3 * 0.0012.
     X, y = binary_data
     for seed in range(3):
-        plain = search().set_params(random_state=seed, n_partitions=30).fit(X, y)
-        favoured = search(default={"C": 10.0}, default_margin=1.0).set_params(
+        plain = search(default=None).set_params(random_state=seed, n_partitions=30).fit(X, y)
+        favoured = search(default={"C": 10.0}, default_margin=1.0, selection_share=0.5).set_params(
             random_state=seed, n_partitions=30).fit(X, y)
         assert plain.best_index_ != 3
         assert favoured.best_index_ == favoured.default_index_ == 3
 
 
-def test_the_verbose_line_says_whether_the_default_was_kept(binary_data, capsys):
+def test_the_verbose_lines_say_what_the_policy_chose_and_whether_the_default_was_kept(
+        binary_data, capsys):
     X, y = binary_data
-    fitted = search(default="estimator", verbose=1).fit(X, y)
+    fitted = search(selection_share=0.25, verbose=1).fit(X, y)
     out = capsys.readouterr().out
     kept = "kept" if fitted.best_index_ == 2 else "moved off"
+    assert "Default candidate 3/4 {'C': 1.0}, favoured by" in out
     assert f"({kept} the default, candidate 3, favoured by" in out
 
 
 @pytest.mark.parametrize("params, match", [
     ({"default": {"C": 3.0}}, r"default=\{'C': 3.0\}: no candidate of param_grid has those "),
     ({"default": {"C": 1.0, "tol": 1e-4}}, "no candidate of param_grid"),
-    ({"default": "estimator", "selector": "doubling"},
-     r"needs a one-shot selector .*selector='doubling'"),
-    ({"default_margin": 0.1}, "default_margin=0.1 has no effect without default"),
+    ({"selector": "doubling"}, r"needs a one-shot selector .*selector='doubling'.*default=None"),
+    ({"default": None, "default_margin": 0.1}, "default_margin=0.1 has no effect without"),
 ])
 def test_bad_defaults_are_refused_before_the_data_and_the_charge(binary_data, params, match):
     X, y = binary_data
@@ -122,13 +211,6 @@ def test_bad_defaults_are_refused_before_the_data_and_the_charge(binary_data, pa
     with pytest.raises(ValueError, match=match):
         unfitted.fit(X, y)
     assert unfitted.accountant.total() == (0, 0)
-
-
-def test_the_estimator_as_given_must_be_a_candidate(binary_data):
-    X, y = binary_data
-    with pytest.raises(ValueError, match="no candidate of param_grid has the estimator's own"):
-        search(LogisticRegression(classes=CLASSES, data_norm=2.0, C=5.0),
-               default="estimator").fit(X, y)
 
 
 @pytest.mark.parametrize("params", [{"default": 5}, {"default": "first"},
@@ -140,24 +222,22 @@ def test_invalid_types_and_ranges_are_named(binary_data, params):
         search(**params).fit(X, y)
 
 
-def test_report_noisy_max_takes_its_own_lead(binary_data):
+def test_report_noisy_max_gets_the_same_policy(binary_data):
     X, y = binary_data
-    fitted = search(GaussianNB(classes=CLASSES, bounds=(0, 1)),
-                    {"var_smoothing": [1e-9, 1e-3, 1e-1]},
-                    default={"var_smoothing": 1e-9}, selector=ReportNoisyMax()).fit(X, y)
-    # The selector's epsilon: 0.25 * 0.9 (selection_share "auto" with a default, score_share).
-    assert fitted.default_margin_ == pytest.approx(
-        ReportNoisyMax().tail_lead(1 / 3, sensitivity=1 / 10, epsilon=0.225))
+    fitted = search(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3, 1e-1]},
+                    selection_share=0.25, selector=ReportNoisyMax(), refit=False).fit(X, y)
+    # Without a refit the selection gets all of epsilon: the margin at share 1.
+    assert fitted.default_margin_ == pytest.approx(_policy_margin(len(X), 1.0, 3))
 
 
 def test_bounds_of_arrays_match_by_value(binary_data, recording):
     # Grids over bounds hold tuples of arrays, which == cannot compare: matched by value.
     X, y = binary_data
     boxes = [(np.zeros(4), np.full(4, upper)) for upper in (0.5, 1.0)]
-    fitted = search(GaussianNB(classes=CLASSES, bounds=(np.zeros(4), np.ones(4))),
-                    {"bounds": boxes},
-                    default={"bounds": (np.zeros(4), np.ones(4))}, selector=recording()).fit(X, y)
+    fitted = search(GaussianNB(bounds=(np.zeros(4), np.ones(4))), {"bounds": boxes},
+                    default={"bounds": (np.zeros(4), np.ones(4))}, selector=recording(),
+                    refit=False).fit(X, y)
     assert fitted.default_index_ == 1
-    fitted = search(GaussianNB(classes=CLASSES, bounds=(np.zeros(4), np.full(4, 0.5))),
-                    {"bounds": boxes}, default="estimator", selector=recording()).fit(X, y)
+    fitted = search(GaussianNB(bounds=(np.zeros(4), np.full(4, 0.5))), {"bounds": boxes},
+                    selector=recording(), refit=False).fit(X, y)
     assert fitted.default_index_ == 0
