@@ -256,8 +256,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Share of ``epsilon`` spent on the selection, in ``(0, 1)``; ignored with
         ``selection_epsilon``. ``"auto"``: with a ``default``, the policy's (0 to 0.5, 0
         when declining: :mod:`skdptune.default_policy`); without one, 0.5
-        (:data:`skdptune.default_policy.SHARE_WITHOUT_DEFAULT`). The share used is
-        ``privacy_report_["selection_share"]``.
+        (:data:`skdptune.default_policy.SHARE_WITHOUT_DEFAULT`; :ref:`why
+        <choosing-selection-share>`). The share used is ``privacy_report_["selection_share"]``.
     score_share : float, default=0.1
         Share of the selection's epsilon spent on a Laplace estimate of the selected
         candidate's utility (sensitivity ``1 / n_partitions``), released as
@@ -632,7 +632,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         """Partition, evaluate, select (charged), refit (charged); return the report. When the
         policy declines to select, the default is refit with the whole budget."""
         fit_params = plan.fit_params  # routed, as in scikit-learn's searches
-        self._say(_policy_line(plan))
+        if plan.default_index is not None:
+            self._say(_policy_line(plan))
         partition_seed, noise_state = self._random_states()
         if plan.budget.declined:
             _warn_declined(plan)
@@ -1154,7 +1155,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 "partitions, a larger selection budget, or another selector; see "
                 "search.forecast(X) and skdptune.forecast.",
                 NoisySelectionWarning,
-                stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
+                stacklevel=7,  # the user's call: _select, _run_search, _fit, fit, _fit_context
             )
 
     def _budget(self, lead=None, policy=None):
@@ -1215,7 +1216,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "run the search on non-sensitive data of the same shape with error_score='raise', "
             "inside skdptune.reveal_fit_messages() to see the fits' warnings.",
             UserWarning,
-            stacklevel=6,  # the user's call of fit (_run_search, _fit, fit, _fit_context)
+            stacklevel=7,  # the user's call of fit (_select, _run_search, _fit, fit, _fit_context)
         )
         return 0
 
@@ -1501,14 +1502,12 @@ def _warn_declined(plan):
         "let it select; search.forecast(X) shows the policy before any fit, and "
         "selection_share=... forces a share.",
         SelectionDeclinedWarning,
-        stacklevel=7,  # the user's call: _warn_declined, _run_search, _fit, fit, _fit_context
+        stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
     )
 
 
 def _policy_line(plan):
     """The verbose line of the tuning policy: public quantities only."""
-    if plan.default_index is None:
-        return "No default candidate (default=None): every candidate treated alike"
     params = plan.candidates[plan.default_index]
     policy = plan.policy
     head = f"Default candidate {plan.default_index + 1}/{len(plan.candidates)} {params}"

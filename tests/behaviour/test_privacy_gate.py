@@ -82,7 +82,7 @@ class RecordingAccountant(BudgetAccountant):
 
 def grid_search(estimator, grid, accountant, **params):
     defaults = dict(selection_epsilon=1.0, delta=1e-6, n_partitions=5, accountant=accountant,
-                    random_state=0)
+                    random_state=0, default=None)
     defaults.update(params)
     return PrivateGridSearchCV(estimator, grid, **defaults)
 

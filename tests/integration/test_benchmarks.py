@@ -38,7 +38,7 @@ def _search(selector, random_state=0):
         GaussianNB(bounds=(0, 1), classes=[0, 1], epsilon=1.0),
         {"var_smoothing": [1e-9, 1e-3, 1e-1]},
         epsilon=1.0, selector=selector, n_partitions=5, accountant=BudgetAccountant(),
-        random_state=random_state)
+        random_state=random_state, default=None)
 
 
 def test_the_hook_sees_a_search_compute_its_utilities(benchmark_lib, binary_data):
