@@ -54,6 +54,8 @@ from sklearn.preprocessing import (
     PolynomialFeatures,
 )
 
+from .cluster import KMeans
+from .decomposition import PCA
 from .partition_scaling import RULES as SCALING_RULES
 from .partition_scaling import ScalingRule
 from .exceptions import GateError
@@ -256,8 +258,9 @@ def _kmeans_release(step):
             "cluster that no record is nearest to keeps its centre exactly, with no noise "
             "(`if cluster not in labels: continue`), so one record decides whether a centre "
             "moves; and the fitted model keeps every training row's cluster (labels_) and the "
-            "exact inertia_. Its partition fits (never released) still select: use "
-            "refit=False")
+            "exact inertia_. Use skdptune.cluster.KMeans(bounds=...) (the algorithm diffprivlib "
+            "intends, private under replace-one adjacency, with the same parameters), or "
+            "refit=False (its partition fits, never released, still select)")
 
 
 def _linear_regression_calibration(step):
@@ -277,8 +280,19 @@ def _pca_release(step):
             "Bingham sampler's rejection step divides by (u' Omega u)**(d/2) where it should "
             "multiply, and the law it samples from spends up to 1.2 times its share of epsilon "
             "per component at d = 5 and 5 times at d = 10 (measured exactly on neighbouring "
-            "datasets); no charge is known to cover the whole fit. Its partition fits (never "
-            "released) still select: use refit=False")
+            "datasets); no charge is known to cover the whole fit. Use "
+            "skdptune.decomposition.PCA(data_norm=..., bounds=...) (the same releases, the "
+            "components from the intended law), or refit=False (its partition fits, never "
+            "released, still select)")
+
+
+def _pca_centring(step):
+    # A released PCA(centered=False) releases a DP mean over the declared bounds.
+    if step.centered or step.bounds is not None:
+        return None
+    return ("centered=False releases a DP mean of the features, and bounds=None would read "
+            "their domain from the private data; declare bounds=(lower, upper) from public "
+            "knowledge, or centered=True for data centred by public knowledge")
 
 
 def _declared_categories(step):
@@ -381,6 +395,15 @@ ALLOWED = {
     dp.PCA: _dp("data_norm", condition=_pca_release,
                 why="refused in a released fit: diffprivlib 0.6.6's PCA overspends "
                     "(_pca_release says why); partition fits only"),
+    KMeans: _dp("bounds",
+                why="Su et al.'s k-means with every cluster's count and sums noised each "
+                    "iteration, calibrated to replace-one adjacency (skdptune.cluster.KMeans): "
+                    "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
+    PCA: _dp("data_norm", condition=_pca_centring,
+             why="diffprivlib's PCA releases with the components from the Bingham law, "
+                 "calibrated to replace-one adjacency (skdptune.decomposition.PCA): pure "
+                 "epsilon-DP given data_norm (and bounds unless centered); spends `epsilon` "
+                 "once per fit"),
     dp.StandardScaler: _dp("bounds"),
     dp.RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge,
                                    why=_TREE_WHY),
@@ -422,10 +445,8 @@ _REMEDIES = {
     "GaussianNB": "diffprivlib.models.GaussianNB(bounds=...)",
     "LinearRegression": "skdptune.linear_model.Ridge(bounds_X=..., bounds_y=...)",
     "Ridge": "skdptune.linear_model.Ridge(alpha=..., bounds_X=..., bounds_y=...)",
-    "KMeans": "diffprivlib.models.KMeans(bounds=...) with refit=False (a released "
-              "diffprivlib KMeans is not private)",
-    "PCA": "diffprivlib.models.PCA(data_norm=...) with refit=False (a released diffprivlib "
-           "PCA overspends)",
+    "KMeans": "skdptune.cluster.KMeans(bounds=...)",
+    "PCA": "skdptune.decomposition.PCA(data_norm=..., bounds=...)",
     "StandardScaler": "diffprivlib.models.StandardScaler(bounds=...)",
     "MinMaxScaler": "diffprivlib.models.StandardScaler(bounds=...), or a "
                     "skdptune.preprocessing.RowWiseFunctionTransformer scaling by public bounds",
