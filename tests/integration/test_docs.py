@@ -38,6 +38,8 @@ PUBLIC_MODULES = [
     "skdptune.batched.linear_regression",
     "skdptune.batched.kmeans",
     "skdptune.batched.pca",
+    "skdptune.cluster",
+    "skdptune.decomposition",
     "skdptune.evaluate",
     "skdptune.exceptions",
     "skdptune.partition_scaling",
