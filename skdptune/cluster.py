@@ -95,9 +95,9 @@ def initial_centres(lower, upper, n_centres, rng):
     return lower + unit[kept] * (upper - lower)
 
 
-def reduce_centres(points, counts, n_clusters, rng):
+def reduce_centres(points, weights, n_clusters, rng):
     """``n_clusters`` starting centres from an oversampled first iteration: a weighted
-    k-means of its noisy centres, each weighted by its noisy count (at least 1).
+    k-means of its noisy centres.
 
     The best of :data:`REDUCTION_STARTS` runs of Lloyd's algorithm from k-means++ seeds. A
     function of released values and of data-independent draws only (post-processing).
@@ -109,8 +109,11 @@ def reduce_centres(points, counts, n_clusters, rng):
     ----------
     points : ndarray of shape (n_seeds, n_features)
         The first iteration's noisy centres.
-    counts : ndarray of shape (n_seeds,)
-        Their noisy counts.
+    weights : ndarray of shape (n_seeds,)
+        Their noisy counts, 0 for the centres found empty: weights in units of records, so
+        that a partition's fit (whose noise the search scales with its records) reduces its
+        seeds as the refit does. Negative values count as 0; with no positive weight, every
+        point weighs the same.
     n_clusters : int
     rng : numpy.random.RandomState
 
@@ -118,7 +121,9 @@ def reduce_centres(points, counts, n_clusters, rng):
     -------
     centres : ndarray of shape (n_clusters, n_features)
     """
-    weights = np.maximum(counts, 1.0)
+    weights = np.maximum(weights, 0.0)
+    if not weights.sum() > 0:
+        weights = np.ones(len(points))
     best, best_cost = None, np.inf
     for _ in range(REDUCTION_STARTS):
         # k-means++ seeds: each next one drawn with probability proportional to its weight
@@ -126,8 +131,8 @@ def reduce_centres(points, counts, n_clusters, rng):
         centres = points[[rng.choice(len(points), p=weights / weights.sum())]]
         for _ in range(n_clusters - 1):
             mass = weights * _squared_distances(points, centres).min(axis=1)
-            if not mass.sum() > 0:
-                mass = weights
+            if not mass.sum() > 0:  # fewer weighted points than clusters: any point
+                mass = np.ones(len(points))
             centres = np.vstack([centres, points[rng.choice(len(points), p=mass / mass.sum())]])
         for _ in range(REDUCTION_ITERATIONS):
             labels = _squared_distances(points, centres).argmin(axis=1)
@@ -335,7 +340,8 @@ class KMeans(DPKMeans):
         for iteration in range(n_iter):
             centres, empty = lloyd(centres)
             if iteration == 0 and self.oversampling > 1:
-                centres = reduce_centres(centres, lloyd.noisy_counts, self.n_clusters, geometry)
+                centres = reduce_centres(centres, np.where(empty, 0.0, lloyd.noisy_counts),
+                                         self.n_clusters, geometry)
         self.cluster_centers_ = centres
         self.empty_clusters_ = empty
         self.n_iter_ = n_iter
