@@ -11,6 +11,7 @@ from diffprivlib.models.k_means import validate_data
 from sklearn.utils import check_random_state
 
 from ._sklearn_compat import Interval
+from .validation import declared_box
 
 #: Su et al.'s coordinate normalisation factor (diffprivlib's ``rho``): with it, the share of
 #: an iteration's budget that buys the counts against one coordinate's sums is
@@ -326,11 +327,7 @@ class KMeans(DPKMeans):
         n_samples, n_features = X.shape
         if n_samples < self.n_clusters:
             raise ValueError(f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}")
-        lower, upper = self._check_bounds(tuple(self.bounds), n_features,
-                                           min_separation=MIN_WIDTH)
-        if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-            raise ValueError(f"bounds={self.bounds!r} are not finite; declare finite "
-                             "(lower, upper) from public knowledge")
+        lower, upper = declared_box(self, n_features, min_separation=MIN_WIDTH)
         noise, geometry = _sources(self.random_state)
         n_iter = int(self._calc_iters(n_features, n_samples))
         count_epsilon, coordinate_epsilon = budget_split(self.epsilon, n_features, n_iter)

@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
 from ._sklearn_compat import Interval
+from .validation import declared_box
 
 
 def bingham(A, rng):
@@ -281,10 +282,7 @@ class PCA(DPPCA):
         if self.centered:
             self.mean_, eigen_epsilon = np.zeros(n_features), self.epsilon
         else:
-            lower, upper = self._check_bounds(tuple(self.bounds), n_features)
-            if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-                raise ValueError(f"bounds={self.bounds!r} are not finite; declare finite "
-                                 "(lower, upper) from public knowledge")
+            lower, upper = declared_box(self, n_features)
             # The mean: sensitivity (upper_j - lower_j) / n per feature, epsilon / 2 in all.
             self.mean_ = mean(X, epsilon=self.epsilon / 2, bounds=(lower, upper), axis=0,
                               random_state=self.random_state, accountant=BudgetAccountant())
