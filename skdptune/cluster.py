@@ -339,7 +339,7 @@ class KMeans(DPKMeans):
             if iteration == 0 and self.oversampling > 1:
                 centres = reduce_centres(centres, np.where(empty, 0.0, lloyd.noisy_counts),
                                          self.n_clusters, geometry)
-        self.cluster_centers_ = centres
+        self.cluster_centers_ = centres.astype(X.dtype)  # as scikit-learn's: X's dtype
         self.empty_clusters_ = empty
         self.n_iter_ = n_iter
         self._n_threads = 1  # scikit-learn's predict reads it

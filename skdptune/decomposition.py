@@ -294,6 +294,10 @@ class PCA(DPPCA):
         eigenvalues, vectors = noisy_eigen(X, eigen_epsilon, self.data_norm, n_vectors,
                                            self.random_state)
         self._set_components(eigenvalues, vectors, n_components, n_samples, n_features)
+        # In X's dtype, as scikit-learn's PCA (its transform then preserves it).
+        for name in ("mean_", "components_", "explained_variance_",
+                     "explained_variance_ratio_", "singular_values_"):
+            setattr(self, name, np.asarray(getattr(self, name), dtype=X.dtype))
         accountant.spend(self.epsilon, 0)
         return self
 
