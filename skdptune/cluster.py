@@ -186,7 +186,7 @@ class KMeans(DPKMeans):
     One change to the algorithm: the first iteration runs from ``oversampling *
     n_clusters`` seeds, and a weighted k-means of its noisy centres gives the
     ``n_clusters`` centres the other iterations start from (:func:`reduce_centres`;
-    ``oversampling=1``: diffprivlib's start). Lloyd's iterations from seeds that ignore the
+    ``oversampling=1``: ``n_clusters`` seeds, as diffprivlib starts). Lloyd's iterations from seeds that ignore the
     data often end with one centre between two clusters and two in a third; the
     oversampled iteration is a noisy histogram of the data over the seeds' cells, as Su et
     al.'s hybrid method starts from a noisy grid histogram. It costs nothing more: the
@@ -203,8 +203,8 @@ class KMeans(DPKMeans):
       noise of scale ``w_j / epsilon_coordinate``. Replacing one record changes at most two
       clusters' sums, by ``x_j - c_j`` and ``x'_j - c_j`` (each at most ``w_j / 2``), or
       one cluster's by ``x'_j - x_j`` (at most ``w_j``): an L1 sensitivity of ``w_j`` for
-      feature ``j`` across the clusters (summing about the middle halves it against raw
-      sums, whose sensitivity is ``2 max(|lower_j|, |upper_j|)``).
+      feature ``j`` across the clusters (sums of the raw values would need ``max(w_j, 2
+      max(|lower_j|, |upper_j|))``).
 
     ``epsilon_count + d epsilon_coordinate = epsilon / n_iter_`` (:func:`budget_split`, Su et
     al.'s ratio); the labels of iteration ``t`` are a function of each record and of the
@@ -228,8 +228,8 @@ class KMeans(DPKMeans):
         ``(lower, upper)``, scalars or one value per feature, declared from public knowledge;
         records are clipped to them. Required: bounds read from the data are not private.
     oversampling : int, default=4
-        Seeds of the first iteration per cluster (1: diffprivlib's start from
-        ``n_clusters`` seeds).
+        Seeds of the first iteration per cluster (1: ``n_clusters`` seeds, as diffprivlib
+        starts).
     random_state : int, RandomState or None, default=None
         None draws the noise from :mod:`secrets` (through diffprivlib's mechanisms) and the
         data-independent draws (seeds, redrawn centres, the reduction's starts) from fresh
