@@ -152,10 +152,13 @@ class PCA(DPPCA):
     is replaced, ``epsilon / (2 d)`` each), and the rest the eigen-decomposition of the rows
     centred by that mean and clipped to L2 norm ``data_norm`` (each row depends on its own
     record and the released mean only); with ``centered=True`` the eigen-decomposition gets
-    all of ``epsilon``. :func:`noisy_eigen` gives the sensitivities: the eigenvalues' L1
-    sensitivity is ``2 data_norm**2``, and ``u' X' X u`` moves by at most ``data_norm**2``
-    when a record is replaced (not ``data_norm**2 / 2`` or an added record's one-sided
-    change). The attributes are functions of those releases and of public shapes.
+    all of ``epsilon``. :func:`noisy_eigen` gives the sensitivities for a replaced record
+    ``x -> x'`` (both rows of norm at most ``R = data_norm``): ``X' X`` changes by ``x' x'^T -
+    x x^T``, whose nuclear norm is at most ``2 R**2``, which bounds the eigenvalues' L1
+    change; and ``u' X' X u`` changes by ``(u' x')**2 - (u' x)**2``, anywhere in ``[-R**2,
+    R**2]`` (an added record's change would be one-sided, ``[0, R**2]``: the exponential
+    mechanism then needs half the noise, which is not the library's adjacency). The
+    attributes are functions of those releases and of public shapes.
 
     Parameters
     ----------
