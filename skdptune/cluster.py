@@ -253,7 +253,7 @@ class KMeans(DPKMeans):
         shape of ``X``).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Names of the features seen during fit, when ``X`` has string column names.
 
     See Also

@@ -192,18 +192,18 @@ class PCA(DPPCA):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
-    explained_variance_ : ndarray of shape (n_components_,)
+    components_ : ndarray of shape (n_components, n_features)
+    explained_variance_ : ndarray of shape (n_components,)
         Noisy eigenvalues of ``X' X`` divided by ``n_samples - 1``.
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
-    singular_values_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+    singular_values_ : ndarray of shape (n_components,)
     mean_ : ndarray of shape (n_features,)
         The DP mean (zeros with ``centered=True``).
     n_components_ : int
     noise_variance_ : float
     n_samples_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         When ``X`` has string column names.
 
     References
@@ -314,7 +314,7 @@ class PCA(DPPCA):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_components_)
+        X_new : ndarray of shape (n_samples, n_components)
         """
         return self.fit(X).transform(X)
 
