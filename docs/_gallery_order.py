@@ -7,6 +7,8 @@ picklable.
 ORDER = [
     "quickstart.py",
     "plot_mixed_type_pipeline.py",
+    "plot_pca_pipeline.py",
+    "plot_private_kmeans.py",
     "plot_custom_dp_estimator.py",
     "plot_forecast.py",
     "plot_doubling_trace.py",

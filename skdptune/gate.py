@@ -55,6 +55,8 @@ from sklearn.preprocessing import (
     PolynomialFeatures,
 )
 
+from .cluster import KMeans
+from .decomposition import PCA
 from .partition_scaling import RULES as SCALING_RULES
 from .partition_scaling import ScalingRule
 from .ensemble import RandomForestClassifier
@@ -238,6 +240,23 @@ _RIDGE_RELEASES = {
     "noise_scale_": "a function of epsilon, the declared bounds and the width: public",
     "alpha_": "alpha + noise_alpha * noise_scale_: public",
 }
+_KMEANS_RELEASES = {
+    "cluster_centers_": "the last iteration's noisy sums over noisy counts, clipped to the box "
+                        "(post-processing), empty ones redrawn from the box",
+    "empty_clusters_": "which noisy counts fell below 2 noise scales: post-processing",
+    "n_iter_": "the parameter max_iter: public",
+    "_n_threads": "1, a constant scikit-learn's predict reads",
+}
+_PCA_RELEASES = {
+    "mean_": "the DP mean (diffprivlib.tools.mean, LaplaceTruncated), zeros when centered",
+    "components_": "the Bingham (exponential-mechanism) draws",
+    "explained_variance_": "noisy eigenvalues (Laplace) over n - 1: post-processing",
+    "explained_variance_ratio_": "the same noisy eigenvalues, normalised",
+    "singular_values_": "square roots of the noisy eigenvalues",
+    "noise_variance_": "the mean of the noisy eigenvalues not kept",
+    "n_components_": "n_components, or read from the noisy eigenvalues (post-processing)",
+    "n_samples_": "the number of records n (public under replace-one adjacency)",
+}
 _SCALER_RELEASES = {
     "mean_": "noisy means (diffprivlib.tools.nanmean, Laplace)",
     "var_": "noisy variances (diffprivlib.tools.nanvar)",
@@ -333,6 +352,20 @@ def gaussian_nb_zero_out(step):
     return float((2.0 + np.mean(ratio)) / 3.0)
 
 
+def kmeans_zero_out(step):
+    """What :class:`skdptune.cluster.KMeans` spends per unit of its ``epsilon`` under zero-out
+    adjacency: 1/2.
+
+    Each iteration releases the clusters' counts (Laplace, L1 sensitivity 2 when a record is
+    replaced: one count falls, another rises) and their sums of ``x_j - c_j`` about the box's
+    middle ``c`` (sensitivity ``w_j``, the box's width: the record leaves one cluster's sum
+    and joins another's, each change at most ``w_j / 2``). A null record is in no cluster: one
+    count moves by 1 and one sum by ``|x_j - c_j| <= w_j / 2``, half of each calibrated
+    sensitivity. Sequential composition over the iterations: half.
+    """
+    return 0.5
+
+
 def logistic_zero_out(step):
     """What objective perturbation (diffprivlib's ``LogisticRegression`` where its calibration
     holds, skdptune's) spends per unit of its recorded ``epsilon`` under zero-out adjacency:
@@ -417,8 +450,9 @@ def _kmeans_release(step):
             "cluster that no record is nearest to keeps its centre exactly, with no noise "
             "(`if cluster not in labels: continue`), so one record decides whether a centre "
             "moves; and the fitted model keeps every training row's cluster (labels_) and the "
-            "exact inertia_. Its partition fits (never released) still select: use "
-            "refit=False")
+            "exact inertia_. Use skdptune.cluster.KMeans(bounds=...) (the algorithm diffprivlib "
+            "intends, private under replace-one adjacency, with the same parameters), or "
+            "refit=False (its partition fits, never released, still select)")
 
 
 def _diffprivlib_tree_release(step):
@@ -458,8 +492,18 @@ def _pca_release(step):
             "multiply, and the law it samples from spends more than its share of epsilon per "
             "component (1.21 times at d = 5 and 1.09 at d = 10 in an exact search over "
             "neighbouring datasets; up to 1.5 times in an independent review); no charge is "
-            "known to cover the whole fit. Its partition fits (never "
-            "released) still select: use refit=False")
+            "known to cover the whole fit. Use skdptune.decomposition.PCA(data_norm=..., "
+            "bounds=...) (the same releases, the components from the intended law), or "
+            "refit=False (its partition fits, never released, still select)")
+
+
+def _pca_centring(step):
+    # A released PCA(centered=False) releases a DP mean over the declared bounds.
+    if step.centered or step.bounds is not None:
+        return None
+    return ("centered=False releases a DP mean of the features, and bounds=None would read "
+            "their domain from the private data; declare bounds=(lower, upper) from public "
+            "knowledge, or centered=True for data centred by public knowledge")
 
 
 def _declared_categories(step):
@@ -577,6 +621,15 @@ ALLOWED = {
     dp.PCA: _dp("data_norm", condition=_pca_release, releases={},
                 why="refused in a released fit: diffprivlib 0.6.6's PCA overspends "
                     "(_pca_release says why); partition fits only"),
+    KMeans: _dp("bounds", zero_out=kmeans_zero_out, releases=_KMEANS_RELEASES,
+                why="Su et al.'s k-means with every cluster's count and sums noised each "
+                    "iteration, calibrated to replace-one adjacency (skdptune.cluster.KMeans): "
+                    "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
+    PCA: _dp("data_norm", condition=_pca_centring, releases=_PCA_RELEASES,
+             why="diffprivlib's PCA releases with the components from the Bingham law, "
+                 "calibrated to replace-one adjacency (skdptune.decomposition.PCA): pure "
+                 "epsilon-DP given data_norm (and bounds unless centered); spends `epsilon` "
+                 "once per fit"),
     dp.StandardScaler: _dp("bounds", releases=_SCALER_RELEASES),
     dp.RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge,
                                    condition=_diffprivlib_tree_release,
@@ -628,10 +681,8 @@ _REMEDIES = {
     "GaussianNB": "skdptune.naive_bayes.GaussianNB(bounds=..., classes=...)",
     "LinearRegression": "skdptune.linear_model.Ridge(bounds_X=..., bounds_y=...)",
     "Ridge": "skdptune.linear_model.Ridge(alpha=..., bounds_X=..., bounds_y=...)",
-    "KMeans": "diffprivlib.models.KMeans(bounds=...) with refit=False (a released "
-              "diffprivlib KMeans is not private)",
-    "PCA": "diffprivlib.models.PCA(data_norm=...) with refit=False (a released diffprivlib "
-           "PCA overspends)",
+    "KMeans": "skdptune.cluster.KMeans(bounds=...)",
+    "PCA": "skdptune.decomposition.PCA(data_norm=..., bounds=...)",
     "StandardScaler": "diffprivlib.models.StandardScaler(bounds=...)",
     "MinMaxScaler": "diffprivlib.models.StandardScaler(bounds=...), or a "
                     "skdptune.preprocessing.RowWiseFunctionTransformer scaling by public bounds",

@@ -73,6 +73,7 @@ from .selection.score import estimate_std, estimate_utility
 from .trivial import estimate_lead, lead_kind, lead_test, lead_zero_out_factor
 from .utility import (
     BoundedR2Scorer,
+    SimplifiedSilhouetteScorer,
     default_kmeans_range,
     make_utility,
     selection_metric,
@@ -298,9 +299,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Anything :func:`~sklearn.metrics.get_scorer` takes. None means ``estimator.score``,
         as in ``GridSearchCV``; it needs no ``utility_range`` when it is scikit-learn's
         accuracy (``ClassifierMixin.score``), and the estimator must have one (refused before
-        the data otherwise). Without a ``utility_range``, None is bounded from the declared
-        bounds for two diffprivlib models (also at the end of a pipeline), and ``verbose``
-        says so: for ``LinearRegression(bounds_y=(low, high))`` (and
+        the data otherwise). Without a ``utility_range``, None has a bounded default for
+        three models (also at the end of a pipeline), and ``verbose`` says so: for ``LinearRegression(bounds_y=(low, high))`` (and
         :class:`skdptune.linear_model.Ridge`) it means
         :class:`skdptune.utility.BoundedR2Scorer`, the R² of predictions and targets clipped
         to the bounds, each partition's clipped to ``[-1, 1]``
@@ -311,7 +311,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
         its class). ``"r2"`` means the same bounded R² for such an estimator (mapped from
         ``utility_range`` when one is given), and ``verbose`` says so: :meth:`score` then
         clips the predictions to ``bounds_y`` too, so it can exceed
-        ``r2_score(y, search.predict(X))``; for ``KMeans(bounds=...)`` it is
+        ``r2_score(y, search.predict(X))``; for :class:`skdptune.cluster.KMeans` it means
+        :class:`skdptune.utility.SimplifiedSilhouetteScorer`, the simplified silhouette of each
+        partition's held-out rows under the fitted centres, discounted by the share of empty
+        centres (in ``[0, 1]``, which :meth:`score` and :attr:`best_score_` then report too);
+        for diffprivlib's ``KMeans(bounds=...)`` it is
         ``KMeans.score`` with the range :func:`skdptune.utility.kmeans_score_range` gives for
         ``n_samples * validation_fraction / n_partitions`` records (after ``n_partitions`` is
         resolved, ``"auto"`` included). A callable is called ``scoring(estimator, X, y)``, or
@@ -986,6 +990,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
                             f"declared bounds_y, each partition's clipped to [{low:g}, "
                             f"{high:g}] (scoring={metric!r}: the bounded R² of a regressor "
                             "with bounds_y)")
+        if isinstance(scorer, SimplifiedSilhouetteScorer) and metric is None:
+            scoring_note = ("Scoring with the simplified silhouette of each partition's "
+                            "held-out rows under the fitted centres, discounted by the share of "
+                            "empty centres, in [0, 1] (scoring=None)")
         for params, candidate in zip(candidates, built):
             check_scorer_applies(scorer, candidate, params)
         return scorer, utility, scoring_note

@@ -17,13 +17,15 @@ from diffprivlib.models import KMeans as DPKMeans
 from diffprivlib.models import LinearRegression as DPLinearRegression
 from sklearn.base import ClassifierMixin
 from sklearn.dummy import DummyClassifier
-from sklearn.metrics import accuracy_score, check_scoring
+from sklearn.metrics import accuracy_score, check_scoring, pairwise_distances
 from sklearn.multioutput import MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier, RadiusNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
+from sklearn.utils.validation import _num_samples
 
 from ._sklearn_compat import _check_multimetric_scoring, _PassthroughScorer
+from .cluster import KMeans
 from .exceptions import ScorerOutputError
 
 # Names of get_scorer scorers whose values lie in [0, 1] for every input.
@@ -328,6 +330,85 @@ def _scoring_is_r2(scoring):
     return isinstance(scoring, str) and scoring == "r2"
 
 
+class SimplifiedSilhouetteScorer:
+    """The simplified silhouette of the scored rows under the fitted centres, discounted by
+    the share of centres the fit found empty.
+
+    The default score of a search over :class:`skdptune.cluster.KMeans` (also at the end of a
+    pipeline) with ``scoring=None``. Each scored row (after the pipeline's earlier steps) has
+    distance ``a`` to its nearest centre and ``b`` to the second nearest; its simplified
+    silhouette is ``(b - a) / b`` (Vendramin, Campello & Hruschka 2010), in ``[0, 1]``: near
+    1 when it sits at its centre and far from any other, near 0 between two centres. The
+    score is their (weighted) mean times the share of centres not in ``empty_clusters_``
+    (centres whose noisy count showed no records, redrawn from the box; 1 for a clusterer
+    without that attribute): in ``[0, 1]`` whatever the data, so the search uses it without a
+    ``utility_range``.
+
+    Held-out inertia (``KMeans.score``) only falls as ``n_clusters`` grows. This score peaks
+    where clusters are compact and apart: too few centres leave rows between clusters'
+    centres, too many split clusters (rows between two close centres), and a centre no
+    record is near, which a silhouette of the rows alone would not see, is discounted. It
+    reads the fitted centres and the scored rows only (one pass, ``O(n_rows *
+    n_clusters)``); rows in a single cluster, or no second centre, score 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdptune.cluster import KMeans
+    >>> from skdptune.utility import SimplifiedSilhouetteScorer
+    >>> X = np.array([[0.0, 0.0], [0.0, 0.1], [1.0, 1.0], [1.0, 0.9]])
+    >>> model = KMeans(n_clusters=2, bounds=(0, 1), epsilon=1e6, random_state=0).fit(X)
+    >>> round(SimplifiedSilhouetteScorer()(model, X), 2)
+    0.93
+    """
+
+    def __call__(self, estimator, X, y=None, sample_weight=None):
+        """The score of ``estimator``'s centres on ``X``.
+
+        Parameters
+        ----------
+        estimator : estimator
+            A fitted clusterer with ``cluster_centers_``, or a pipeline ending in one.
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows' simplified silhouettes.
+
+        Returns
+        -------
+        score : float
+            In ``[0, 1]``; NaN without rows.
+        """
+        while isinstance(estimator, Pipeline):
+            X = estimator[:-1].transform(X)
+            estimator = estimator.steps[-1][1]
+        centres = estimator.cluster_centers_
+        if _num_samples(X) == 0:
+            return float("nan")
+        if len(centres) < 2:
+            return 0.0
+        distances = np.sort(pairwise_distances(X, centres), axis=1)
+        nearest, second = distances[:, 0], distances[:, 1]
+        silhouettes = np.divide(second - nearest, second, out=np.zeros_like(second),
+                                where=second > 0)
+        kept = 1.0 - np.mean(getattr(estimator, "empty_clusters_", False))
+        return float(np.average(silhouettes, weights=sample_weight) * kept)
+
+    def check_applies(self, estimator, params):
+        """Raise ``ValueError`` before the data unless ``estimator`` (a candidate with
+        ``params``) is, or ends in, a clusterer with ``cluster_centers_`` (k-means)."""
+        final = _final_step(estimator)
+        if _kind(estimator) != "clusterer" or not hasattr(final, "n_clusters"):
+            raise ValueError(
+                f"The scorer {self!r} (scoring=None's for skdptune.cluster.KMeans) reads the "
+                f"centres of a k-means, but {type(estimator).__name__} with {params} does not "
+                "end in one: pass scoring=... for this candidate."
+            )
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
 def declared_bounds_y(estimator, required=True):
     """``(low, high)`` arrays of the ``bounds_y`` a diffprivlib ``LinearRegression`` declares
     (also at the end of a pipeline), or None when there are none (``required=False``).
@@ -355,7 +436,8 @@ def declared_bounds_y(estimator, required=True):
 
 
 def default_kmeans_range(candidates, n_records, n_features):
-    """``utility_range`` for ``scoring=None`` on diffprivlib ``KMeans(bounds=...)``, or None.
+    """``utility_range`` for ``scoring=None`` on diffprivlib's ``KMeans(bounds=...)``, or None
+    (:class:`skdptune.cluster.KMeans` is scored by :class:`SimplifiedSilhouetteScorer` instead).
 
     The widest :func:`kmeans_score_range` over the candidates (a grid may vary ``bounds``):
     each candidate's score lies in its own range, hence in the widest. From public
@@ -375,14 +457,15 @@ def default_kmeans_range(candidates, n_records, n_features):
     Returns
     -------
     utility_range : (float, float) or None
-        None unless every candidate is (or ends in) diffprivlib's ``KMeans`` with declared
+        None unless every candidate is (or ends in) diffprivlib's own ``KMeans`` with declared
         ``bounds``.
     """
     ranges = []
     for candidate in candidates:
         final = _final_step(candidate)
-        if not isinstance(final, DPKMeans) or final.bounds is None:
-            return None
+        if (not isinstance(final, DPKMeans) or isinstance(final, KMeans)
+                or final.bounds is None):
+            return None  # skdptune's KMeans is scored by the silhouette (make_utility)
         scalar = all(np.ndim(bound) == 0 for bound in final.bounds)
         if scalar and (final is not candidate or n_features is None):
             return None
@@ -406,6 +489,8 @@ def make_utility(estimator, scoring, utility_range, key=None):
         the end of a pipeline) it means :class:`BoundedR2Scorer`: R² of the predictions and
         targets clipped to ``bounds_y``, mapped from :data:`R2_RANGE`. So does ``"r2"`` for
         such an estimator, with or without a ``utility_range`` (mapped from it when given).
+        For :class:`skdptune.cluster.KMeans` (also at the end of a pipeline) it means
+        :class:`SimplifiedSilhouetteScorer`, in ``[0, 1]``.
     utility_range : (float, float) or None
         Declared ``(low, high)`` of the scorer's values; when given, it is used whatever the
         scorer (``scoring=None`` then means ``estimator.score``, R² for a regressor).
@@ -438,7 +523,12 @@ def make_utility(estimator, scoring, utility_range, key=None):
         scorer = BoundedR2Scorer()
         low, high = R2_RANGE if utility_range is None else _check_utility_range(utility_range)
         return scorer, BoundedUtility(scorer, low, high, key)
-    if isinstance(scoring, (BoundedSquaredErrorScorer, BoundedR2Scorer)):
+    if scoring is None and utility_range is None and isinstance(_final_step(estimator), KMeans):
+        # The simplified silhouette of each partition's held-out rows, in [0, 1]: held-out
+        # inertia only falls with n_clusters. Sensitivity 1 / n_partitions as ever.
+        scoring = SimplifiedSilhouetteScorer()
+    if isinstance(scoring, (BoundedSquaredErrorScorer, BoundedR2Scorer,
+                            SimplifiedSilhouetteScorer)):
         scorer = scoring
     elif scoring is None:
         if not hasattr(estimator, "score"):
@@ -457,7 +547,7 @@ def make_utility(estimator, scoring, utility_range, key=None):
         return scorer, BoundedUtility(scorer, low, high, key)
     if (scoring is None and scores_accuracy(estimator)) or (
         isinstance(scoring, str) and _BOUNDED_SCORER_PATTERN.match(scoring)
-    ) or isinstance(scoring, BoundedSquaredErrorScorer):
+    ) or isinstance(scoring, (BoundedSquaredErrorScorer, SimplifiedSilhouetteScorer)):
         return scorer, BoundedUtility(scorer, 0.0, 1.0, key)
     if isinstance(scoring, BoundedR2Scorer):
         return scorer, BoundedUtility(scorer, *R2_RANGE, key)

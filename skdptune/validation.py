@@ -647,3 +647,24 @@ def positive_finite(value):
     """Whether ``value`` is a real number (not a bool), finite and positive: an ``epsilon``,
     ``data_norm`` or ``C``."""
     return nonnegative_finite(value) and value > 0
+
+
+def declared_box(step, n_features, min_separation=0.0):
+    """``(lower, upper)``, one value per feature, of the ``bounds`` a diffprivlib-style model
+    declares (given, as a tuple or a list), checked to be finite.
+
+    diffprivlib's ``check_bounds`` (the model's ``_check_bounds``) broadcasts scalars, checks
+    the shapes and ``lower <= upper`` and widens intervals narrower than ``min_separation``,
+    but lets NaN through, and its bounded-domain samplers never return on infinite bounds.
+
+    Raises
+    ------
+    ValueError
+        Naming the bounds, for bounds that are not finite (and diffprivlib's errors).
+    """
+    lower, upper = step._check_bounds(tuple(step.bounds), n_features,
+                                      min_separation=min_separation)
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ValueError(f"bounds={step.bounds!r} are not finite; declare finite (lower, "
+                         "upper) from public knowledge")
+    return lower, upper

@@ -43,6 +43,8 @@ PUBLIC_MODULES = [
     "skdptune.batched.kmeans",
     "skdptune.batched.pca",
     "skdptune.ensemble",
+    "skdptune.cluster",
+    "skdptune.decomposition",
     "skdptune.evaluate",
     "skdptune.exceptions",
     "skdptune.partition_scaling",

@@ -224,3 +224,63 @@ def test_default_kmeans_range_is_the_widest_over_the_candidates():
                                 10, 3) is None
     assert default_kmeans_range([narrow, KMeans()], 10, 2) is None
     assert default_kmeans_range([GaussianNB()], 10, 2) is None
+
+
+# --- skdptune.cluster.KMeans: the simplified silhouette (issue 32) ----------------------------
+
+
+def _private_kmeans(n_clusters, **params):
+    from skdptune.cluster import KMeans as PrivateKMeans
+
+    return PrivateKMeans(n_clusters, bounds=(0.0, 1.0), epsilon=1e6, random_state=0, **params)
+
+
+def test_the_simplified_silhouette_reads_nearest_and_second_nearest_centres():
+    from skdptune.utility import SimplifiedSilhouetteScorer
+
+    model = _private_kmeans(2).fit(np.array([[0.1, 0.1], [0.1, 0.2], [0.9, 0.9], [0.9, 0.8]]))
+    model.cluster_centers_ = np.array([[0.0, 0.0], [1.0, 0.0]])
+    model.empty_clusters_ = np.array([False, False])
+    X = np.array([[0.0, 0.0], [0.5, 0.0], [0.25, 0.0]])
+    # (b - a) / b per row: 1, 0 (between the centres) and (0.75 - 0.25) / 0.75.
+    assert SimplifiedSilhouetteScorer()(model, X) == pytest.approx((1 + 0 + 2 / 3) / 3)
+    weighted = SimplifiedSilhouetteScorer()(model, X, sample_weight=[1.0, 0.0, 0.0])
+    assert weighted == pytest.approx(1.0)
+    # A centre the fit found empty is discounted: half of the centres kept.
+    model.empty_clusters_ = np.array([False, True])
+    assert SimplifiedSilhouetteScorer()(model, X) == pytest.approx((1 + 0 + 2 / 3) / 6)
+    assert np.isnan(SimplifiedSilhouetteScorer()(model, X[:0]))
+    single = _private_kmeans(1).fit(X)
+    assert SimplifiedSilhouetteScorer()(single, X) == 0.0
+
+
+def test_the_simplified_silhouette_peaks_at_the_number_of_blobs_where_inertia_does_not():
+    from skdptune.utility import SimplifiedSilhouetteScorer
+
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.2, 0.2], [0.8, 0.2], [0.5, 0.8]])
+    X = centres[rng.integers(3, size=3000)] + rng.normal(0, 0.03, (3000, 2))
+    fits = {k: _private_kmeans(k).fit(X) for k in range(2, 7)}
+    silhouettes = {k: SimplifiedSilhouetteScorer()(model, X) for k, model in fits.items()}
+    inertias = {k: model.score(X) for k, model in fits.items()}
+    assert max(silhouettes, key=silhouettes.get) == 3
+    assert max(inertias, key=inertias.get) != 3
+    assert all(0 <= value <= 1 for value in silhouettes.values())
+
+
+def test_scoring_none_means_the_simplified_silhouette_for_skdptunes_kmeans_only():
+    from sklearn.pipeline import make_pipeline
+
+    from skdptune.utility import SimplifiedSilhouetteScorer, default_kmeans_range
+
+    for estimator in (_private_kmeans(3), make_pipeline(StandardScaler(), _private_kmeans(3))):
+        scorer, utility = make_utility(estimator, None, None)
+        assert isinstance(scorer, SimplifiedSilhouetteScorer)
+        assert (utility.low, utility.high) == (0.0, 1.0)
+        assert default_kmeans_range([estimator], 10, 2) is None
+    # diffprivlib's own KMeans keeps its inertia range; a declared range keeps score.
+    assert default_kmeans_range([KMeans(bounds=([0, 0], [1, 1]))], 10, 2) == (-20.0, 0.0)
+    scorer, _ = make_utility(_private_kmeans(3), None, (-5.0, 0.0))
+    assert not isinstance(scorer, SimplifiedSilhouetteScorer)
+    with pytest.raises(ValueError, match="does not end in one"):
+        SimplifiedSilhouetteScorer().check_applies(GaussianNB(), {})
