@@ -83,6 +83,7 @@ from .validation import (
     check_scorer_applies,
     input_shape,
     min_samples,
+    raise_refusals,
     refuse_keywords,
     route_fit_params,
 )
@@ -776,16 +777,18 @@ class PrivateGridSearchCV(BasePrivateSearch):
         n_samples = _num_samples(X)  # public: the guarantee is for replace-one adjacency
         n_features = input_shape(X)["n_features_in_"]
         candidates, default_index = self._default(selector, estimator, candidates)
+        # The gate before the policy, whose width of a pipeline fits its first steps.
+        declared = self._check_candidates(estimator, candidates, sparse_input=issparse(X),
+                                          n_features=n_features)
         policy = self._policy(estimator, candidates, default_index, n_samples, X)
         budget = self._budget(lead, policy)
         n_partitions = None if budget.declined else self._n_partitions(
             n_samples, len(candidates), budget.selector_epsilon)
         refit_candidates, partition_candidates, declared_costs, zero_out_costs = (
             self._candidate_parameters(
-                estimator, candidates, budget,
+                estimator, candidates, declared, budget,
                 1.0 if budget.declined else partition_ratio(n_partitions,
                                                              self.validation_fraction),
-                sparse_input=issparse(X), n_features=n_features,
             ))
         # After the gate, whose refusal of a step says more than a scorer's.
         scorer, utility, scoring_note = self._scoring(estimator, candidates, metric, key,
@@ -908,11 +911,29 @@ class PrivateGridSearchCV(BasePrivateSearch):
         share = None if self.selection_share == "auto" else self.selection_share
         return choose(total, refit_noise=noise, share=share, **common)
 
-    def _candidate_parameters(self, estimator, candidates, budget, ratio, *, sparse_input,
-                              n_features):
-        """Every candidate through the gate: its refit parameters (with the refit's share of
-        the budget), its partition fits' parameters (with ``partition_scaling``) and what its
-        refit declares.
+    def _check_candidates(self, estimator, candidates, *, sparse_input, n_features):
+        """Every candidate through :func:`~skdptune.gate.check_candidate` (the gate, with
+        refit: the grid can swap steps), every problem of every candidate raised at once (a
+        step all candidates share, once); what each refit declares (None with
+        ``refit=False``)."""
+        declared, errors, contexts = [], [], []
+        for params in candidates:
+            context = f"param_grid candidate {params}"
+            try:
+                declared.append(check_candidate(
+                    with_params(estimator, params), context, release=bool(self.refit),
+                    sparse_input=sparse_input, seeded_search=self.random_state is not None,
+                    n_features=n_features))
+            except (TypeError, ValueError) as error:
+                errors.append(error)
+                contexts.append(context)
+        raise_refusals(errors, contexts)
+        return declared
+
+    def _candidate_parameters(self, estimator, candidates, declared_by_gate, budget, ratio):
+        """Every candidate's refit parameters (with the refit's share of the budget), its
+        partition fits' parameters (with ``partition_scaling``) and what its refit declares
+        (``declared_by_gate``: :meth:`_check_candidates`'s).
 
         Returns
         -------
@@ -927,13 +948,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         built = [with_params(estimator, params) for params in candidates]
         check_user_rules(user_rules, {key for b in built for key in b.get_params(deep=True)})
         declared_costs, zero_out_costs, refit_candidates, partition_candidates = [], [], [], []
-        for params, candidate in zip(candidates, built):
+        for params, candidate, declared in zip(candidates, built, declared_by_gate):
             context = f"param_grid candidate {params}"
-            # The gate, with refit, on every candidate: the grid can swap steps.
-            declared = check_candidate(candidate, context, release=bool(self.refit),
-                                       sparse_input=sparse_input,
-                                       seeded_search=self.random_state is not None,
-                                       n_features=n_features)
             refit_params = dict(params)
             if self.refit:
                 if budget.refit_epsilon is not None:  # epsilon is the total: the refit's share
