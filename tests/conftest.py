@@ -219,3 +219,32 @@ def column_ks(pairs):
                 continue
             p_values.append(stats.ks_2samp(got[:, column], expected[:, column]).pvalue)
     return min(p_values), len(p_values)
+
+
+def partitions_moved(values, X, splits, record, sides=(0, 1)):
+    """Replace one record of each partition in turn by ``record`` (its first training row,
+    then its first held-out row, as ``sides`` say) and check that only that partition's
+    utilities change: ``values(X)`` gives ``(n_candidates, n_partitions)`` utilities.
+    Returns how many replacements moved each candidate's utility on their partition."""
+    before = values(X)
+    moved = np.zeros(len(before), dtype=int)
+    for p in range(len(splits)):
+        rest = np.arange(len(splits)) != p
+        for side in sides:
+            X2 = X.copy()
+            X2[splits[p][side][0]] = record
+            after = values(X2)
+            np.testing.assert_array_equal(after[:, rest], before[:, rest])
+            moved += after[:, p] != before[:, p]
+    return moved
+
+
+def same_choices_p_value(first, second):
+    """Chi-square p-value of two samples of choices (e.g. the candidates two sets of searches
+    selected) having one law; asserts that the choices vary, so that the test can fail."""
+    from scipy import stats
+
+    values = sorted(set(first) | set(second))
+    assert len(values) > 1, "every search chose the same: the comparison cannot fail"
+    table = np.array([[list(first).count(v), list(second).count(v)] for v in values])
+    return stats.chi2_contingency(table)[1]

@@ -1,5 +1,6 @@
 """What batched families and partition steps share: the checks of a plan's parameters, of
-declared bounds and of declared classes, and Laplace variates by inverse CDF."""
+declared bounds and of declared classes, Laplace variates by inverse CDF, and the rows of each
+partition of a block and a PCA's transform of them."""
 
 from dataclasses import replace
 
@@ -248,3 +249,41 @@ def laplace_within(uniforms, low, high):
         q = above + (1.0 - uniforms) * mass  # 1 - p, from the right, without cancellation
         draw = np.where(p < 0.5, np.log(2.0 * p), -np.log(2.0 * q))
     return np.clip(draw, low, high)
+
+
+def partition_rows(part, n_parts):
+    """The row indices of each partition of a block, each in the rows' order.
+
+    Parameters
+    ----------
+    part : ndarray of shape (n_rows,), int
+        Partition of each row within the block.
+    n_parts : int
+
+    Returns
+    -------
+    rows : list of ndarray
+        ``n_parts`` index arrays.
+    """
+    order = np.argsort(part, kind="stable")
+    starts = np.searchsorted(part[order], np.arange(n_parts + 1))
+    return [order[starts[p]:starts[p + 1]] for p in range(n_parts)]
+
+
+def project(mean, components, X, part):
+    """scikit-learn's PCA ``transform`` without whitening (``X @ components.T - mean @
+    components.T``), each row with its partition's fit.
+
+    Parameters
+    ----------
+    mean : ndarray of shape (n_parts, n_features)
+    components : ndarray of shape (n_parts, n_components, n_features)
+    X : ndarray of shape (n_rows, n_features)
+    part : ndarray of shape (n_rows,), int
+
+    Returns
+    -------
+    projected : ndarray of shape (n_rows, n_components)
+    """
+    out = np.einsum("ij,ikj->ik", X, components[part])
+    return out - np.einsum("ij,ikj->ik", mean, components)[part]

@@ -48,7 +48,7 @@ import numpy as np
 from scipy.linalg import null_space
 from sklearn.utils.extmath import svd_flip
 
-from .common import checked_params
+from .common import checked_params, partition_rows, project
 
 
 @dataclass(frozen=True)
@@ -112,14 +112,8 @@ def transform_partitions(plan, block, rngs):
     :meth:`~skdptune.batched.contract.PartitionStep.transform_partitions`)."""
     mean, components = fit_partitions(plan, block.X_train, block.part_train, block.n_parts,
                                       rngs)
-    return (_apply(mean, components, block.X_train, block.part_train),
-            _apply(mean, components, block.X_val, block.part_val))
-
-
-def _apply(mean, components, X, part):
-    """scikit-learn's ``transform``, each row with its partition's fit."""
-    out = np.einsum("ij,ikj->ik", X, components[part])
-    return out - np.einsum("ij,ikj->ik", mean, components)[part]
+    return (project(mean, components, block.X_train, block.part_train),
+            project(mean, components, block.X_val, block.part_val))
 
 
 def fit_partitions(plan, X_train, part_train, n_parts, rngs):
@@ -143,13 +137,9 @@ def fit_partitions(plan, X_train, part_train, n_parts, rngs):
     d, k = plan.n_features, plan.n_components
     mean = np.zeros((n_parts, d))
     components = np.tile(np.eye(d)[:k], (n_parts, 1, 1))
-    order = np.argsort(part_train, kind="stable")
-    starts = np.searchsorted(part_train[order], np.arange(n_parts + 1))
-    for p in range(n_parts):
-        rows = X_train[order[starts[p]:starts[p + 1]]]
-        if not len(rows):
-            continue
-        mean[p], components[p] = _fit_one(plan, rows, rngs[p])
+    for p, rows in enumerate(partition_rows(part_train, n_parts)):
+        if len(rows):
+            mean[p], components[p] = _fit_one(plan, X_train[rows], rngs[p])
     return mean, components
 
 

@@ -24,6 +24,7 @@ from sklearn.pipeline import Pipeline
 from conftest import batched_groups, batched_values, column_ks, count_paths, per_fit_values
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import engine, gaussian_nb, pca
+from skdptune.batched.common import project
 from skdptune.partition import partition_labels, split_indices
 from skdptune.utility import make_utility
 
@@ -149,7 +150,7 @@ def test_bingham_draws_have_diffprivlibs_law():
 def test_the_transform_is_scikit_learns():
     X, _ = _data(100, seed=4)
     model = _pca(accountant=BudgetAccountant()).fit(X[:60].copy())
-    ours = pca._apply(model.mean_[None], model.components_[None], X[60:], np.zeros(40, int))
+    ours = project(model.mean_[None], model.components_[None], X[60:], np.zeros(40, int))
     np.testing.assert_allclose(ours, model.transform(X[60:]), atol=1e-12)
 
 
