@@ -84,7 +84,9 @@ plt.show()
 # :meth:`~skdptune.PrivateGridSearchCV.forecast` reads the grid size, ``n_partitions``, the
 # selector and the selector's share of the budget (``selection_share`` of ``epsilon``, or
 # ``selection_epsilon``, less ``score_share``) from the search itself. Here the selection's
-# epsilon is given explicitly, as in the figures above.
+# epsilon is given explicitly, as in the figures above. The estimator as given is the default
+# candidate, and the policy that weighs keeping it reads the number of records: a forecast
+# before the data takes that number (or ``X`` itself, of which only the shape is read).
 from skdptune.linear_model import LogisticRegression
 
 from skdptune import PrivateGridSearchCV
@@ -94,5 +96,6 @@ search = PrivateGridSearchCV(
     {"C": [0.01, 0.1, 1.0, 10.0], "fit_intercept": [True, False]},
     selection_epsilon=1.0, n_partitions=100, selector="permute_and_flip",
 )
-print(search.forecast())
-print("swamped:", search.forecast().swamped)
+forecast = search.forecast(n_samples=20_000)
+print(forecast)
+print("swamped:", forecast.swamped)

@@ -80,7 +80,8 @@ pipeline
 # One total budget, and a forecast before the data
 # -------------------------------------------------
 # ``epsilon`` is the budget of the whole fit. ``selection_share`` of it goes to the
-# selection (``"auto"``: half, since no untuned ``default`` candidate is named); the rest is the refit's, spread over the pipeline's DP steps in the proportions
+# selection (``"auto"``: half, since ``default=None`` below names no candidate to keep); the
+# rest is the refit's, spread over the pipeline's DP steps in the proportions
 # they declare (here the scaler's 0.5 to the classifier's 1.0).
 #
 # The selection compares mean utilities over ``n_partitions`` partitions, with sensitivity
@@ -98,6 +99,9 @@ search = PrivateGridSearchCV(
     epsilon=3.0,
     delta=1e-6,
     n_partitions=100,
+    # We compare every selector below, the doubling one included, so no candidate is kept
+    # as the default: default=None treats the four alike (see "Tune, or release as set?").
+    default=None,
     accountant=accountant,
     random_state=0,  # reproducible for the docs; leave it None on private data
 )

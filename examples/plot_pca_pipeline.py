@@ -47,7 +47,7 @@ from skdptune.decomposition import PCA
 from skdptune.linear_model import LogisticRegression
 
 pipeline = make_pipeline(PCA(epsilon=1.0, data_norm=DATA_NORM, bounds=(-1.0, 1.0)),
-                         LogisticRegression(epsilon=2.0, data_norm=DATA_NORM))
+                         LogisticRegression(epsilon=2.0, data_norm=DATA_NORM, classes=[0, 1]))
 accountant = BudgetAccountant()
 search = PrivateGridSearchCV(
     pipeline,

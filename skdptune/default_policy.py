@@ -261,8 +261,8 @@ def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validati
         best_margin = int(np.argmax(gains))
         loss = (refit_noise / total * candidate_share / (1 - candidate_share)
                 if candidate_share < 1 else 0.0)  # share 1: no refit
-        gain = float(gains[best_margin]) - loss
+        gain = float(gains[best_margin] - loss)
         if share is not None or gain > max(best.expected_gain, MIN_GAIN):
             best = Policy(float(candidate_share), float(margins[best_margin] * sigma), k,
-                          sigma, loss, gain, float(refit_noise))
+                          float(sigma), float(loss), gain, float(refit_noise))
     return best

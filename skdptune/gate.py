@@ -65,7 +65,13 @@ from .linear_model import LogisticRegression, Ridge
 from .naive_bayes import GaussianNB
 from .preprocessing import RowWiseFunctionTransformer
 from .tree import DecisionTreeClassifier
-from .validation import check_record_wise, is_diffprivlib_model, validate_candidate
+from .validation import (
+    check_record_wise,
+    collect_refusals,
+    is_diffprivlib_model,
+    raise_refusals,
+    validate_candidate,
+)
 
 #: How a step's output sparsity follows its input: always dense, as its input, always sparse.
 DENSE, SAME, SPARSE = "dense", "same", "sparse"
@@ -911,24 +917,39 @@ def check_release(estimator, *, sparse_input=False, context="", seeded_search=Fa
     GateError
         Naming the step, what is wrong and the remedy.
     """
-    check_public_parameters(estimator, context)
-    epsilon, _ = _walk(estimator, "", sparse_input, context)
-    if not seeded_search:
-        for path, step in _steps(estimator):
-            rule = ALLOWED.get(type(step))
-            seed = getattr(step, "random_state", None)
-            if rule is not None and rule.kind == "dp" and seed is not None:
-                _refuse(step, path, context,
-                        f"random_state={seed!r} makes its noise predictable, so "
-                        "the released model would not be private; set random_state=None (a "
-                        "seeded step is accepted only in a seeded search, random_state=..., "
-                        "which is for tests and examples and has no guarantee)")
+    _, (epsilon, _), _ = collect_refusals([
+        lambda: check_public_parameters(estimator, context),
+        lambda: _walked(estimator, sparse_input, context),
+        lambda: seeded_search or _check_unseeded(estimator, context),
+    ])
     if epsilon == 0:
         _refuse(estimator, "", context,
                 "none of its steps is differentially private, so a fit would spend nothing and "
                 "release a model without a guarantee. Add a diffprivlib model, or pass "
                 "refit=False")
     return epsilon, 0.0
+
+
+def _walked(estimator, sparse_input, context):
+    """:func:`_walk` from the top, its refusals raised together."""
+    errors = []
+    walked = _walk(estimator, "", sparse_input, context, errors)
+    raise_refusals(errors)
+    return walked
+
+
+def _check_unseeded(estimator, context):
+    """Refuse every seeded DP step of a search with secure noise."""
+    raise_refusals([
+        _refusal(step, path, context,
+                 f"random_state={getattr(step, 'random_state')!r} makes its noise predictable, "
+                 "so the released model would not be private; set random_state=None (a seeded "
+                 "step is accepted only in a seeded search, random_state=..., which is for "
+                 "tests and examples and has no guarantee)")
+        for path, step in _steps(estimator)
+        if (rule := ALLOWED.get(type(step))) is not None and rule.kind == "dp"
+        and getattr(step, "random_state", None) is not None
+    ])
 
 
 def check_budget_not_tuned(budget, setting, *, source, total, remedy):
@@ -1142,18 +1163,23 @@ def check_public_parameters(estimator, context=""):
     GateError
         Naming the step, the parameter, its value and what is valid.
     """
+    errors = []
     for path, step in _steps(estimator):
         rule = ALLOWED.get(type(step))
         if rule is None or rule.kind != "dp":
             continue
-        _budget(step, path, context, rule.spends)
+        try:
+            _budget(step, path, context, rule.spends)
+        except GateError as error:
+            errors.append(error)
         if type(step) in _REGISTERED or not is_diffprivlib_model(step):
             continue  # a registered class: its parameters mean what its author says
         for name, check in PUBLIC_PARAMETERS.items():
             value = getattr(step, name, None)
             reason = None if value is None else check(value, name)
             if reason is not None:
-                _refuse(step, path, context, reason)
+                errors.append(_refusal(step, path, context, reason))
+    raise_refusals(errors)
 
 
 def check_input_width(estimator, n_features, context=""):
@@ -1183,39 +1209,47 @@ def check_input_width(estimator, n_features, context=""):
                     f"features; declare one (lower, upper) value per feature, or scalars")
 
 
-def _walk(step, path, sparse_input, context):
-    """``(epsilon of the step and everything inside it, whether its output may be sparse)``."""
+def _walk(step, path, sparse_input, context, errors):
+    """``(epsilon of the step and everything inside it, whether its output may be sparse)``;
+    every refusal found, in this step and the steps inside it, is appended to ``errors``
+    (a refused step counts for no epsilon), so that all are raised together."""
     if step is None or (isinstance(step, str) and step == "passthrough"):
         return 0.0, sparse_input
     rule = ALLOWED.get(type(step))
-    if rule is None:
-        _refuse(step, path, context, _why_refused(step))
-    reason = rule.condition(step) if rule.condition is not None else None
-    if reason is not None:
-        _refuse(step, path, context, reason)
-    if sparse_input and not rule.accepts_sparse:
-        _refuse(step, path, context, _sparse_remedy(step))
+    if rule is None:  # nothing else can be checked on it, nor what it outputs
+        errors.append(_refusal(step, path, context, _why_refused(step)))
+        return 0.0, False
+    reasons = [rule.condition(step) if rule.condition is not None else None,
+               _sparse_remedy(step) if sparse_input and not rule.accepts_sparse else None]
+    errors.extend(_refusal(step, path, context, reason) for reason in reasons
+                  if reason is not None)
     if rule.kind == "composition":
-        return _walk_composition(step, path, sparse_input, context)
+        return _walk_composition(step, path, sparse_input, context, errors)
     if rule.kind == "dp":
-        for name in rule.declared:
-            if getattr(step, name) is None:
-                how = ("the registration of this class requires it" if type(step) in _REGISTERED
-                       else "diffprivlib warns PrivacyLeakWarning")
-                _refuse(step, path, context,
-                        f"{name}=None would be read from the private data ({how}); declare "
-                        f"{name}=... from public knowledge")
-        # What the fit really spends: the recorded budget times the entry's charge.
-        return _budget(step, path, context, rule.spends) * rule.factor(step), False
+        missing = [name for name in rule.declared if getattr(step, name) is None]
+        how = ("the registration of this class requires it" if type(step) in _REGISTERED
+               else "diffprivlib warns PrivacyLeakWarning")
+        errors.extend(_refusal(step, path, context,
+                               f"{name}=None would be read from the private data ({how}); "
+                               f"declare {name}=... from public knowledge")
+                      for name in missing)
+        try:
+            budget = _budget(step, path, context, rule.spends)
+        except GateError as error:
+            errors.append(error)
+            return 0.0, False
+        # What the fit really spends: the recorded budget times the entry's charge (which may
+        # read the declared parameters).
+        return (0.0 if missing else budget * rule.factor(step)), False
     output = rule.output(step) if callable(rule.output) else rule.output
     return 0.0, {DENSE: False, SAME: sparse_input, SPARSE: True}[output]
 
 
-def _walk_composition(step, path, sparse_input, context):
+def _walk_composition(step, path, sparse_input, context, errors):
     if isinstance(step, Pipeline):
         total, sparse = 0.0, sparse_input
         for name, child in step.steps:
-            epsilon, sparse = _walk(child, _child(path, name), sparse, context)
+            epsilon, sparse = _walk(child, _child(path, name), sparse, context, errors)
             total += epsilon
         return total, sparse
     if isinstance(step, ColumnTransformer):
@@ -1227,7 +1261,7 @@ def _walk_composition(step, path, sparse_input, context):
     for name, child in branches:
         if isinstance(child, str) and child == "drop":
             continue
-        epsilon, sparse = _walk(child, _child(path, name), sparse_input, context)
+        epsilon, sparse = _walk(child, _child(path, name), sparse_input, context, errors)
         total += epsilon
         any_sparse = any_sparse or sparse
     if isinstance(step, ColumnTransformer):
@@ -1277,13 +1311,20 @@ def _sparse_remedy(step):
             "sparse_threshold=0), or a dense X")
 
 
-def _refuse(step, path, context, reason):
+def _refusal(step, path, context, reason):
+    """The :class:`GateError` refusing ``step`` (at ``path``) for ``reason``."""
     where = f" ({context})" if context else ""
     step_name = f"step {path!r}" if path else "the estimator"
-    raise GateError(
+    error = GateError(
         f"The refit gate refuses {step_name}{where}, {_short_repr(step)}: {reason}. See "
         "skdptune.gate for what a released model may contain."
     )
+    error.refusal_key = (path, reason)  # the same step and reason in another candidate
+    return error
+
+
+def _refuse(step, path, context, reason):
+    raise _refusal(step, path, context, reason)
 
 
 def _short_repr(step):
@@ -1301,7 +1342,9 @@ def check_candidate(candidate, context, *, release=True, sparse_input=False,
     record as the privacy unit (:func:`skdptune.validation.check_record_wise`), the declared
     public parameters (:func:`check_public_parameters`), the width of per-feature bounds when
     ``n_features`` is given (:func:`check_input_width`), then, when its fit may be released,
-    the refit gate (:func:`check_release`).
+    the refit gate (:func:`check_release`). Every problem found (after the parameters are
+    valid) is raised at once, in one error of the first problem's class
+    (:func:`skdptune.validation.raise_refusals`).
 
     Parameters
     ----------
@@ -1324,12 +1367,14 @@ def check_candidate(candidate, context, *, release=True, sparse_input=False,
         What :func:`check_release` returns (the declared ``(epsilon, delta)``), or None when
         ``release`` is False.
     """
+    # Valid parameters first (the other checks read them); then every check, and every
+    # problem they find raised together (skdptune.validation.raise_refusals).
     validate_candidate(candidate, context)
-    check_record_wise(candidate, context)
-    check_public_parameters(candidate, context)
-    if n_features is not None:
-        check_input_width(candidate, n_features, context)
-    if not release:
-        return None
-    return check_release(candidate, sparse_input=sparse_input, context=context,
-                         seeded_search=seeded_search)
+    *_, budget = collect_refusals([
+        lambda: check_record_wise(candidate, context),
+        lambda: check_public_parameters(candidate, context),
+        lambda: n_features is None or check_input_width(candidate, n_features, context),
+        lambda: release and check_release(candidate, sparse_input=sparse_input,
+                                          context=context, seeded_search=seeded_search),
+    ])
+    return budget if release else None

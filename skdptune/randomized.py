@@ -63,6 +63,7 @@ from .validation import (
     check_input_data,
     input_shape,
     min_samples,
+    raise_refusals,
     refuse_keywords,
     route_fit_params,
 )
@@ -549,18 +550,24 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # no setting can fix is refused whichever settings are sampled: the estimator is
         # checked as the distributions leave it (a parameter they set, a missing data_norm
         # or a placeholder step, is theirs to fix), as the grid search checks its candidates.
+        errors, contexts = [], []  # every setting's problems, raised together
         for setting, note in _representative_settings(self.param_distributions):
             candidate = with_params(estimator, setting, source="param_distributions setting")
             context = (f"param_distributions setting {setting}{note}" if setting
                        else "the estimator")
-            check_candidate(candidate, context, sparse_input=issparse(X),
-                            seeded_search=self.random_state is not None)
-            if self.trial_epsilon is None:  # epsilon is the total: it replaces the steps'
-                check_budget_not_tuned(
-                    split_budget(candidate, 1.0), setting, source="param_distributions",
-                    remedy="trial_epsilon",
-                    total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
-                )
+            try:
+                check_candidate(candidate, context, sparse_input=issparse(X),
+                                seeded_search=self.random_state is not None)
+                if self.trial_epsilon is None:  # epsilon is the total: it replaces the steps'
+                    check_budget_not_tuned(
+                        split_budget(candidate, 1.0), setting, source="param_distributions",
+                        remedy="trial_epsilon",
+                        total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
+                    )
+            except (TypeError, ValueError) as error:
+                errors.append(error)
+                contexts.append(context)
+        raise_refusals(errors, contexts)
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "

@@ -83,6 +83,7 @@ from .validation import (
     check_scorer_applies,
     input_shape,
     min_samples,
+    raise_refusals,
     refuse_keywords,
     route_fit_params,
 )
@@ -257,8 +258,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Share of ``epsilon`` spent on the selection, in ``(0, 1)``; ignored with
         ``selection_epsilon``. ``"auto"``: with a ``default``, the policy's (0 to 0.5, 0
         when declining: :mod:`skdptune.default_policy`); without one, 0.5
-        (:data:`skdptune.default_policy.SHARE_WITHOUT_DEFAULT`). The share used is
-        ``privacy_report_["selection_share"]``.
+        (:data:`skdptune.default_policy.SHARE_WITHOUT_DEFAULT`; :ref:`why
+        <choosing-selection-share>`). The share used is ``privacy_report_["selection_share"]``.
     score_share : float, default=0.1
         Share of the selection's epsilon spent on a Laplace estimate of the selected
         candidate's utility (sensitivity ``1 / n_partitions``), released as
@@ -636,7 +637,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         """Partition, evaluate, select (charged), refit (charged); return the report. When the
         policy declines to select, the default is refit with the whole budget."""
         fit_params = plan.fit_params  # routed, as in scikit-learn's searches
-        self._say(_policy_line(plan))
+        if plan.default_index is not None:
+            self._say(_policy_line(plan))
         partition_seed, noise_state = self._random_states()
         if plan.budget.declined:
             _warn_declined(plan)
@@ -775,16 +777,18 @@ class PrivateGridSearchCV(BasePrivateSearch):
         n_samples = _num_samples(X)  # public: the guarantee is for replace-one adjacency
         n_features = input_shape(X)["n_features_in_"]
         candidates, default_index = self._default(selector, estimator, candidates)
+        # The gate before the policy, whose width of a pipeline fits its first steps.
+        declared = self._check_candidates(estimator, candidates, sparse_input=issparse(X),
+                                          n_features=n_features)
         policy = self._policy(estimator, candidates, default_index, n_samples, X)
         budget = self._budget(lead, policy)
         n_partitions = None if budget.declined else self._n_partitions(
             n_samples, len(candidates), budget.selector_epsilon)
         refit_candidates, partition_candidates, declared_costs, zero_out_costs = (
             self._candidate_parameters(
-                estimator, candidates, budget,
+                estimator, candidates, declared, budget,
                 1.0 if budget.declined else partition_ratio(n_partitions,
                                                              self.validation_fraction),
-                sparse_input=issparse(X), n_features=n_features,
             ))
         # After the gate, whose refusal of a step says more than a scorer's.
         scorer, utility, scoring_note = self._scoring(estimator, candidates, metric, key,
@@ -907,11 +911,29 @@ class PrivateGridSearchCV(BasePrivateSearch):
         share = None if self.selection_share == "auto" else self.selection_share
         return choose(total, refit_noise=noise, share=share, **common)
 
-    def _candidate_parameters(self, estimator, candidates, budget, ratio, *, sparse_input,
-                              n_features):
-        """Every candidate through the gate: its refit parameters (with the refit's share of
-        the budget), its partition fits' parameters (with ``partition_scaling``) and what its
-        refit declares.
+    def _check_candidates(self, estimator, candidates, *, sparse_input, n_features):
+        """Every candidate through :func:`~skdptune.gate.check_candidate` (the gate, with
+        refit: the grid can swap steps), every problem of every candidate raised at once (a
+        step all candidates share, once); what each refit declares (None with
+        ``refit=False``)."""
+        declared, errors, contexts = [], [], []
+        for params in candidates:
+            context = f"param_grid candidate {params}"
+            try:
+                declared.append(check_candidate(
+                    with_params(estimator, params), context, release=bool(self.refit),
+                    sparse_input=sparse_input, seeded_search=self.random_state is not None,
+                    n_features=n_features))
+            except (TypeError, ValueError) as error:
+                errors.append(error)
+                contexts.append(context)
+        raise_refusals(errors, contexts)
+        return declared
+
+    def _candidate_parameters(self, estimator, candidates, declared_by_gate, budget, ratio):
+        """Every candidate's refit parameters (with the refit's share of the budget), its
+        partition fits' parameters (with ``partition_scaling``) and what its refit declares
+        (``declared_by_gate``: :meth:`_check_candidates`'s).
 
         Returns
         -------
@@ -926,13 +948,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         built = [with_params(estimator, params) for params in candidates]
         check_user_rules(user_rules, {key for b in built for key in b.get_params(deep=True)})
         declared_costs, zero_out_costs, refit_candidates, partition_candidates = [], [], [], []
-        for params, candidate in zip(candidates, built):
+        for params, candidate, declared in zip(candidates, built, declared_by_gate):
             context = f"param_grid candidate {params}"
-            # The gate, with refit, on every candidate: the grid can swap steps.
-            declared = check_candidate(candidate, context, release=bool(self.refit),
-                                       sparse_input=sparse_input,
-                                       seeded_search=self.random_state is not None,
-                                       n_features=n_features)
             refit_params = dict(params)
             if self.refit:
                 if budget.refit_epsilon is not None:  # epsilon is the total: the refit's share
@@ -1162,7 +1179,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 "partitions, a larger selection budget, or another selector; see "
                 "search.forecast(X) and skdptune.forecast.",
                 NoisySelectionWarning,
-                stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
+                stacklevel=7,  # the user's call: _select, _run_search, _fit, fit, _fit_context
             )
 
     def _budget(self, lead=None, policy=None):
@@ -1223,7 +1240,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "run the search on non-sensitive data of the same shape with error_score='raise', "
             "inside skdptune.reveal_fit_messages() to see the fits' warnings.",
             UserWarning,
-            stacklevel=6,  # the user's call of fit (_run_search, _fit, fit, _fit_context)
+            stacklevel=7,  # the user's call of fit (_select, _run_search, _fit, fit, _fit_context)
         )
         return 0
 
@@ -1509,14 +1526,12 @@ def _warn_declined(plan):
         "let it select; search.forecast(X) shows the policy before any fit, and "
         "selection_share=... forces a share.",
         SelectionDeclinedWarning,
-        stacklevel=7,  # the user's call: _warn_declined, _run_search, _fit, fit, _fit_context
+        stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
     )
 
 
 def _policy_line(plan):
     """The verbose line of the tuning policy: public quantities only."""
-    if plan.default_index is None:
-        return "No default candidate (default=None): every candidate treated alike"
     params = plan.candidates[plan.default_index]
     policy = plan.policy
     head = f"Default candidate {plan.default_index + 1}/{len(plan.candidates)} {params}"

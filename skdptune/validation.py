@@ -42,8 +42,81 @@ _GROUPS_MESSAGE = (
 )
 
 
+def raise_refusals(errors, contexts=None):
+    """Raise one error that lists every refusal in ``errors``, of the first one's class.
+
+    A configuration is checked whole before the data, and every problem found is reported at
+    once, each with its own remedy, rather than one per run; the exception's class is the
+    first refusal's (``GateError``, ``ValueError``, ``TypeError``...), so code that handles
+    that error still does. A combined error keeps its items in ``refusals`` (``(key,
+    message)`` pairs), so that combining combined errors lists each item once; an error's key
+    is its ``refusal_key`` when it has one (the refit gate's ``(step path, reason)``), else its
+    message without its context.
+
+    Parameters
+    ----------
+    errors : list of TypeError or ValueError
+        The refusals, in the order the checks ran; nothing is raised when it is empty, and a
+        single refusal is raised as it is.
+    contexts : list of str or None, default=None
+        The configuration each error's message names (e.g. ``"param_grid candidate
+        {'C': 1}"``): a problem that differs between configurations only by that name, or
+        that the gate raises for the same step and reason (a step every candidate shares), is
+        listed once, for the first configuration.
+
+    Raises
+    ------
+    TypeError or ValueError
+        When ``errors`` is not empty.
+    """
+    messages = {}
+    for index, error in enumerate(errors):
+        key = getattr(error, "refusal_key", None)  # the gate's: (step path, reason)
+        if key is None:
+            key = str(error).replace(contexts[index], "") if contexts else str(error)
+        for item_key, message in getattr(error, "refusals", ((key, str(error)),)):
+            messages.setdefault(item_key, message)
+    if not messages:
+        return
+    if len(messages) == 1:
+        raise errors[0]
+    items = "\n".join(f"  {number}. {message}"
+                      for number, message in enumerate(messages.values(), start=1))
+    combined = type(errors[0])(
+        f"{len(messages)} problems, all found before any data were read (fix each as it says; "
+        f"nothing was charged):\n{items}"
+    )
+    combined.refusals = tuple(messages.items())
+    raise combined from None
+
+
+def collect_refusals(checks):
+    """Run every check, then raise what they refused together (:func:`raise_refusals`).
+
+    Parameters
+    ----------
+    checks : iterable of callable
+        Checks of one configuration that do not depend on each other, each called with no
+        argument; a check refuses by raising ``TypeError`` or ``ValueError``.
+
+    Returns
+    -------
+    results : list
+        Each check's return value, when none refused.
+    """
+    results, errors = [], []
+    for check in checks:
+        try:
+            results.append(check())
+        except (TypeError, ValueError) as error:
+            errors.append(error)
+    raise_refusals(errors)
+    return results
+
+
 def refuse_keywords(search, keywords, splitting):
-    """Raise ``TypeError`` for keywords a search's ``__init__`` does not take, saying why.
+    """Raise ``TypeError`` for keywords a search's ``__init__`` does not take, saying why,
+    every one at once (:func:`raise_refusals`).
 
     The searches take ``**keywords`` only to explain the ones a ``GridSearchCV`` user reaches
     for (``cv``, ``n_splits``, ``return_train_score``) and to suggest the closest parameter
@@ -68,28 +141,27 @@ def refuse_keywords(search, keywords, splitting):
     if not keywords:
         return
     name = type(search).__name__
-    # The first one, as Python's own "unexpected keyword argument".
-    keyword, value = next(iter(keywords.items()))
-    if keyword in ("cv", "n_splits"):
-        count = value if isinstance(value, int) and not isinstance(value, bool) else "..."
-        raise TypeError(
-            f"{name} has no {keyword} parameter (got {keyword}={value!r}): there is no "
-            f"splitter. {splitting.format(value=count)}"
-        )
-    if keyword == "return_train_score":
-        raise TypeError(
-            f"{name} has no return_train_score parameter (got return_train_score={value!r}): "
-            "cv_results_ holds no per-candidate score, train or test, because none is "
-            "differentially private; best_score_ is the search's DP estimate of the selected "
-            "candidate's score."
-        )
     valid = sorted(search._get_param_names())
-    close = difflib.get_close_matches(keyword, valid, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else "."
-    raise TypeError(
-        f"{name}.__init__() got an unexpected keyword argument {keyword!r} "
-        f"({keyword}={value!r}){hint} Its parameters are {valid}."
-    )
+    errors = []
+    for keyword, value in keywords.items():
+        if keyword in ("cv", "n_splits"):
+            count = value if isinstance(value, int) and not isinstance(value, bool) else "..."
+            message = (f"{name} has no {keyword} parameter (got {keyword}={value!r}): there is "
+                       f"no splitter. {splitting.format(value=count)}")
+        elif keyword == "return_train_score":
+            message = (
+                f"{name} has no return_train_score parameter (got return_train_score="
+                f"{value!r}): cv_results_ holds no per-candidate score, train or test, because "
+                "none is differentially private; best_score_ is the search's DP estimate of "
+                "the selected candidate's score."
+            )
+        else:
+            close = difflib.get_close_matches(keyword, valid, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else "."
+            message = (f"{name}.__init__() got an unexpected keyword argument {keyword!r} "
+                       f"({keyword}={value!r}){hint} Its parameters are {valid}.")
+        errors.append(TypeError(message))
+    raise_refusals(errors)
 
 
 def validate_candidate(candidate, context):
@@ -102,12 +174,14 @@ def validate_candidate(candidate, context):
         value for value in candidate.get_params(deep=True).values()
         if isinstance(value, BaseEstimator)
     ]
+    errors = []
     for step in steps:
         if hasattr(type(step), "_parameter_constraints"):
             try:
                 step._validate_params()
             except (TypeError, ValueError) as error:
-                raise type(error)(f"{context}: {error}") from None
+                errors.append(type(error)(f"{context}: {error}"))
+    raise_refusals(errors)
 
 
 def check_record_wise(candidate, context):

@@ -78,7 +78,7 @@ def make_search(grid, selector, *, epsilon, delta, n_partitions):
         Membership(), grid, epsilon=epsilon, delta=delta, selector=selector,
         n_partitions=n_partitions, validation_fraction=VALIDATION_FRACTION,
         scoring=membership_scorer, utility_range=(0, 1), score_share=0.0, refit=False,
-        random_state=None,
+        random_state=None, default=None,
     )
 
 

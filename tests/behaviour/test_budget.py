@@ -27,7 +27,7 @@ def test_epsilon_is_split_and_candidates_follow_their_share(binary_data):
         pipeline, {"logisticregression__C": [0.1, 1.0],
                    "logisticregression__epsilon": [1.0, 3.0]},
         epsilon=2.0, selection_share=0.25, n_partitions=5, accountant=accountant,
-        random_state=0,
+        random_state=0, default=None,
     ).fit(X, y)
     assert tuple(search.privacy_spent_) == pytest.approx((2.0, 0.0))
     assert accountant.spent_budget == [pytest.approx((0.5, 0.0)), pytest.approx((1.5, 0.0))]
@@ -47,7 +47,7 @@ def test_epsilon_without_refit_goes_to_the_selection(binary_data):
     accountant = BudgetAccountant()
     PrivateGridSearchCV(
         GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]}, epsilon=0.8,
-        refit=False, n_partitions=5, accountant=accountant, random_state=0,
+        refit=False, n_partitions=5, accountant=accountant, random_state=0, default=None,
     ).fit(X, y)
     assert accountant.spent_budget == [pytest.approx((0.8, 0.0))]
 
@@ -59,7 +59,7 @@ def test_the_budget_named_is_the_budget_spent(binary_data, budget):
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
         LogisticRegression(classes=CLASSES, data_norm=2.0), {"C": [0.1, 1.0]}, n_partitions=5,
-        accountant=accountant, random_state=0, **budget,
+        accountant=accountant, random_state=0, default=None, **budget,
     ).fit(X, y)
     assert tuple(search.privacy_spent_) == pytest.approx((1.0, 0.0))
     assert accountant.spent_budget == [pytest.approx((0.5, 0.0)), pytest.approx((0.5, 0.0))]
@@ -70,12 +70,12 @@ def test_the_budget_named_is_the_budget_spent(binary_data, budget):
 
 
 @pytest.mark.parametrize("params, share", [
-    ({}, 0.5),  # "auto" without a default
-    ({"default": "estimator"}, 0.25),  # "auto" with one: a kept default keeps 3/4 to its refit
-    ({"default": "estimator", "selection_share": 0.5}, 0.5),  # a number is used as given
-    ({"selection_share": 0.1}, 0.1),
+    ({}, "policy"),  # with a default (the estimator), the tuning policy's share
+    ({"default": None}, 0.5),  # no default: "auto" is half
+    ({"selection_share": 0.5}, 0.5),  # a number is used as given, with a default too
+    ({"default": None, "selection_share": 0.1}, 0.1),
 ])
-def test_auto_selection_share_depends_on_the_default_only(binary_data, params, share):
+def test_auto_selection_share_comes_from_the_policy_or_is_half(binary_data, params, share):
     X, y = binary_data
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
@@ -83,10 +83,15 @@ def test_auto_selection_share_depends_on_the_default_only(binary_data, params, s
         n_partitions=5, accountant=accountant, random_state=0, **params,
     ).fit(X, y)
     assert search.selection_share == params.get("selection_share", "auto")  # kept as given
+    policy = search.privacy_report_["tuning_policy"]
+    assert (policy is None) == ("default" in params)  # a policy exactly when there is a default
+    if share == "policy":
+        share = policy["share"]
+        assert 0.0 <= share <= 0.5
     assert search.privacy_report_["selection_share"] == share
     assert search.privacy_report_["selection_epsilon"] == pytest.approx(2.0 * share)
-    assert accountant.spent_budget == [pytest.approx((2.0 * share, 0.0)),
-                                       pytest.approx((2.0 * (1 - share), 0.0))]
+    selection = [pytest.approx((2.0 * share, 0.0))] if share else []  # a decline charges none
+    assert accountant.spent_budget == selection + [pytest.approx((2.0 * (1 - share), 0.0))]
     assert tuple(search.privacy_spent_) == pytest.approx((2.0, 0.0))
 
 
@@ -107,6 +112,7 @@ def test_selection_epsilon_is_the_explicit_split(binary_data):
     search = PrivateGridSearchCV(
         LogisticRegression(classes=CLASSES, data_norm=2.0, epsilon=0.7), {"C": [0.1, 1.0]},
         selection_epsilon=0.4, n_partitions=5, accountant=accountant, random_state=0,
+        default=None,
     ).fit(X, y)
     assert tuple(search.privacy_spent_) == pytest.approx((1.1, 0.0))
     assert accountant.spent_budget == [pytest.approx((0.4, 0.0)), pytest.approx((0.7, 0.0))]
@@ -152,7 +158,7 @@ def test_best_score_is_an_estimate_inside_the_utility_range(binary_data, selecto
     for seed in range(5):
         search = PrivateGridSearchCV(
             GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]},
-            selector=selector, selection_epsilon=1.0,
+            selector=selector, selection_epsilon=1.0, default=None,
             scoring="accuracy", utility_range=(-1.0, 3.0), n_partitions=5,
             accountant=BudgetAccountant(), random_state=seed,
         ).fit(X, y)
@@ -188,7 +194,7 @@ def test_best_score_std_is_the_laplace_std_in_the_scorers_units(binary_data):
 
 def test_best_score_std_is_nan_where_no_laplace_estimate_is_released(binary_data):
     X, y = binary_data
-    common = dict(n_partitions=5, accountant=BudgetAccountant(), random_state=0)
+    common = dict(n_partitions=5, accountant=BudgetAccountant(), random_state=0, default=None)
     grid = {"var_smoothing": [1e-9, 1e-3]}
     # score_share=0 with a one-shot selector: no estimate at all.
     none = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS), grid, score_share=0.0,

@@ -150,7 +150,7 @@ def test_diffprivlibs_trees_still_select_with_refit_false(estimator):
     X, y = _data()
     search = PrivateGridSearchCV(estimator, {"max_depth": [2, 3]}, epsilon=1.0, refit=False,
                                  n_partitions=5, random_state=0,
-                                 accountant=BudgetAccountant()).fit(X, y)
+                                 accountant=BudgetAccountant(), default=None).fit(X, y)
     assert search.best_params_["max_depth"] in (2, 3)
     assert not hasattr(search, "best_estimator_")
 
@@ -163,7 +163,7 @@ def test_a_grid_search_releases_skdptunes_trees_and_charges_tree_charge(estimato
     X, y = _data()
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(estimator, {"max_depth": [2, 3]}, selection_epsilon=1.0,
-                                 n_partitions=5, accountant=accountant).fit(X, y)
+                                 n_partitions=5, accountant=accountant, default=None).fit(X, y)
     released = search.best_estimator_
     assert type(released) is type(estimator)
     assert released.epsilon == 0.5 and released.random_state is None
@@ -181,7 +181,7 @@ def test_a_total_budget_gives_skdptunes_forest_half_of_it():
     search = PrivateGridSearchCV(
         RandomForestClassifier(bounds=(0.0, 1.0), classes=[0, 1], n_estimators=3),
         {"max_depth": [2, 3]}, epsilon=1.0, n_partitions=5,
-        accountant=BudgetAccountant()).fit(X, y)
+        accountant=BudgetAccountant(), default=None).fit(X, y)
     assert search.privacy_spent_[0] == pytest.approx(1.0)
     assert search.best_estimator_.epsilon == pytest.approx(
         search.privacy_report_["refit_epsilon"] / 2)

@@ -63,7 +63,7 @@ def test_selection_only_needs_no_release(binary_data):
     X = np.hstack([X, X])  # 8 features
     search = PrivateGridSearchCV(KMeans(bounds=(0.0, 1.0)), {"n_clusters": [2, 3]},
                                  epsilon=1.0, refit=False, n_partitions=5,
-                                 utility_range=(-1000, 0), random_state=0).fit(X)
+                                 utility_range=(-1000, 0), random_state=0, default=None).fit(X)
     assert search.best_params_["n_clusters"] in (2, 3)
 
 

@@ -33,7 +33,7 @@ def _data(n=4000):
 
 def _pipeline(pca_epsilon=1.0, lr_epsilon=3.0, **pca):
     return make_pipeline(PCA(epsilon=pca_epsilon, data_norm=DATA_NORM, **{"bounds": BOUNDS, **pca}),
-                         LogisticRegression(epsilon=lr_epsilon, data_norm=DATA_NORM))
+                         LogisticRegression(epsilon=lr_epsilon, data_norm=DATA_NORM, classes=[0, 1]))
 
 
 def test_the_pipeline_is_tuned_over_n_components_and_c_and_released():
@@ -62,12 +62,12 @@ def test_split_budget_shares_the_refit_between_the_two_dp_steps():
 def test_diffprivlibs_pca_is_refused_with_the_remedy():
     X, y = _data(300)
     pipeline = make_pipeline(DPPCA(data_norm=DATA_NORM, bounds=BOUNDS),
-                             LogisticRegression(data_norm=DATA_NORM))
+                             LogisticRegression(data_norm=DATA_NORM, classes=[0, 1]))
     with pytest.raises(GateError, match=r"skdptune\.decomposition\.PCA\(data_norm=\.\.\., "
                                         r"bounds=\.\.\.\)"):
         PrivateGridSearchCV(pipeline, {"pca__n_components": [1, 2]}, epsilon=1.0).fit(X, y)
     with pytest.raises(GateError, match=r"skdptune\.decomposition\.PCA"):
-        PrivateGridSearchCV(make_pipeline(SkPCA(), LogisticRegression(data_norm=DATA_NORM)),
+        PrivateGridSearchCV(make_pipeline(SkPCA(), LogisticRegression(data_norm=DATA_NORM, classes=[0, 1])),
                             {"pca__n_components": [1, 2]}, epsilon=1.0).fit(X, y)
 
 
@@ -79,7 +79,7 @@ def test_a_pca_that_would_read_its_domain_from_the_data_is_refused_before_any_ch
                             accountant=accountant).fit(X, y)
     with pytest.raises(GateError, match="data_norm=None"):
         PrivateGridSearchCV(make_pipeline(PCA(bounds=BOUNDS),
-                                          LogisticRegression(data_norm=DATA_NORM)),
+                                          LogisticRegression(data_norm=DATA_NORM, classes=[0, 1])),
                             GRID, epsilon=1.0, accountant=accountant).fit(X, y)
     assert accountant.spent_budget == []
     # Centred data by public knowledge need no bounds.

@@ -33,6 +33,7 @@ from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
+from sklearn.preprocessing import StandardScaler as SkStandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 import skdptune
@@ -82,7 +83,7 @@ class RecordingAccountant(BudgetAccountant):
 
 def grid_search(estimator, grid, accountant, **params):
     defaults = dict(selection_epsilon=1.0, delta=1e-6, n_partitions=5, accountant=accountant,
-                    random_state=0)
+                    random_state=0, default=None)
     defaults.update(params)
     return PrivateGridSearchCV(estimator, grid, **defaults)
 
@@ -429,6 +430,55 @@ def test_sparse_one_hot_output_into_a_dense_only_model_is_refused_before_data():
                                "'logisticregression'.*sparse matrix.*sparse_threshold=0")
     dense = make_pipeline(columns.set_params(sparse_threshold=0), dp_logistic())
     grid_search(dense, {"logisticregression__C": [1.0]}, BudgetAccountant()).fit(frame, y)
+
+
+def test_every_refusal_of_a_configuration_comes_in_one_error():
+    # Issue 33, item 2. Before: migrating this pipeline took one run per refusal (the scaler,
+    # the categories, the classifier; then the sparse output, data_norm, classes). Now one
+    # error of the first refusal's class lists every problem of the configuration, each once
+    # whatever the number of candidates, and nothing is read or charged.
+    rng = np.random.RandomState(0)
+    frame = pd.DataFrame({"a": rng.uniform(0, 1, 300), "c": rng.choice(["x", "y"], 300)})
+    y = rng.randint(0, 2, 300)
+
+    def columns():
+        return ColumnTransformer([("num", SkStandardScaler(), ["a"]),
+                                  ("cat", OneHotEncoder(), ["c"])])
+
+    grid = {"logisticregression__C": [0.1, 1.0, 10.0]}
+    search = grid_search(make_pipeline(columns(), SkLogisticRegression()), grid,
+                         RecordingAccountant())
+    with pytest.raises(GateError) as refused:
+        search.fit(frame, y)
+    message = str(refused.value)
+    assert message.startswith("3 problems")
+    for needle in ("'columntransformer__num'", "'columntransformer__cat'",
+                   "categories='auto'", "'logisticregression'"):
+        assert message.count(needle) == 1, needle
+    assert search.accountant.calls == []
+    # The classifier replaced: its own problems, all at once, with the others still there.
+    search.set_params(estimator=make_pipeline(columns(), LogisticRegression()))
+    with pytest.raises(GateError, match=r"^5 problems") as refused:
+        search.fit(frame, y)
+    for needle in ("sparse matrix", "data_norm=None", "classes=None"):
+        assert str(refused.value).count(needle) == 1, needle
+    # The randomized search collects the same way.
+    randomized = PrivateRandomizedSearchCV(
+        make_pipeline(columns(), SkLogisticRegression()),
+        {"logisticregression__C": [0.1, 1.0]}, accountant=RecordingAccountant(), random_state=0)
+    with pytest.raises(GateError, match=r"^3 problems"):
+        randomized.fit(frame, y)
+    assert randomized.accountant.calls == []
+
+
+def test_every_keyword_a_search_does_not_take_is_named_at_once():
+    with pytest.raises(TypeError, match=r"^3 problems") as refused:
+        PrivateGridSearchCV(dp_logistic(), {}, cv=5, return_train_score=True, n_iter=3)
+    for needle in ("no cv parameter", "no return_train_score parameter", "'n_iter'"):
+        assert needle in str(refused.value)
+    with pytest.raises(TypeError, match="no cv parameter") as single:
+        PrivateGridSearchCV(dp_logistic(), {}, cv=5)
+    assert "problems" not in str(single.value)  # one problem: its own message, as before
 
 
 # --- 7. Accountant copies in other processes ------------------------------------------------

@@ -36,7 +36,7 @@ def fit_search(estimator, grid, X, y, **params):
     acc = BudgetAccountant()
     search = PrivateGridSearchCV(
         estimator, grid, selection_epsilon=SELECTION[0], delta=SELECTION[1], n_partitions=5,
-        accountant=acc, random_state=0, **params,
+        accountant=acc, random_state=0, **{"default": None, **params},
     ).fit(X, y)
     assert acc.spent_budget == grid_charges(search)
     return search

@@ -61,6 +61,7 @@ def search_of(estimator=None, param_grid=None, **params):
     params.setdefault("n_partitions", 5)
     params.setdefault("random_state", 0)
     params.setdefault("accountant", BudgetAccountant())
+    params.setdefault("default", None)  # the selection's mechanics, every candidate alike
     return PrivateGridSearchCV(
         gnb() if estimator is None else estimator,
         {"epsilon": [0.5, 2.0]} if param_grid is None else param_grid,

@@ -184,7 +184,7 @@ def test_the_check_takes_its_share_of_the_refit_and_the_total_is_unchanged(
         LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0), {"C": [0.1, 1.0]},
         epsilon=total,
         selection_share=selection_share, check_share=check_share, accountant=accountant,
-        random_state=0).fit(X, y)
+        random_state=0, default=None).fit(X, y)
     release = total - selection_share * total
     check = release - (1 - check_share) * release
     assert search.privacy_spent_ == (total, 0.0)  # bit for bit
@@ -204,7 +204,8 @@ def test_the_check_takes_its_share_of_the_refit_and_the_total_is_unchanged(
 def test_no_check_spends_nothing_and_releases_nan(classification, kwargs):
     X, y = classification
     search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0, epsilon=0.5),
-                                 {"C": [0.1, 1.0]}, random_state=0, **kwargs).fit(X, y)
+                                 {"C": [0.1, 1.0]}, random_state=0, default=None,
+                                 **kwargs).fit(X, y)
     assert np.isnan(search.trivial_lead_) and np.isnan(search.trivial_lead_std_)
     assert all(c["release"] != "trivial_lead_ estimate"
                for c in search.privacy_report_["charges"])
@@ -214,6 +215,6 @@ def test_no_check_spends_nothing_and_releases_nan(classification, kwargs):
 
 def test_check_share_is_validated_before_the_data():
     search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0), {"C": [1.0]},
-                                 epsilon=1.0, check_share=0.6)
+                                 epsilon=1.0, check_share=0.6, default=None)
     with pytest.raises(InvalidParameterError, match="'check_share' parameter"):
         search.fit(None, None)

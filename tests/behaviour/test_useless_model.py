@@ -269,7 +269,7 @@ def test_grid_search_reports_a_released_constant_classifier(X):
     # Strong regularisation: the intercept dominates, the refit predicts the majority.
     search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0),
                                  {"C": [1e-3, 1e-2]}, epsilon=2, random_state=0,
-                                 accountant=BudgetAccountant())
+                                 accountant=BudgetAccountant(), default=None)
     caught = useless_warnings(search, X, y)
     assert constant_class(search.best_estimator_) == 1
     assert len(caught) == 1
@@ -290,7 +290,7 @@ def test_grid_search_reports_a_model_not_distinguishable_from_chance(X):
         return PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0,
                                                       random_state=0),
                                    {"C": [1.0, 10.0]}, epsilon=20, random_state=0,
-                                   accountant=BudgetAccountant())
+                                   accountant=BudgetAccountant(), default=None)
 
     at_chance = search()
     [warning] = useless_warnings(at_chance, X, noise)
@@ -344,7 +344,7 @@ def test_a_useful_regression_is_not_warned_from_its_partition_fits():
     y_test = 5 + 2 * X_test @ coef + rng.normal(0, 1.0, len(X_test))
     search = PrivateGridSearchCV(Ridge(bounds_X=(0, 1), bounds_y=(0, 10), random_state=2),
                                  {"noise_alpha": [0.5, 1, 2, 4, 8], "alpha": [0.1, 1, 10, 100]},
-                                 random_state=2, accountant=BudgetAccountant())
+                                 random_state=2, accountant=BudgetAccountant(), default=None)
     assert useless_warnings(search, X, y) == []
     assert 0.38 < r2_score(y_test, search.predict(X_test)) < 0.46
     assert search.best_score_ < 2 * search.best_score_std_  # what the partition fits showed
@@ -369,7 +369,8 @@ def test_a_regression_worse_than_its_mean_is_warned_whatever_the_r2_scoring(scor
     search = PrivateGridSearchCV(
         Ridge(alpha=0.0, noise_alpha=0.0, bounds_X=(0, 1), bounds_y=(0, 10), random_state=0),
         {"fit_intercept": [True, False]}, epsilon=1.0, scoring=scoring,
-        utility_range=utility_range, random_state=0, accountant=BudgetAccountant())
+        utility_range=utility_range, random_state=0, accountant=BudgetAccountant(),
+        default=None)
     [warning] = useless_warnings(search, X, y)
     assert r2_score(y, search.predict(X)) < -100 and search.trivial_lead_ < -0.1
     assert f"trivial_lead_={search.trivial_lead_:.4g}" in str(warning.message)
@@ -383,7 +384,7 @@ def test_a_grid_search_without_trivial_lead_says_nothing(X):
     noise = rng.randint(2, size=len(X))
     search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0),
                                  {"C": [1.0, 10.0]}, selection_epsilon=20, random_state=0,
-                                 accountant=BudgetAccountant())
+                                 accountant=BudgetAccountant(), default=None)
     assert useless_warnings(search, X, noise) == []
     assert np.isnan(search.trivial_lead_)
 
@@ -394,7 +395,8 @@ def test_useless_model_warning_points_at_the_callers_line(X):
     for search in (
         PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0),
                             {"C": [1e-3]},
-                            epsilon=2, random_state=0, accountant=BudgetAccountant()),
+                            epsilon=2, random_state=0, accountant=BudgetAccountant(),
+                            default=None),
         PrivateRandomizedSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0,
                                                      random_state=0),
                                   {"C": [1e-3]}, trial_epsilon=1, n_iter=2, random_state=0,

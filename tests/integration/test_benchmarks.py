@@ -38,7 +38,7 @@ def _search(selector, random_state=0):
         GaussianNB(bounds=(0, 1), classes=[0, 1], epsilon=1.0),
         {"var_smoothing": [1e-9, 1e-3, 1e-1]},
         epsilon=1.0, selector=selector, n_partitions=5, accountant=BudgetAccountant(),
-        random_state=random_state)
+        random_state=random_state, default=None)
 
 
 def test_the_hook_sees_a_search_compute_its_utilities(benchmark_lib, binary_data):
@@ -212,6 +212,71 @@ def _stand_in(r_package, name, n=400, seed=0):
             "budget": np.nan, "r1": 10.0,
             **{genre: rng.integers(0, 2, n) for genre in (
                 "Action", "Animation", "Comedy", "Drama", "Documentary", "Romance", "Short")}})
+    # Issue 35's held-out tables.
+    if name == "TV16":
+        scale = lambda high: rng.integers(1, high + 1, n).astype(float)  # noqa: E731
+        frame = pd.DataFrame({
+            "uid": np.arange(n), "state": pick(["Ohio", "Texas", "District of Columbia"]),
+            "votetrump": rng.choice([0.0, 1.0, np.nan], n), "age": rng.integers(18, 110, n),
+            "female": rng.integers(0, 2, n), "collegeed": rng.integers(0, 2, n),
+            "racef": pick(["White", "Black", "Middle Eastern"]), "famincr": scale(12),
+            "ideo": scale(5), "pid7na": scale(7), "bornagain": rng.integers(0, 2, n) * 1.0,
+            "religimp": scale(4), "churchatd": scale(6), "prayerfreq": scale(7),
+            **{item: scale(5) for item in ("angryracism", "whiteadv", "fearraces",
+                                           "racerare")},
+            "lrelig": rng.normal(size=n), "lcograc": rng.normal(size=n),
+            "lemprac": rng.normal(size=n)})
+        frame.loc[::7, "whiteadv"] = np.nan  # skipped: dropped by the loader
+        return frame
+    if name == "gss_abortion":
+        partyid = pick(["Strong Democrat", "Independent", "Other Party"])
+        partyid[::9] = np.nan  # missing: all zeros
+        return pd.DataFrame({
+            "id": np.arange(n), "year": rng.integers(1972, 2019, n),
+            "age": rng.integers(18, 90, n) * 1.0, "race": pick(["White", "Black", "Other"]),
+            "sex": pick(["Female", "Male"]), "hispaniccat": np.nan,
+            "educ": rng.integers(0, 21, n) * 1.0, "partyid": partyid, "relactiv": np.nan,
+            "abany": rng.choice([0.0, 1.0, np.nan], n),
+            **{item: rng.integers(0, 2, n) * 1.0 for item in (
+                "abdefect", "abnomore", "abhlth", "abpoor", "abrape", "absingle")},
+            "pid": rng.integers(0, 7, n) * 1.0, "hispanic": np.nan})
+    if name == "nassCDS":
+        severity = rng.integers(0, 7, n).astype(float)
+        severity[::11] = np.nan  # missing: dropped
+        return pd.DataFrame({
+            "dvcat": pick(["1-9km/h", "25-39", "55+"]), "weight": rng.uniform(0, 100, n),
+            "dead": pick(["alive", "dead"]), "airbag": pick(["none", "airbag"]),
+            "seatbelt": pick(["none", "belted"]), "frontal": rng.integers(0, 2, n),
+            "sex": pick(["f", "m"]), "ageOFocc": rng.integers(0, 120, n),
+            "yearacc": rng.integers(1990, 2010, n), "yearVeh": wide(1950, 2003),
+            "abcat": pick(["deploy", "nodeploy", "unavail"]), "occRole": pick(["driver", "pass"]),
+            "deploy": rng.integers(0, 2, n), "injSeverity": severity,
+            "caseid": pick(["1:2:3"])})
+    if name == "DoctorContacts":
+        return pd.DataFrame({
+            "mdu": rng.integers(0, 5, n), "lc": wide(0, np.log(101)),
+            "idp": rng.integers(0, 2, n).astype(bool), "lpi": wide(0, np.log(10_000)),
+            "fmde": wide(0, np.log(10_000)), "physlim": rng.integers(0, 2, n).astype(bool),
+            "ndisease": wide(0, 30), "health": pick(["excellent", "good", "fair", "poor"]),
+            "linc": wide(0, np.log(200_000)), "lfam": wide(0, np.log(15)),
+            "educdec": wide(0, 20), "age": wide(0, 70), "sex": pick(["male", "female"]),
+            "child": rng.integers(0, 2, n).astype(bool),
+            "black": rng.integers(0, 2, n).astype(bool)})
+    if name == "happiness":
+        income = pick(["lt $1000", "$25000 or more"])
+        income[::6] = np.nan  # missing: all zeros
+        prestige = wide(0, 100)
+        prestige[::8] = np.nan  # missing: dropped
+        return pd.DataFrame({
+            "year": rng.integers(1994, 2007, n), "workstat": pick(["retired", "other"]),
+            "prestige": prestige, "divorce": np.nan, "widowed": np.nan,
+            "educ": rng.integers(0, 25, n) * 1.0, "reg16": pick(["foreign", "pacific"]),
+            "babies": rng.integers(0, 12, n) * 1.0, "preteen": rng.integers(0, 12, n) * 1.0,
+            "teens": rng.integers(0, 12, n) * 1.0, "income": income,
+            "region": pick(["new england", "mountain"]), "attend": pick(["never", "every week"]),
+            "happy": pick(["very happy", "pretty happy"]), "owngun": np.nan, "tvhours": np.nan,
+            "vhappy": rng.integers(0, 2, n), "mothfath16": rng.integers(0, 2, n) * 1.0,
+            "black": rng.integers(0, 2, n), "female": rng.integers(0, 2, n)})
     raise KeyError((r_package, name))
 
 
@@ -227,7 +292,7 @@ def stand_in_tables(benchmark_lib, monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["flights", "fertility", "diamonds", "cps1988", "hi",
-                                  "movies"])
+                                  "movies", "tv16", "abortion", "nass", "doctor", "happiness"])
 def test_the_tables_are_encoded_with_declared_constants_only(stand_in_tables, name):
     datasets = stand_in_tables
     loader, task = datasets.TABLES[name]
@@ -365,12 +430,107 @@ def test_the_real_tables_have_the_documented_rows(benchmark_lib):
     from lib import datasets
 
     rows = {"flights": 327_346, "fertility": 254_654, "diamonds": 53_940, "cps1988": 28_155,
-            "hi": 22_272, "movies": 58_788}
+            "hi": 22_272, "movies": 58_788, "tv16": 37_591, "abortion": 36_601,
+            "nass": 25_928, "doctor": 20_186, "happiness": 16_148}
     for name, (loader, _) in datasets.TABLES.items():
         X, y, declarations = loader()
         assert len(y) == len(X) == rows[name], name
         encoded = declarations.encode(X)
         assert np.linalg.norm(encoded, axis=1).max() <= declarations.row_norm + 1e-12
-        # Every categorical value of the real table is a declared category.
-        assert (encoded[:, len(declarations.numeric):].sum(axis=1) == len(
-            declarations.categories)).all(), name
+        # Every categorical value of the real table is a declared category, or missing (then
+        # its indicators are all zero).
+        start = len(declarations.numeric)
+        for column, (categories, _) in declarations.categories.items():
+            block = encoded[:, start:start + len(categories)].sum(axis=1)
+            start += len(categories)
+            np.testing.assert_array_equal(block, 1.0 - _missing(X[column]),
+                                          err_msg=f"{name}: {column}")
+
+
+def _missing(column):
+    """Where a categorical column is missing (NaN, or "nan" after an older pandas' astype)."""
+    return (column.isna() | (column.astype(object) == "nan")).to_numpy(dtype=float)
+
+
+def test_the_held_out_tables_filter_and_label_each_record_as_declared(stand_in_tables):
+    # Issue 35's tables: the label rule and the per-record filters of each loader's docstring,
+    # recomputed from the stand-in frames.
+    datasets = stand_in_tables
+    tv16 = _stand_in("stevedata", "TV16")
+    kept = tv16[tv16["votetrump"].notna() & tv16["whiteadv"].notna()]
+    _, y, _ = datasets.load_tv16()
+    np.testing.assert_array_equal(y, kept["votetrump"].to_numpy() == 1)
+    abortion = _stand_in("stevedata", "gss_abortion")
+    X, y, _ = datasets.load_abortion()
+    np.testing.assert_array_equal(y, abortion["abany"].dropna().to_numpy() == 1)
+    assert _missing(X["partyid"]).any()  # kept, with no indicator set
+    nass = _stand_in("DAAG", "nassCDS")
+    kept = nass[nass["injSeverity"].isin([0, 1, 2, 3, 4])]
+    _, y, _ = datasets.load_nass()
+    np.testing.assert_array_equal(y, kept["injSeverity"].isin([3, 4]).to_numpy())
+    doctor = _stand_in("Ecdat", "DoctorContacts")
+    _, y, _ = datasets.load_doctor()
+    np.testing.assert_array_equal(y, doctor["mdu"].to_numpy() >= 1)
+    happiness = _stand_in("wooldridge", "happiness")
+    X, y, _ = datasets.load_happiness()
+    np.testing.assert_array_equal(y, happiness["vhappy"][happiness["prestige"].notna()])
+    assert _missing(X["income"]).any()
+
+
+def test_tuning_defaults_smoke_runs_every_method_and_rebuilds_its_table(
+        stand_in_tables, tmp_path, monkeypatch, capsys):
+    # Issue 35's benchmark at tiny size: every held-out and context panel (Adult excepted), both
+    # methods, the released model's law read from the search, a table rebuilt from the CSVs.
+    monkeypatch.delitem(sys.modules, "tuning_defaults", raising=False)
+    import csv
+
+    import tuning_defaults
+
+    panels = ["tv16-lr", "abortion-nb", "nass-rf", "doctor-lr", "happiness-nb", "hi-rf"]
+    tuning_defaults.main(["--smoke", "--panels", *panels, "--out", str(tmp_path)])
+    with (tmp_path / "runs.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(row["panel"], row["method"]) for row in rows] == [
+        (panel, method) for panel in panels for method in tuning_defaults.METHODS]
+    with (tmp_path / "expected.csv").open() as handle:
+        expected = list(csv.DictReader(handle))
+    for row in rows:
+        assert float(row["epsilon_spent"]) == pytest.approx(1.0)
+        assert float(row["delta_spent"]) <= 1e-6
+        # Today's split: half of T to the selection without a default, a quarter with one; the
+        # refit gives check_share of its part to trivial_lead_.
+        share = {"grid": 0.5, "default": 0.25}[row["method"]]
+        assert float(row["refit_epsilon"]) == pytest.approx((1 - share) * 0.95)
+        # The released model's candidate has expected scores at its refit epsilon.
+        assert any(e["panel"] == row["panel"] and e["index"] == row["selected_index"]
+                   and float(e["epsilon"]) == pytest.approx(float(row["refit_epsilon"]))
+                   for e in expected)
+    n_candidates = {"lr": 20, "nb": 6, "rf": 6}
+    for panel in panels:
+        at_total = [e for e in expected if e["panel"] == panel and float(e["epsilon"]) == 1.0]
+        assert len(at_total) == n_candidates[panel.rsplit("-", 1)[1]]
+        assert sum(e["default"] == "True" for e in at_total) == 1
+        assert {int(e["refits"]) for e in at_total} == {tuning_defaults.SMOKE_REFITS}
+    table = (tmp_path / "table.md").read_text()
+    assert table.count("| default | ") >= len(panels) and "## Held-out tables" in table
+    assert "## Context tables" in table and "| hi-rf (" in table
+    # The cells' gains are the released candidates' expected scores minus the default's at T.
+    cells = {(c["method"], c["panel"]): c for c in tuning_defaults.cells(tmp_path)}
+    for row in rows:
+        cell = cells[(row["method"], row["panel"])]
+        released = next(float(e["mean"]) for e in expected
+                        if e["panel"] == row["panel"] and e["index"] == row["selected_index"]
+                        and float(e["epsilon"]) == pytest.approx(float(row["refit_epsilon"])))
+        assert cell["gain"] == pytest.approx(released - cell["default"])
+        assert cell["oracle"] >= max(cell["default"], cell["random"])
+    # Resumable, and --report rebuilds the same table from the CSVs alone.
+    capsys.readouterr()
+    tuning_defaults.main(["--smoke", "--panels", "tv16-lr", "--out", str(tmp_path)])
+    assert len((tmp_path / "runs.csv").read_text().splitlines()) == 1 + len(rows)
+    tuning_defaults.main(["--report", "--out", str(tmp_path)])
+    assert (tmp_path / "table.md").read_text() == table
+    # The forest is a setting: skdptune's class names its own panels.
+    with pytest.raises(SystemExit):
+        tuning_defaults.main(["--smoke", "--panels", "nass-rf", "--forest", "skdptune",
+                              "--out", str(tmp_path)])
+    sys.modules.pop("tuning_defaults", None)

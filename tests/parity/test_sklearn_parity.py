@@ -273,9 +273,10 @@ def classification(n_samples=100, n_features=4, **params):
 
 
 def grid(estimator, param_grid, **params):
-    """PrivateGridSearchCV with the port's defaults: 2 partitions, half held out, seeded."""
+    """PrivateGridSearchCV with the port's defaults: 2 partitions, half held out, seeded, and
+    every candidate alike (GridSearchCV's semantics: no default candidate)."""
     defaults = dict(n_partitions=2, validation_fraction=0.5, random_state=0,
-                    accountant=BudgetAccountant())
+                    accountant=BudgetAccountant(), default=None)
     return PrivateGridSearchCV(estimator, param_grid, **{**defaults, **params})
 
 

@@ -69,7 +69,7 @@ def paths(monkeypatch):
 
 def _search(estimator, grid, **params):
     return PrivateGridSearchCV(estimator, grid, n_partitions=4, accountant=BudgetAccountant(),
-                               random_state=0, refit=False, **params)
+                               random_state=0, refit=False, **{"default": None, **params})
 
 
 @pytest.mark.parametrize("in_pipeline", [False, True])
@@ -422,7 +422,8 @@ def test_no_batched_utility_is_reachable_from_the_fitted_search(binary_data, mon
     search = PrivateGridSearchCV(DeclaredGaussianNB(bounds=(0, 1), classes=[0, 1]),
                                  {"epsilon": [0.5, 1.0, 2.0]},
                                  selection_epsilon=1.0, n_partitions=5,
-                                 accountant=BudgetAccountant(), random_state=0).fit(X, y)
+                                 accountant=BudgetAccountant(), random_state=0,
+                                 default=None).fit(X, y)
     (values,) = seen
     secrets_ = {v for v in np.r_[values.ravel(), values.mean(axis=1)].tolist()
                 if len(repr(v)) >= 8}

@@ -175,7 +175,7 @@ def test_a_family_registered_from_a_test_file_is_batched(binary_data, monkeypatc
     X, y = binary_data
     grid = {"strategy": ["most_frequent", "prior"]}  # "prior": its plan refuses it
     search = PrivateGridSearchCV(MajorityClassifier(), grid, n_partitions=4, refit=False,
-                                 accountant=BudgetAccountant(), random_state=0)
+                                 accountant=BudgetAccountant(), random_state=0, default=None)
     assert search.forecast().paths == ("batched", "per-fit")
     search.fit(X, y)
     assert paths == {"per_fit": 4, "batched": 4}
@@ -198,7 +198,7 @@ def test_a_family_that_breaks_its_contract_is_an_error(binary_data, monkeypatch)
     X, y = binary_data
     with pytest.raises(RuntimeError, match="majority_family broke its contract.*shape"):
         PrivateGridSearchCV(MajorityClassifier(), {}, n_partitions=4, refit=False,
-                            accountant=BudgetAccountant(), random_state=0).fit(X, y)
+                            accountant=BudgetAccountant(), random_state=0, default=None).fit(X, y)
 
 
 # --- The version pin -------------------------------------------------------------------------
@@ -236,7 +236,7 @@ def test_other_versions_take_the_per_fit_path_with_one_notice(binary_data, fresh
     X, y = binary_data
     search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
                                  n_partitions=4, refit=False, accountant=BudgetAccountant(),
-                                 random_state=0)
+                                 random_state=0, default=None)
     with pytest.warns(UserWarning, match=rf"batched engine emulates.*{version} is installed"):
         assert search.forecast().paths == ("per-fit", "per-fit")
     with warnings.catch_warnings(record=True) as caught:

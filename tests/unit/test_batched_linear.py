@@ -64,7 +64,7 @@ def paths(monkeypatch):
 
 def _search(estimator, grid, **params):
     return PrivateGridSearchCV(estimator, grid, n_partitions=4, accountant=BudgetAccountant(),
-                               random_state=0, refit=False, **params)
+                               random_state=0, refit=False, **{"default": None, **params})
 
 
 def test_a_linear_regression_grid_scored_by_default_takes_the_batched_path(paths):

@@ -82,7 +82,7 @@ def paths(monkeypatch):
 
 def _search(estimator, grid):
     return PrivateGridSearchCV(estimator, grid, n_partitions=4, accountant=BudgetAccountant(),
-                               random_state=0, refit=False)
+                               random_state=0, refit=False, default=None)
 
 
 @pytest.mark.parametrize("in_pipeline", [False, True])

@@ -121,7 +121,8 @@ def test_the_adult_pipeline_on_a_dataframe_takes_the_batched_path(paths):
     released = _pipeline(final=DeclaredGaussianNB(bounds=(-4, 4), classes=["<=50K", ">50K"]))
     search = PrivateGridSearchCV(released, {"clf__epsilon": [0.5, 2.0],
                                             "pre__num__epsilon": [0.5, 2.0]},
-                                 n_partitions=6, accountant=BudgetAccountant(), random_state=0)
+                                 n_partitions=6, accountant=BudgetAccountant(), random_state=0,
+                                 default=None)
     search.fit(X, y)
     assert paths["per_fit"] == 0 and paths["batched"] == 4 * 6  # 4 candidates, 6 partitions
     assert search.predict(X.head()).shape == (5,)  # the refit is the real pipeline
@@ -357,7 +358,8 @@ def test_every_step_gets_its_partition_rescaled_epsilon(paths):
     X, y = _adult(600)
     grid = {"clf__epsilon": [0.5], "pre__num__epsilon": [0.25, 2.0]}
     PrivateGridSearchCV(_pipeline(), grid, n_partitions=5, validation_fraction=0.2,
-                        accountant=BudgetAccountant(), random_state=0, refit=False).fit(X, y)
+                        accountant=BudgetAccountant(), random_state=0, refit=False,
+                        default=None).fit(X, y)
     ratio = partition_ratio(5, 0.2)
     (plans,), (steps,) = paths["plans"], paths["steps"]
     assert [plan.epsilon for plan in plans] == pytest.approx([0.5 * ratio] * 2)
@@ -366,7 +368,7 @@ def test_every_step_gets_its_partition_rescaled_epsilon(paths):
     paths["steps"].clear()
     PrivateGridSearchCV(_pipeline(), grid, n_partitions=5, validation_fraction=0.2,
                         partition_scaling=None, accountant=BudgetAccountant(), random_state=0,
-                        refit=False).fit(X, y)
+                        refit=False, default=None).fit(X, y)
     assert [pieces[0].plan.epsilon for pieces in paths["steps"][0]] == [0.25, 2.0]
 
 
@@ -414,7 +416,8 @@ def test_priors_take_the_batched_path(paths):
     X, y = _nb_data(400, n_classes=2)
     PrivateGridSearchCV(GaussianNB(bounds=(-1, 1), priors=[0.2, 0.8]),
                         {"epsilon": [1.0, 2.0]}, n_partitions=4,
-                        accountant=BudgetAccountant(), random_state=0, refit=False).fit(X, y)
+                        accountant=BudgetAccountant(), random_state=0, refit=False,
+                        default=None).fit(X, y)
     assert paths["per_fit"] == 0 and paths["batched"] == 2 * 4
     assert paths["plans"][0][0].priors.tolist() == [0.2, 0.8]
 

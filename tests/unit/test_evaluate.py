@@ -70,7 +70,7 @@ def test_a_task_carries_its_partitions_labels_not_all_of_y(binary_data, monkeypa
     monkeypatch.setattr(evaluate, "_evaluate_batch", spy)
     PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3]},
                         n_partitions=4, accountant=BudgetAccountant(), random_state=0,
-                        refit=False).fit(X, y, sample_weight=weights)
+                        refit=False, default=None).fit(X, y, sample_weight=weights)
     assert len(parts) == 4  # one task per partition: both candidates in one batch
     for train, validation, y_train, y_validation, train_params, validation_params in parts:
         np.testing.assert_array_equal(y_train, y[train])
@@ -93,7 +93,7 @@ def test_joblibs_memory_mapping_threshold_is_left_alone(binary_data, monkeypatch
     X, y = binary_data
     PrivateGridSearchCV(DecisionTreeClassifier(random_state=0), {"max_depth": [1, 2]},
                         n_partitions=3, accountant=BudgetAccountant(), random_state=0,
-                        refit=False, n_jobs=2).fit(X, y)
+                        refit=False, n_jobs=2, default=None).fit(X, y)
     assert calls and all("max_nbytes" not in kwargs for kwargs in calls)
 
 
@@ -103,7 +103,7 @@ def test_batching_does_not_change_the_result(binary_data, spread_work):
     results = [
         PrivateGridSearchCV(DeclaredGaussianNB(bounds=(0, 1), classes=[0, 1], random_state=0),
                             grid, n_partitions=3, accountant=BudgetAccountant(), random_state=0,
-                            n_jobs=n_jobs, selector="report_noisy_max").fit(X, y)
+                            n_jobs=n_jobs, selector="report_noisy_max", default=None).fit(X, y)
         for n_jobs in (1, 4)  # 3 tasks of 5 candidates, or 15 tasks of 1 or 2
     ]
     assert results[0].best_index_ == results[1].best_index_
@@ -213,7 +213,7 @@ def test_a_verbose_search_prints_its_progress(binary_data, capsys):
     X, y = binary_data
     PrivateGridSearchCV(DecisionTreeClassifier(random_state=0), {"max_depth": [1, 2, 3]},
                         n_partitions=5, accountant=BudgetAccountant(), random_state=0,
-                        refit=False, verbose=1).fit(X, y)
+                        refit=False, verbose=1, default=None).fit(X, y)
     lines = [line for line in capsys.readouterr().out.splitlines()
              if line.startswith("Partition fits:")]
     form = re.compile(r"Partition fits: (\d+)/15 done \((\d+)%\) in \d+\.\d s"

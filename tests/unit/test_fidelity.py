@@ -200,6 +200,7 @@ def test_rescaling_never_reaches_the_refit_or_the_charge(binary_data, allow_in_g
         Recorder(classes=CLASSES, bounds=BOUNDS, random_state=0), {"epsilon": [0.5, 0.7]},
         selection_epsilon=1.0,
         n_partitions=5, partition_scaling=scaling, accountant=accountant, random_state=0,
+        default=None,
     ).fit(X, y)
     *partition_fits, refit = Recorder.fits
     ratio = 5 / (1 - 0.2) if scaling == "auto" else 1.0
@@ -217,7 +218,7 @@ def test_unknown_user_rule_is_refused_before_data(binary_data):
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
         GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [0.5]},
-        partition_scaling={"epsilom": "none"}, accountant=accountant,
+        partition_scaling={"epsilom": "none"}, accountant=accountant, default=None,
     )
     with pytest.raises(ValueError, match="'epsilom', which is not a parameter"):
         search.fit(X, y)
@@ -231,7 +232,7 @@ def test_auto_partitions_come_from_the_shape_only(binary_data):
     search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS),
                                  {"var_smoothing": [1e-9, 1e-3]},
                                  n_partitions="auto", accountant=BudgetAccountant(),
-                                 random_state=0).fit(X, y)
+                                 random_state=0, default=None).fit(X, y)
     assert 2 <= search.n_partitions_ <= len(X)
     assert search.privacy_report_["n_partitions"] == search.n_partitions_
     with pytest.raises(ValueError, match="n_samples"):

@@ -43,7 +43,8 @@ def split_grid():
 def split_search(**options):
     return PrivateGridSearchCV(
         Pipeline([("clf", GaussianNB(classes=CLASSES, bounds=(0, 1)))]), split_grid(),
-        **{"n_partitions": 20, "accountant": BudgetAccountant(), "random_state": 0, **options})
+        **{"n_partitions": 20, "accountant": BudgetAccountant(), "random_state": 0,
+           "default": None, **options})
 
 
 def test_the_forecast_counts_the_partition_fits_of_each_path():
@@ -84,7 +85,7 @@ def test_the_scorer_and_stateless_steps_decide_the_path_as_in_evaluate():
     search = PrivateGridSearchCV(
         Pipeline([("norm", Normalizer()),
                   ("clf", GaussianNB(classes=CLASSES, bounds=(np.zeros(4), np.ones(4))))]),
-        {"clf__var_smoothing": [1e-9, 1e-3]}, n_partitions=10)
+        {"clf__var_smoothing": [1e-9, 1e-3]}, n_partitions=10, default=None)
     assert search.forecast().paths == ("batched", "batched")
 
 
@@ -128,7 +129,7 @@ def test_fit_parameters_send_every_candidate_to_the_per_fit_path(binary_data, ca
     search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=(0, 1)),
                                  {"var_smoothing": [1e-9, 1e-3]},
                                  n_partitions=5, verbose=1, accountant=BudgetAccountant(),
-                                 random_state=0)
+                                 random_state=0, default=None)
     search.fit(X, y, sample_weight=np.ones(len(y)))
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == ("Paths: 0 partition fits batched (0 candidates, one array program per "

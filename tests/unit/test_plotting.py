@@ -111,7 +111,7 @@ def test_trace_from_estimator_labels_the_axes_in_the_scorers_units(binary_data):
     search = PrivateGridSearchCV(
         GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
         epsilon=5.0, delta=0.0, n_partitions=5, selector="doubling", scoring="accuracy",
-        utility_range=(-1.0, 3.0), accountant=BudgetAccountant(), random_state=0,
+        utility_range=(-1.0, 3.0), accountant=BudgetAccountant(), random_state=0, default=None,
     ).fit(X, y)
     display = SelectionTraceDisplay.from_estimator(search)
     assert display.utility_range == (-1.0, 3.0) and display.score_name == "accuracy"
@@ -125,7 +125,7 @@ def test_trace_from_estimator_labels_the_axes_in_the_scorers_units(binary_data):
     plain = PrivateGridSearchCV(
         GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
         epsilon=5.0, delta=0.0, n_partitions=5, selector="doubling",
-        accountant=BudgetAccountant(), random_state=0,
+        accountant=BudgetAccountant(), random_state=0, default=None,
     ).fit(X, y)
     display = SelectionTraceDisplay.from_estimator(plain)
     assert display.score_axis_ is None  # accuracy is already in [0, 1]
@@ -139,7 +139,7 @@ def test_trace_from_estimator_labels_candidates(binary_data):
         GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
         selection_epsilon=5.0, delta=0.0, n_partitions=5,
         selector=ProposeTestDoubling(granularity=0.05),
-        accountant=BudgetAccountant(), random_state=0,
+        accountant=BudgetAccountant(), random_state=0, default=None,
     ).fit(X, y)
     display = SelectionTraceDisplay.from_estimator(search)
     assert display.granularity == 0.05
@@ -154,7 +154,7 @@ def test_trace_refuses_one_shot_selectors_and_unfitted_searches(binary_data):
         GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=1.0), {"var_smoothing": [1e-9, 1e-3]},
         selection_epsilon=1.0, n_partitions=5, selector="exponential",
         accountant=BudgetAccountant(),
-        random_state=0,
+        random_state=0, default=None,
     )
     with pytest.raises(NotFittedError):
         SelectionTraceDisplay.from_estimator(search)
@@ -170,7 +170,7 @@ def test_budget_display_of_a_grid_search(binary_data):
     search = PrivateGridSearchCV(
         GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=0.75), {"var_smoothing": [1e-9, 1e-3]},
         selection_epsilon=0.5, delta=1e-6, score_share=0.2, n_partitions=5,
-        accountant=BudgetAccountant(), random_state=0,
+        accountant=BudgetAccountant(), random_state=0, default=None,
     ).fit(X, y)
     display = PrivacyBudgetDisplay.from_estimator(search)
     report = search.privacy_report_
@@ -315,7 +315,7 @@ def test_no_raw_utility_reaches_the_displays(binary_data, monkeypatch):
         {"C": [0.01, 0.1, 1.0, 10.0], "fit_intercept": [True, False]},
         selection_epsilon=30.0, delta=0.0, n_partitions=5,
         selector=RecordingDoubling(granularity=granularity),
-        accountant=BudgetAccountant(), random_state=0,
+        accountant=BudgetAccountant(), random_state=0, default=None,
     ).fit(X, y)
     raw = RecordingDoubling.recorded
     assert len(raw) == 8  # the search handed its raw utilities to the selector

@@ -26,6 +26,8 @@ from sklearn.preprocessing import (
 )
 
 from skdptune import PrivateGridSearchCV
+from skdptune.cluster import KMeans
+from skdptune.decomposition import PCA
 from skdptune.ensemble import RandomForestClassifier
 from skdptune.gate import ALLOWED, PUBLIC_SHAPE, keep_released
 from skdptune.linear_model import LogisticRegression, Ridge
@@ -52,6 +54,8 @@ RELEASABLE = {
     RandomForestClassifier: lambda: RandomForestClassifier(n_estimators=3, bounds=BOUNDS,
                                                            classes=[0, 1]),
     DecisionTreeClassifier: lambda: DecisionTreeClassifier(bounds=BOUNDS, classes=[0, 1]),
+    KMeans: lambda: KMeans(n_clusters=3, bounds=BOUNDS),
+    PCA: lambda: PCA(n_components=2, data_norm=2.0, bounds=BOUNDS),
 }
 NEVER_RELEASED = {
     dp.GaussianNB: "classes_ from the data (skdptune.naive_bayes's instead)",

@@ -20,6 +20,7 @@ from skdptune.accounting import ZERO_OUT_ADJACENCY, zero_out_total, Charge
 from skdptune.gate import (
     gaussian_nb_charge,
     gaussian_nb_zero_out,
+    kmeans_zero_out,
     logistic_zero_out,
     ridge_zero_out,
     tree_zero_out,
@@ -149,6 +150,38 @@ def test_ridge_zero_out_bound_covers_every_release_by_brute_force(fit_intercept,
                       else max(values) - min(values))
             ratios.append(max(abs(v) for v in values) / spread)
     assert max(ratios) <= ridge_zero_out(step) + 1e-9
+
+
+def test_kmeans_zero_out_factor_halves_every_release_by_brute_force():
+    # One private Lloyd iteration releases the counts (calibrated to L1 sensitivity 2) and the
+    # sums of x_j - middle_j (calibrated to w_j, feature j): replacing a record reaches both
+    # calibrations; zeroing it out (it joins no cluster) reaches at most half of each.
+    rng = np.random.RandomState(0)
+    lower, upper = np.array([-1.0, 0.0]), np.array([3.0, 1.0])
+    middle, width = (lower + upper) / 2, upper - lower
+    centres = rng.uniform(lower, upper, (3, 2))
+
+    def releases(X):
+        labels = ((X[:, None, :] - centres) ** 2).sum(axis=2).argmin(axis=1)
+        sums = np.zeros((3, 2))
+        np.add.at(sums, labels, X - middle)
+        return np.bincount(labels, minlength=3), sums
+
+    replaced, zeroed = [0.0, 0.0], [0.0, 0.0]
+    for _ in range(500):
+        X = rng.uniform(lower, upper, (6, 2))
+        X[rng.randint(6)] = np.where(rng.rand(2) < 0.5, lower, upper)  # a corner
+        counts, sums = releases(X)
+        other = X.copy()
+        other[0] = np.where(rng.rand(2) < 0.5, lower, upper)
+        counts_r, sums_r = releases(other)
+        counts_z, sums_z = releases(X[1:])
+        replaced = np.maximum(replaced, [np.abs(counts - counts_r).sum() / 2,
+                                         (np.abs(sums - sums_r).sum(axis=0) / width).max()])
+        zeroed = np.maximum(zeroed, [np.abs(counts - counts_z).sum() / 2,
+                                     (np.abs(sums - sums_z).sum(axis=0) / width).max()])
+    assert np.all(replaced <= 1 + 1e-12) and replaced.max() == pytest.approx(1.0, abs=0.05)
+    assert zeroed.max() <= kmeans_zero_out(None) + 1e-12
 
 
 def test_lead_zero_out_sensitivities_by_brute_force():
