@@ -37,6 +37,7 @@ and its own stream.
 """
 
 from dataclasses import dataclass
+from functools import partial
 from numbers import Integral
 from typing import Optional
 
@@ -44,7 +45,7 @@ import numpy as np
 
 from ..decomposition import oriented, private_releases
 from ..validation import declared_box
-from .common import checked_params, partition_rows, project
+from .common import checked_params, fit_pca_partitions, transform_pca_partitions
 
 
 @dataclass(frozen=True)
@@ -118,47 +119,25 @@ def transform_partitions(plan, block, rngs):
     partition step contract,
     :meth:`~skdptune.batched.contract.PartitionStep.transform_partitions`); NaN rows for a
     partition whose fit raises (fewer training rows than ``n_components``)."""
-    mean, components, failed = fit_partitions(plan, block.X_train, block.part_train,
-                                              block.n_parts, rngs)
-    X_train = project(mean, components, block.X_train, block.part_train)
-    X_val = project(mean, components, block.X_val, block.part_val)
-    X_train[failed[block.part_train]] = np.nan
-    X_val[failed[block.part_val]] = np.nan
-    return X_train, X_val
+    return transform_pca_partitions(*fit_partitions(plan, block.X_train, block.part_train,
+                                                    block.n_parts, rngs), block)
 
 
 def fit_partitions(plan, X_train, part_train, n_parts, rngs):
-    """The emulated ``mean_`` and ``components_`` of every partition's fit.
+    """The emulated ``mean_`` and ``components_`` of every partition's fit, and where the fit
+    raises (fewer training rows than ``n_components``): ``plan`` (a :class:`BinghamPCAPlan`)
+    and the rest as :func:`~skdptune.batched.common.fit_pca_partitions` takes and returns
+    them."""
+    return fit_pca_partitions(partial(_fit_one, plan), plan.n_features, plan.n_components,
+                              X_train, part_train, n_parts, rngs)
 
-    Parameters
-    ----------
-    plan : BinghamPCAPlan
-    X_train, part_train, n_parts, rngs
-        A block's training rows, their partitions and its partition count, and the step's
-        streams, as :func:`transform_partitions` receives them.
 
-    Returns
-    -------
-    mean : ndarray of shape (n_parts, n_features)
-    components : ndarray of shape (n_parts, n_components, n_features)
-        Placeholders (zeros, and the first unit vectors) for a partition without training
-        rows or whose fit raises.
-    failed : ndarray of shape (n_parts,), bool
-        Where the fit raises: at least one training row, but fewer than ``n_components``.
-    """
-    d, k = plan.n_features, plan.n_components
-    mean = np.zeros((n_parts, d))
-    components = np.tile(np.eye(d)[:k], (n_parts, 1, 1))
-    failed = np.zeros(n_parts, dtype=bool)
-    for p, rows in enumerate(partition_rows(part_train, n_parts)):
-        if not len(rows):
-            continue
-        if len(rows) < k:
-            failed[p] = True
-            continue
-        # One generator for every draw of the fit, seeded from the partition's stream.
-        state = np.random.RandomState(rngs[p].integers(0, 2 ** 32, size=4, dtype=np.uint32))
-        mean[p], _, vectors = private_releases(X_train[rows], plan.epsilon, plan.data_norm,
-                                               plan.bounds, k, state)
-        components[p] = oriented(vectors)[:k]
-    return mean, components, failed
+def _fit_one(plan, X, rng):
+    """One partition's ``mean_`` and ``components_`` (None where ``fit`` raises), with a
+    generator seeded from its stream for every draw of the fit."""
+    if len(X) < plan.n_components:
+        return None
+    state = np.random.RandomState(rng.integers(0, 2 ** 32, size=4, dtype=np.uint32))
+    mean, _, vectors = private_releases(X, plan.epsilon, plan.data_norm, plan.bounds,
+                                        plan.n_components, state)
+    return mean, oriented(vectors)[:plan.n_components]

@@ -67,7 +67,7 @@ from ..cluster import (
 from ..cluster import KMeans as PrivateKMeans
 from ..utility import SimplifiedSilhouetteScorer, simplified_silhouettes
 from ..validation import declared_box
-from .common import checked_params, declared_bounds
+from .common import checked_params, declared_bounds, label_sums, nearest_centres
 from .contract import FIT_FAILED, NO_TARGET, Score
 
 
@@ -175,12 +175,10 @@ def fit_partitions(candidate, X_train, part_train, n_parts, rngs):
     Parameters
     ----------
     candidate : LloydPlan
-    X_train : ndarray of shape (n_train, n_features), float64
-    part_train : ndarray of shape (n_train,), int
-        Partition of each training row within the block.
-    n_parts : int
-    rngs : list of numpy.random.Generator
-        One stream per partition.
+    X_train, part_train, n_parts, rngs
+        A block's training rows (float64), their partitions within the block and its
+        partition count, and the candidate's streams (one per partition), as
+        :func:`partition_scores` receives them.
 
     Returns
     -------
@@ -201,14 +199,15 @@ def fit_partitions(candidate, X_train, part_train, n_parts, rngs):
     centres = initial_centres(lower, upper, np.stack([draw.seeds for draw in draws]))
     empty = np.zeros(centres.shape[:2], dtype=bool)
     X = np.clip(X_train, lower, upper)
-    middle = (lower + upper) / 2
+    about_middle = X - (lower + upper) / 2  # what the sums add up
     # Laplace scales of each partition's counts and sums (cluster.KMeans's sensitivities:
     # COUNT_SENSITIVITY for the counts, the feature's width for its sums about the middle).
     count_scale = COUNT_SENSITIVITY / split[:, 0]
     sum_scale = (upper - lower)[None, :] / split[:, 1:2]
     for t in range(n_iter.max(initial=0)):
         active = t < n_iter
-        counts, sums = _statistics(X, middle, centres, part_train)
+        labels, _ = nearest_centres(X, centres, part_train)
+        counts, sums = label_sums(about_middle, labels, part_train, n_parts, centres.shape[1])
         noise, redraws = (np.stack(arrays) for arrays in zip(
             *(draw.at(t, centres.shape[1]) for draw in draws)))
         noisy_counts = counts + count_scale[:, None] * noise[..., 0]
@@ -250,48 +249,6 @@ class _Draws:
         return np.zeros((n_centres, 1 + self.dims)), np.zeros((n_centres, self.dims))
 
 
-def _statistics(X, middle, centres, part):
-    """Each partition's count of rows per centre and sum of their ``x - middle``, every row
-    labelled with the first nearest of its partition's centres.
-
-    Returns
-    -------
-    counts : ndarray of shape (n_parts, n_centres)
-    sums : ndarray of shape (n_parts, n_centres, n_features)
-    """
-    n_parts, n_centres, dims = centres.shape
-    labels, _ = _two_nearest(X, centres, part, squared=True, second=False)
-    groups = part * n_centres + labels
-    counts = np.bincount(groups, minlength=n_parts * n_centres).reshape(n_parts, n_centres)
-    sums = np.stack([np.bincount(groups, weights=X[:, j] - middle[j],
-                                 minlength=n_parts * n_centres) for j in range(dims)], axis=-1)
-    return counts, sums.reshape(n_parts, n_centres, dims)
-
-
-def _two_nearest(X, centres, part, squared, second=True):
-    """Each row's first nearest centre of its partition, and its distances to the nearest and
-    (``second``) the second nearest: a running minimum over the centres, one row-sized
-    temporary at a time.
-
-    Returns
-    -------
-    labels : ndarray of shape (n_rows,), int
-    distances : ndarray of shape (n_rows, 2)
-        Nearest, second nearest (inf with ``second=False``); squared or Euclidean.
-    """
-    labels = np.zeros(len(X), dtype=np.intp)
-    best = np.full((len(X), 2), np.inf)
-    for k in range(centres.shape[1]):
-        gap = X - centres[part, k]
-        distance = np.einsum("ij,ij->i", gap, gap)
-        closer = distance < best[:, 0]
-        if second:
-            best[:, 1] = np.where(closer, best[:, 0], np.minimum(best[:, 1], distance))
-        labels[closer] = k
-        best[:, 0] = np.where(closer, distance, best[:, 0])
-    return labels, best if squared else np.sqrt(best)
-
-
 def score_partitions(centres, empty, X_val, part_val, n_parts):
     """:class:`~skdptune.utility.SimplifiedSilhouetteScorer` of each partition's centres on
     its held-out rows.
@@ -313,7 +270,8 @@ def score_partitions(centres, empty, X_val, part_val, n_parts):
     n_val = np.bincount(part_val, minlength=n_parts)
     if centres.shape[1] < 2:
         return np.where(n_val > 0, 0.0, np.nan)
-    _, distances = _two_nearest(X_val, centres, part_val, squared=False)
+    _, squared = nearest_centres(X_val, centres, part_val, second=True)
+    distances = np.sqrt(squared)
     silhouettes = simplified_silhouettes(distances[:, 0], distances[:, 1])
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.bincount(part_val, weights=silhouettes, minlength=n_parts) / n_val

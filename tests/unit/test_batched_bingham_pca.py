@@ -31,7 +31,7 @@ from conftest import (
     count_paths,
     partitions_moved,
     per_fit_values,
-    same_choices_p_value,
+    same_selection_law_p_value,
 )
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import bingham_pca, dp_lloyd, engine, logistic_regression, registry
@@ -265,10 +265,5 @@ def test_a_search_selects_with_the_same_law_on_both_paths(monkeypatch):
             chosen.append(search.best_index_)
         return chosen
 
-    paths = count_paths(monkeypatch)
-    batched = selected(range(40))
-    assert paths == {"per_fit": 0, "batched": 40 * 4 * 5}
-    monkeypatch.delitem(registry.PARTITION_STEPS, PCA)
-    per_fit = selected(range(40, 80))
-    assert paths["per_fit"] == 40 * 4 * 5
-    assert same_choices_p_value(batched, per_fit) > ALPHA, (batched, per_fit)
+    assert same_selection_law_p_value(selected, monkeypatch, registry.PARTITION_STEPS, PCA,
+                                      40, 4 * 5) > ALPHA

@@ -24,12 +24,13 @@ from diffprivlib.accountant import BudgetAccountant
 from sklearn.pipeline import Pipeline
 
 from conftest import (
+    assert_cut_and_company_change_nothing,
     batched_groups,
     batched_values,
     column_ks,
     count_paths,
     partitions_moved,
-    same_choices_p_value,
+    same_selection_law_p_value,
 )
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import dp_lloyd, engine, registry
@@ -230,13 +231,10 @@ def test_partitions_do_not_depend_on_tasks_or_company(monkeypatch):
     X = _data(900)
     splits = _splits(len(X), 9)
     candidates = [{"n_clusters": 2}, {"n_clusters": 4, "epsilon": 3.0}, {"oversampling": 1}]
-    whole = _values(candidates, X, splits)
-    # Another candidate's company: one candidate alone, its own stream.
-    np.testing.assert_array_equal(_values(candidates, X, splits, ids=[1])[0], whole[1])
-    monkeypatch.setattr(engine, "BLOCK_CELLS", 150)  # about one partition per block
-    np.testing.assert_array_equal(_values(candidates, X, splits), whole)
-    np.testing.assert_array_equal(_values(candidates, X, splits, n_jobs=2), whole)
-    assert not np.array_equal(_values(candidates, X, splits, entropy=1), whole)
+    # Blocks of about one partition each.
+    assert_cut_and_company_change_nothing(
+        lambda candidates, **kw: _values(candidates, X, splits, **kw), candidates,
+        monkeypatch, 150)
 
 
 def test_streams_follow_the_engines_conventions():
@@ -315,8 +313,7 @@ def test_centres_empty_centres_and_utilities_have_the_fits_law_audit(n_train, ca
 
 def test_a_search_selects_n_clusters_with_the_same_law_on_both_paths(monkeypatch):
     # 60 searches per path on the same data (each its own partitions and selection noise):
-    # the selected n_clusters compared by a chi-square test, 1 comparison. The engine's
-    # path is counted, so that the first half is known to be batched.
+    # the selected n_clusters compared by a chi-square test, 1 comparison.
     X = _data(1500, seed=11)
     grid = {"n_clusters": [2, 3, 5]}
 
@@ -326,10 +323,5 @@ def test_a_search_selects_n_clusters_with_the_same_law_on_both_paths(monkeypatch
                                     random_state=seed).fit(X).best_params_["n_clusters"]
                 for seed in searches]
 
-    paths = count_paths(monkeypatch)
-    batched = selected(range(60))
-    assert paths == {"per_fit": 0, "batched": 60 * 3 * 5}
-    monkeypatch.delitem(registry.FAMILIES, KMeans)
-    per_fit = selected(range(60, 120))
-    assert paths["per_fit"] == 60 * 3 * 5
-    assert same_choices_p_value(batched, per_fit) > ALPHA, (batched, per_fit)
+    assert same_selection_law_p_value(selected, monkeypatch, registry.FAMILIES, KMeans, 60,
+                                      3 * 5) > ALPHA

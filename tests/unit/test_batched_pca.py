@@ -129,8 +129,9 @@ def test_mean_and_components_have_diffprivlibs_law(params):
     X, _ = _data(80, seed=2)
     n = 600
     plan = pca.plan(_pca(**params), 3)
-    mean, components = pca.fit_partitions(plan, np.tile(X, (n, 1)), np.repeat(np.arange(n), 80),
-                                          n, [np.random.default_rng(p) for p in range(n)])
+    mean, components, _ = pca.fit_partitions(plan, np.tile(X, (n, 1)),
+                                             np.repeat(np.arange(n), 80), n,
+                                             [np.random.default_rng(p) for p in range(n)])
     their_mean, their_components = _theirs(X, n, 3, **params)
     p_value, _ = column_ks([(mean, their_mean), (components.reshape(n, -1), their_components)])
     assert p_value > ALPHA
