@@ -36,6 +36,10 @@ REDUCTION_ITERATIONS = 50
 #: Uniform draws per seed from which :func:`initial_centres` picks its seeds.
 POOL = 20
 
+#: L1 sensitivity of one iteration's vector of counts under replace-one adjacency: the
+#: replaced record leaves one cluster and the new one joins another.
+COUNT_SENSITIVITY = 2.0
+
 
 def budget_split(epsilon, n_features, n_iter):
     """``(count_epsilon, coordinate_epsilon)``: what one iteration gives its counts and each
@@ -68,35 +72,38 @@ def budget_split(epsilon, n_features, n_iter):
             per_iteration / (n_features + count_weight))
 
 
-def initial_centres(lower, upper, n_centres, rng):
-    """``n_centres`` points spread over the declared box, drawn from the box alone.
+def initial_centres(lower, upper, unit):
+    """Seeds spread over the declared box, drawn from the box alone.
 
     A greedy sphere packing (the aim of diffprivlib's and Su et al.'s initialisation): from
-    :data:`POOL` uniform draws per point, the first kept is the one farthest from the box's
+    :data:`POOL` uniform draws per seed, the first kept is the one farthest from the box's
     boundary, and each next one maximises the smaller of its distance to the points kept
     and twice its distance to the boundary (distances in units of each feature's width). No
-    data are read.
+    data are read. Batched over leading axes: the batched engine draws every partition's
+    seeds with this function (``skdptune.batched.dp_lloyd``).
 
     Parameters
     ----------
     lower, upper : ndarray of shape (n_features,)
-    n_centres : int
-    rng : numpy.random.RandomState
+    unit : ndarray of shape (..., POOL * n_seeds, n_features)
+        Uniform draws in ``[0, 1)``, independent of the data.
 
     Returns
     -------
-    centres : ndarray of shape (n_centres, n_features)
+    seeds : ndarray of shape (..., n_seeds, n_features)
     """
-    unit = rng.random_sample((POOL * n_centres, len(lower)))
-    room = 2 * np.minimum(unit, 1 - unit).min(axis=1)
+    n_seeds = unit.shape[-2] // POOL
+    room = 2 * np.minimum(unit, 1 - unit).min(axis=-1)
     kept = []
-    for _ in range(n_centres):
-        kept.append(int(np.argmax(room)))
-        room = np.minimum(room, np.linalg.norm(unit - unit[kept[-1]], axis=1))
-    return lower + unit[kept] * (upper - lower)
+    for _ in range(n_seeds):
+        chosen = np.take_along_axis(unit, np.argmax(room, axis=-1)[..., None, None], axis=-2)
+        kept.append(chosen[..., 0, :])
+        gap = unit - chosen
+        room = np.minimum(room, np.sqrt(np.einsum("...i,...i->...", gap, gap)))
+    return lower + np.stack(kept, axis=-2) * (upper - lower)
 
 
-def reduce_centres(points, weights, n_clusters, rng):
+def reduce_centres(points, weights, n_clusters, uniforms):
     """``n_clusters`` starting centres from an oversampled first iteration: a weighted
     k-means of its noisy centres.
 
@@ -104,59 +111,107 @@ def reduce_centres(points, weights, n_clusters, rng):
     function of released values and of data-independent draws only (post-processing).
     scikit-learn's ``KMeans`` does the same with about 10 ms of fixed cost per call, which
     every partition fit of a search would pay; here the problem has ``oversampling *
-    n_clusters`` points.
+    n_clusters`` points. Batched over leading axes (each problem on its own: the batched
+    engine reduces every partition's seeds with this function).
 
     Parameters
     ----------
-    points : ndarray of shape (n_seeds, n_features)
+    points : ndarray of shape (..., n_seeds, n_features)
         The first iteration's noisy centres.
-    weights : ndarray of shape (n_seeds,)
+    weights : ndarray of shape (..., n_seeds)
         Their noisy counts, 0 for the centres found empty: weights in units of records, so
         that a partition's fit (whose noise the search scales with its records) reduces its
         seeds as the refit does. Negative values count as 0; with no positive weight, every
         point weighs the same.
     n_clusters : int
-    rng : numpy.random.RandomState
+    uniforms : ndarray of shape (..., REDUCTION_STARTS, n_clusters)
+        Uniform draws in ``[0, 1)``, independent of the data: the k-means++ draws.
 
     Returns
     -------
-    centres : ndarray of shape (n_clusters, n_features)
+    centres : ndarray of shape (..., n_clusters, n_features)
     """
-    weights = np.maximum(weights, 0.0)
-    if not weights.sum() > 0:
-        weights = np.ones(len(points))
-    best, best_cost = None, np.inf
-    for _ in range(REDUCTION_STARTS):
+    lead, (n_seeds, n_features) = points.shape[:-2], points.shape[-2:]
+    points = points.reshape(-1, n_seeds, n_features)
+    uniforms = uniforms.reshape(len(points), REDUCTION_STARTS, n_clusters)
+    weights = np.maximum(weights.reshape(len(points), n_seeds), 0.0)
+    weights = np.where(weights.sum(axis=1, keepdims=True) > 0, weights, 1.0)
+    problems = np.arange(len(points))
+    best = np.zeros((len(points), n_clusters, n_features))
+    best_cost = np.full(len(points), np.inf)
+    for start in range(REDUCTION_STARTS):
         # k-means++ seeds: each next one drawn with probability proportional to its weight
         # times its squared distance to the seeds already drawn.
-        centres = points[[rng.choice(len(points), p=weights / weights.sum())]]
-        for _ in range(n_clusters - 1):
-            mass = weights * _squared_distances(points, centres).min(axis=1)
-            if not mass.sum() > 0:  # fewer weighted points than clusters: any point
-                mass = np.ones(len(points))
-            centres = np.vstack([centres, points[rng.choice(len(points), p=mass / mass.sum())]])
+        chosen = _draw(weights, uniforms[:, start, 0])
+        centres = points[problems, chosen][:, None, :]
+        for k in range(1, n_clusters):
+            mass = weights * _squared_distances(points, centres).min(axis=2)
+            # Fewer weighted points than clusters: any point.
+            mass = np.where(mass.sum(axis=1, keepdims=True) > 0, mass, 1.0)
+            chosen = _draw(mass, uniforms[:, start, k])
+            centres = np.concatenate([centres, points[problems, chosen][:, None, :]], axis=1)
         for _ in range(REDUCTION_ITERATIONS):
-            labels = _squared_distances(points, centres).argmin(axis=1)
-            totals = np.bincount(labels, weights=weights, minlength=n_clusters)
-            sums = np.stack([np.bincount(labels, weights=weights * points[:, j],
-                                         minlength=n_clusters)
-                             for j in range(points.shape[1])], axis=1)
-            moved = np.where(totals[:, None] > 0, sums / np.maximum(totals, 1e-300)[:, None],
-                             centres)
+            labels = _squared_distances(points, centres).argmin(axis=2)
+            members = (labels[..., None] == np.arange(n_clusters)) * weights[..., None]
+            totals = members.sum(axis=1)
+            moved = np.where(totals[..., None] > 0,
+                             (members.transpose(0, 2, 1) @ points)
+                             / np.maximum(totals, 1e-300)[..., None], centres)
+            # A problem that has converged moves no more: the others go on.
             if np.array_equal(moved, centres):
                 break
             centres = moved
-        cost = weights @ _squared_distances(points, centres).min(axis=1)
-        if cost < best_cost:
-            best, best_cost = centres, cost
-    return best
+        cost = (weights * _squared_distances(points, centres).min(axis=2)).sum(axis=1)
+        better = cost < best_cost
+        best[better], best_cost[better] = centres[better], cost[better]
+    return best.reshape(lead + (n_clusters, n_features))
+
+
+def _draw(weights, uniforms):
+    """One index per row of ``weights`` (non-negative, positive sum), with probability
+    proportional to its weight, by inverse CDF of ``uniforms`` (as numpy's ``choice`` with
+    ``p`` draws it)."""
+    cdf = np.cumsum(weights / weights.sum(axis=1, keepdims=True), axis=1)
+    cdf /= cdf[:, -1:]
+    return np.minimum((cdf <= uniforms[:, None]).sum(axis=1), weights.shape[1] - 1)
+
+
+def released_centres(noisy_counts, noisy_sums, lower, upper, count_epsilon, redraws):
+    """The centres one iteration releases, from its noisy counts and sums (post-processing).
+
+    A centre is ``c + S_k / N_k`` (``c`` the box's middle, ``S_k`` the noisy sum of its
+    records' ``x - c``, ``N_k`` the noisy count) clipped to the box where ``N_k`` is at least
+    :data:`EMPTY_SCALES` scales of the count's noise (``COUNT_SENSITIVITY / count_epsilon``),
+    and is otherwise taken as empty and replaced by its entry of ``redraws``. A threshold in
+    noise scales makes the same decision on a partition's records as on all of them when
+    epsilon is scaled with the number of records (:mod:`skdptune.partition_scaling`). Batched
+    over leading axes: the batched engine's partition fits release theirs with this function.
+
+    Parameters
+    ----------
+    noisy_counts : ndarray of shape (..., n_centres)
+    noisy_sums : ndarray of shape (..., n_centres, n_features)
+    lower, upper : ndarray of shape (n_features,)
+    count_epsilon : float or ndarray broadcasting against ``noisy_counts``
+    redraws : ndarray of shape (..., n_centres, n_features)
+        Points drawn uniformly from the box, independent of the data.
+
+    Returns
+    -------
+    centres : ndarray of shape (..., n_centres, n_features)
+    empty : ndarray of shape (..., n_centres), bool
+    """
+    empty = noisy_counts < EMPTY_SCALES * COUNT_SENSITIVITY / count_epsilon
+    means = np.clip((lower + upper) / 2
+                    + noisy_sums / np.where(empty, 1.0, noisy_counts)[..., None], lower, upper)
+    return np.where(empty[..., None], redraws, means), empty
 
 
 def _squared_distances(X, centres):
-    """``(n_rows, n_centres)`` squared Euclidean distances (``|x|^2 - 2 x.c + |c|^2``,
-    clipped at 0)."""
-    return np.maximum((X ** 2).sum(axis=1)[:, None] - 2 * X @ centres.T
-                      + (centres ** 2).sum(axis=1)[None, :], 0.0)
+    """``(..., n_rows, n_centres)`` squared Euclidean distances (``|x|^2 - 2 x.c + |c|^2``,
+    clipped at 0), batched over leading axes."""
+    return np.maximum((X ** 2).sum(axis=-1)[..., :, None] - 2 * X @ np.swapaxes(centres, -1, -2)
+                      + (centres ** 2).sum(axis=-1)[..., None, :], 0.0)
 
 
 def _sources(random_state):
@@ -333,12 +388,15 @@ class KMeans(DPKMeans):
         count_epsilon, coordinate_epsilon = budget_split(self.epsilon, n_features, n_iter)
         lloyd = _Iteration(np.clip(X, lower, upper), lower, upper, count_epsilon,
                            coordinate_epsilon, noise, geometry)
-        centres = initial_centres(lower, upper, self.n_clusters * self.oversampling, geometry)
+        n_seeds = self.n_clusters * self.oversampling
+        centres = initial_centres(lower, upper, geometry.random_sample((POOL * n_seeds,
+                                                                        n_features)))
         for iteration in range(n_iter):
             centres, empty = lloyd(centres)
             if iteration == 0 and self.oversampling > 1:
-                centres = reduce_centres(centres, np.where(empty, 0.0, lloyd.noisy_counts),
-                                         self.n_clusters, geometry)
+                centres = reduce_centres(
+                    centres, np.where(empty, 0.0, lloyd.noisy_counts), self.n_clusters,
+                    geometry.random_sample((REDUCTION_STARTS, self.n_clusters)))
         self.cluster_centers_ = centres.astype(X.dtype)  # as scikit-learn's: X's dtype
         self.empty_clusters_ = empty
         self.n_iter_ = n_iter
@@ -372,10 +430,9 @@ class _Iteration:
     def __init__(self, X, lower, upper, count_epsilon, coordinate_epsilon, noise, geometry):
         self.X, self.lower, self.upper, self.geometry = X, lower, upper, geometry
         self.middle = (lower + upper) / 2
-        self.count_noise = Laplace(epsilon=count_epsilon, sensitivity=2.0, random_state=noise)
-        # EMPTY_SCALES noise scales: the same decision on a partition's records as on all of
-        # them when epsilon is scaled with the number of records (partition_scaling).
-        self.empty_below = EMPTY_SCALES * 2.0 / count_epsilon
+        self.count_epsilon = count_epsilon
+        self.count_noise = Laplace(epsilon=count_epsilon, sensitivity=COUNT_SENSITIVITY,
+                                   random_state=noise)
         self.sum_noise = [Laplace(epsilon=coordinate_epsilon, sensitivity=float(width),
                                   random_state=noise) for width in upper - lower]
 
@@ -396,9 +453,7 @@ class _Iteration:
         noisy_sums = np.array([[self.sum_noise[j].randomise(float(sums[k, j]))
                                 for j in range(n_features)] for k in range(n_centres)])
         # Post-processing of the released counts and sums (and public draws).
-        empty = self.noisy_counts < self.empty_below
-        new = np.clip(self.middle + noisy_sums / np.where(empty, 1.0, self.noisy_counts)[:, None],
-                      self.lower, self.upper)
-        for k in np.flatnonzero(empty):
-            new[k] = self.geometry.uniform(self.lower, self.upper)
-        return new, empty
+        return released_centres(self.noisy_counts, noisy_sums, self.lower, self.upper,
+                                self.count_epsilon,
+                                self.geometry.uniform(self.lower, self.upper,
+                                                      (n_centres, n_features)))

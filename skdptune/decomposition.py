@@ -116,7 +116,9 @@ def noisy_eigen(X, epsilon, data_norm, n_vectors, random_state):
     """
     n_features = X.shape[1]
     share = epsilon / (n_vectors + (n_vectors != n_features))
-    rng = secrets.SystemRandom() if random_state is None else check_random_state(random_state)
+    # One generator for every draw (a seed given twice would give two copies of one stream).
+    random_state = None if random_state is None else check_random_state(random_state)
+    rng = secrets.SystemRandom() if random_state is None else random_state
     noise = Laplace(epsilon=share, sensitivity=2.0, random_state=random_state)
     C = X.T @ X / data_norm ** 2
     # The eigenvalues: L1 sensitivity 2, one share.
@@ -131,6 +133,52 @@ def noisy_eigen(X, epsilon, data_norm, n_vectors, random_state):
         vectors.append(basis.T @ u)
         basis = null_space(np.array(vectors)).T
     return np.sort(eigenvalues)[::-1], np.array(vectors).reshape(n_vectors, n_features)
+
+
+def private_releases(X, epsilon, data_norm, bounds, n_vectors, random_state):
+    """What one fit of :class:`PCA` releases: the DP mean, the noisy eigenvalues and the
+    eigenvectors (the class docstring gives the mechanisms and their shares).
+
+    The batched engine's partition step for :class:`PCA` (``skdptune.batched.bingham_pca``)
+    fits each partition with this function.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    epsilon : float
+    data_norm : float
+    bounds : tuple of ndarray of shape (n_features,), or None
+        The declared box of the DP mean; None for centred data (no mean released).
+    n_vectors : int
+        How many eigenvectors to release.
+    random_state : numpy.random.RandomState or None
+        None: secure noise (:mod:`secrets`). One generator for every draw.
+
+    Returns
+    -------
+    mean : ndarray of shape (n_features,)
+        The DP mean (zeros for centred data).
+    eigenvalues : ndarray of shape (n_features,)
+    vectors : ndarray of shape (n_vectors, n_features)
+    """
+    if bounds is None:
+        mean_, eigen_epsilon = np.zeros(X.shape[1]), epsilon
+    else:
+        # The mean: sensitivity (upper_j - lower_j) / n per feature, epsilon / 2 in all.
+        mean_ = mean(X, epsilon=epsilon / 2, bounds=bounds, axis=0, random_state=random_state,
+                     accountant=BudgetAccountant())
+        eigen_epsilon = epsilon / 2
+    # Each row: its own record and the released mean, clipped to data_norm.
+    rows = clip_to_norm(X - mean_, data_norm)
+    # The eigenvalues and vectors: eigen_epsilon (noisy_eigen's sensitivities).
+    eigenvalues, vectors = noisy_eigen(rows, eigen_epsilon, data_norm, n_vectors, random_state)
+    return mean_, eigenvalues, vectors
+
+
+def oriented(vectors):
+    """``vectors`` (rows) with the signs scikit-learn's and diffprivlib's PCA give their
+    components (``svd_flip`` from the vectors alone): post-processing."""
+    return svd_flip(vectors.T, np.zeros_like(vectors))[0].T
 
 
 class PCA(DPPCA):
@@ -282,20 +330,13 @@ class PCA(DPPCA):
                           accept_sparse=False, ensure_2d=True)
         n_samples, n_features = X.shape
         n_components = self._resolved_components(n_samples, n_features)
-        if self.centered:
-            self.mean_, eigen_epsilon = np.zeros(n_features), self.epsilon
-        else:
-            lower, upper = declared_box(self, n_features)
-            # The mean: sensitivity (upper_j - lower_j) / n per feature, epsilon / 2 in all.
-            self.mean_ = mean(X, epsilon=self.epsilon / 2, bounds=(lower, upper), axis=0,
-                              random_state=self.random_state, accountant=BudgetAccountant())
-            eigen_epsilon = self.epsilon / 2
-        # Each row: its own record and the released mean, clipped to data_norm.
-        X = clip_to_norm(X - self.mean_, self.data_norm)
         n_vectors = n_components if isinstance(n_components, Integral) else n_features
-        # The eigenvalues and vectors: eigen_epsilon (noisy_eigen's sensitivities).
-        eigenvalues, vectors = noisy_eigen(X, eigen_epsilon, self.data_norm, n_vectors,
-                                           self.random_state)
+        # One generator for the mean and the eigen-decomposition (None: secure noise).
+        random_state = None if self.random_state is None else check_random_state(
+            self.random_state)
+        self.mean_, eigenvalues, vectors = private_releases(
+            X, self.epsilon, self.data_norm,
+            None if self.centered else declared_box(self, n_features), n_vectors, random_state)
         self._set_components(eigenvalues, vectors, n_components, n_samples, n_features)
         # In X's dtype, as scikit-learn's PCA (its transform then preserves it).
         for name in ("mean_", "components_", "explained_variance_",
@@ -332,8 +373,7 @@ class PCA(DPPCA):
 
     def _set_components(self, eigenvalues, vectors, n_components, n_samples, n_features):
         """The attributes, from the released eigenvalues and vectors (post-processing)."""
-        # Signs fixed from the vectors alone, as scikit-learn's and diffprivlib's PCA do.
-        vectors, _ = svd_flip(vectors.T, np.zeros_like(vectors))
+        vectors = oriented(vectors)
         explained_variance = eigenvalues / (n_samples - 1)
         total = explained_variance.sum()
         ratio = explained_variance / total if total > 0 else np.zeros_like(explained_variance)
@@ -341,11 +381,11 @@ class PCA(DPPCA):
             n_components = int(sk_pca._infer_dimension(explained_variance, n_samples))
         elif not isinstance(n_components, Integral):  # a fraction of the variance
             n_components = int(np.searchsorted(np.cumsum(ratio), n_components) + 1)
-        n_components = min(n_components, len(vectors.T))
+        n_components = min(n_components, len(vectors))
         self.noise_variance_ = (float(explained_variance[n_components:].mean())
                                 if n_components < min(n_features, n_samples) else 0.0)
         self.n_samples_ = n_samples
-        self.components_ = vectors.T[:n_components]
+        self.components_ = vectors[:n_components]
         self.n_components_ = n_components
         self.explained_variance_ = explained_variance[:n_components]
         self.explained_variance_ratio_ = ratio[:n_components]

@@ -388,9 +388,7 @@ class SimplifiedSilhouetteScorer:
         if len(centres) < 2:
             return 0.0
         distances = np.sort(pairwise_distances(X, centres), axis=1)
-        nearest, second = distances[:, 0], distances[:, 1]
-        silhouettes = np.divide(second - nearest, second, out=np.zeros_like(second),
-                                where=second > 0)
+        silhouettes = simplified_silhouettes(distances[:, 0], distances[:, 1])
         kept = 1.0 - np.mean(getattr(estimator, "empty_clusters_", False))
         return float(np.average(silhouettes, weights=sample_weight) * kept)
 
@@ -407,6 +405,24 @@ class SimplifiedSilhouetteScorer:
 
     def __repr__(self):
         return f"{type(self).__name__}()"
+
+
+def simplified_silhouettes(nearest, second):
+    """Each row's simplified silhouette ``(b - a) / b`` from its distances ``a`` to the
+    nearest centre and ``b`` to the second nearest (0 where ``b`` is 0): what
+    :class:`SimplifiedSilhouetteScorer` averages, also over the batched engine's partitions
+    (``skdptune.batched.dp_lloyd``).
+
+    Parameters
+    ----------
+    nearest, second : ndarray of shape (n_rows,)
+
+    Returns
+    -------
+    silhouettes : ndarray of shape (n_rows,)
+        In ``[0, 1]``.
+    """
+    return np.divide(second - nearest, second, out=np.zeros_like(second), where=second > 0)
 
 
 def declared_bounds_y(estimator, required=True):

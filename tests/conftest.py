@@ -219,3 +219,56 @@ def column_ks(pairs):
                 continue
             p_values.append(stats.ks_2samp(got[:, column], expected[:, column]).pvalue)
     return min(p_values), len(p_values)
+
+
+def partitions_moved(values, X, splits, record, sides=(0, 1)):
+    """Replace one record of each partition in turn by ``record`` (its first training row,
+    then its first held-out row, as ``sides`` say) and check that only that partition's
+    utilities change: ``values(X)`` gives ``(n_candidates, n_partitions)`` utilities.
+    Returns how many replacements moved each candidate's utility on their partition."""
+    before = values(X)
+    moved = np.zeros(len(before), dtype=int)
+    for p in range(len(splits)):
+        rest = np.arange(len(splits)) != p
+        for side in sides:
+            X2 = X.copy()
+            X2[splits[p][side][0]] = record
+            after = values(X2)
+            np.testing.assert_array_equal(after[:, rest], before[:, rest])
+            moved += after[:, p] != before[:, p]
+    return moved
+
+
+def assert_cut_and_company_change_nothing(values, candidates, monkeypatch, block_cells):
+    """``values(candidates, entropy=0, n_jobs=1, ids=None)`` gives the batched path's
+    ``(n_candidates, n_partitions)`` utilities: the second candidate alone gets what it gets
+    among the others, blocks of about ``block_cells`` cells and two workers change nothing,
+    and another entropy changes them."""
+    from skdptune.batched import engine
+
+    whole = values(candidates)
+    np.testing.assert_array_equal(values(candidates, ids=[1])[0], whole[1])
+    monkeypatch.setattr(engine, "BLOCK_CELLS", block_cells)
+    np.testing.assert_array_equal(values(candidates), whole)
+    np.testing.assert_array_equal(values(candidates, n_jobs=2), whole)
+    assert not np.array_equal(values(candidates, entropy=1), whole)
+
+
+def same_selection_law_p_value(selected, monkeypatch, table, cls, n_searches, fits):
+    """Chi-square p-value of searches selecting with one law on both paths: ``selected(seeds)``
+    runs one search per seed and returns what each selected; the first ``n_searches`` run on
+    the batched path (``fits`` partition fits each, counted), the next with ``cls`` taken out
+    of the registry ``table`` (``FAMILIES`` or ``PARTITION_STEPS``), on the per-fit path.
+    Asserts that the choices vary, so that the test can fail."""
+    from scipy import stats
+
+    paths = count_paths(monkeypatch)
+    batched = selected(range(n_searches))
+    assert paths == {"per_fit": 0, "batched": n_searches * fits}
+    monkeypatch.delitem(table, cls)
+    per_fit = selected(range(n_searches, 2 * n_searches))
+    assert paths["per_fit"] == n_searches * fits
+    values = sorted(set(batched) | set(per_fit))
+    assert len(values) > 1, "every search chose the same: the comparison cannot fail"
+    table = np.array([[batched.count(v), per_fit.count(v)] for v in values])
+    return stats.chi2_contingency(table)[1]

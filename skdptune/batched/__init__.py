@@ -13,8 +13,11 @@ the same partition, gives the selection the same input distribution, much faster
 - one module per family (:mod:`~skdptune.batched.gaussian_nb`,
   :mod:`~skdptune.batched.logistic_regression` with :mod:`~skdptune.batched.lbfgsb`,
   :mod:`~skdptune.batched.linear_regression`, :mod:`~skdptune.batched.forest`,
-  :mod:`~skdptune.batched.kmeans`) and per partition step
-  (:mod:`~skdptune.batched.standard_scaler`, :mod:`~skdptune.batched.pca`).
+  :mod:`~skdptune.batched.kmeans` for diffprivlib's ``KMeans`` and
+  ``batched.dp_lloyd`` for :class:`skdptune.cluster.KMeans`) and per partition
+  step (:mod:`~skdptune.batched.standard_scaler`, :mod:`~skdptune.batched.pca` for
+  diffprivlib's ``PCA`` and ``batched.bingham_pca`` for
+  :class:`skdptune.decomposition.PCA`).
 
 The design (the contract, the privacy argument, the noise streams, the routing, the version
 pin, how to add a family): ``DESIGN.md``, "The batched engine".

@@ -1,5 +1,6 @@
 """What batched families and partition steps share: the checks of a plan's parameters, of
-declared bounds and of declared classes, and Laplace variates by inverse CDF."""
+declared bounds and of declared classes, Laplace variates by inverse CDF, a PCA step's fits
+and transforms of a block's partitions, and k-means' nearest centres and per-label sums."""
 
 from dataclasses import replace
 
@@ -248,3 +249,144 @@ def laplace_within(uniforms, low, high):
         q = above + (1.0 - uniforms) * mass  # 1 - p, from the right, without cancellation
         draw = np.where(p < 0.5, np.log(2.0 * p), -np.log(2.0 * q))
     return np.clip(draw, low, high)
+
+
+def fit_pca_partitions(fit_one, n_features, n_components, X_train, part_train, n_parts,
+                       rngs):
+    """A PCA step's ``mean_`` and ``components_`` on every partition of a block, fitted one
+    partition after the other on its own training rows and stream.
+
+    Parameters
+    ----------
+    fit_one : callable
+        ``fit_one(rows, rng)``: ``(mean, components)`` of one partition's fit, or None where
+        the real fit raises.
+    n_features, n_components : int
+    X_train : ndarray of shape (n_train, n_features)
+    part_train : ndarray of shape (n_train,), int
+        Partition of each training row within the block.
+    n_parts : int
+    rngs : list of numpy.random.Generator
+        One stream per partition.
+
+    Returns
+    -------
+    mean : ndarray of shape (n_parts, n_features)
+    components : ndarray of shape (n_parts, n_components, n_features)
+        Placeholders (zeros, and the first unit vectors) for a partition without training
+        rows or whose fit raises.
+    failed : ndarray of shape (n_parts,), bool
+        Where ``fit_one`` returned None.
+    """
+    mean = np.zeros((n_parts, n_features))
+    components = np.tile(np.eye(n_features)[:n_components], (n_parts, 1, 1))
+    failed = np.zeros(n_parts, dtype=bool)
+    order = np.argsort(part_train, kind="stable")
+    starts = np.searchsorted(part_train[order], np.arange(n_parts + 1))
+    for p in range(n_parts):
+        rows = X_train[order[starts[p]:starts[p + 1]]]
+        fitted = fit_one(rows, rngs[p]) if len(rows) else (mean[p], components[p])
+        if fitted is None:
+            failed[p] = True
+        else:
+            mean[p], components[p] = fitted
+    return mean, components, failed
+
+
+def transform_pca_partitions(mean, components, failed, block):
+    """A block's training and held-out rows, each through its partition's PCA
+    (:func:`project`); NaN rows where the partition's fit raised (``failed``), which the
+    engine scores ``FIT_FAILED``.
+
+    Parameters
+    ----------
+    mean, components, failed
+        As :func:`fit_pca_partitions` returns them.
+    block : skdptune.batched.contract.Block
+
+    Returns
+    -------
+    X_train, X_val : ndarray of shape (n_rows, n_components)
+    """
+    X_train = project(mean, components, block.X_train, block.part_train)
+    X_val = project(mean, components, block.X_val, block.part_val)
+    X_train[failed[block.part_train]] = np.nan
+    X_val[failed[block.part_val]] = np.nan
+    return X_train, X_val
+
+
+def project(mean, components, X, part):
+    """scikit-learn's PCA ``transform`` without whitening (``X @ components.T - mean @
+    components.T``), each row with its partition's fit.
+
+    Parameters
+    ----------
+    mean : ndarray of shape (n_parts, n_features)
+    components : ndarray of shape (n_parts, n_components, n_features)
+    X : ndarray of shape (n_rows, n_features)
+    part : ndarray of shape (n_rows,), int
+
+    Returns
+    -------
+    projected : ndarray of shape (n_rows, n_components)
+    """
+    out = np.einsum("ij,ikj->ik", X, components[part])
+    return out - np.einsum("ij,ikj->ik", mean, components)[part]
+
+
+def nearest_centres(X, centres, part, second=False):
+    """Each row's first nearest centre of its partition, and its squared Euclidean distances
+    to the nearest and (``second``) the second nearest: a running minimum over the centres,
+    one row-sized temporary at a time.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_features)
+    centres : ndarray of shape (n_parts, n_centres, n_features)
+    part : ndarray of shape (n_rows,), int
+        Partition of each row within the block.
+    second : bool, default=False
+        Whether to track the second nearest.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_rows,), int
+        The first of the nearest centres on ties, as ``argmin`` (diffprivlib's labels).
+    distances : ndarray of shape (n_rows, 2)
+        Squared distances to the nearest and the second nearest (inf with ``second=False``),
+        each ``((x - c) ** 2).sum()``, diffprivlib's expression.
+    """
+    labels = np.zeros(len(X), dtype=np.intp)
+    best = np.full((len(X), 2), np.inf)
+    for k in range(centres.shape[1]):
+        distance = ((X - centres[part, k]) ** 2).sum(axis=1)
+        closer = distance < best[:, 0]
+        if second:
+            best[:, 1] = np.where(closer, best[:, 0], np.minimum(best[:, 1], distance))
+        labels[closer] = k
+        best[:, 0] = np.where(closer, distance, best[:, 0])
+    return labels, best
+
+
+def label_sums(X, labels, part, n_parts, n_centres):
+    """Each partition's count of rows per label and per-feature sum of their values.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_features)
+    labels : ndarray of shape (n_rows,), int
+        In ``[0, n_centres)``.
+    part : ndarray of shape (n_rows,), int
+    n_parts, n_centres : int
+
+    Returns
+    -------
+    counts : ndarray of shape (n_parts, n_centres), int
+    sums : ndarray of shape (n_parts, n_centres, n_features)
+    """
+    groups = part * n_centres + labels
+    size = n_parts * n_centres
+    counts = np.bincount(groups, minlength=size).reshape(n_parts, n_centres)
+    sums = np.stack([np.bincount(groups, weights=X[:, j], minlength=size)
+                     for j in range(X.shape[1])], axis=-1)
+    return counts, sums.reshape(n_parts, n_centres, X.shape[1])

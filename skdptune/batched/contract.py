@@ -240,7 +240,10 @@ class PartitionStep(Protocol):
         -------
         X_train, X_val : ndarray of shape (n_rows, plan.n_features_out)
             The block's rows in the same order. A partition without training rows gets a
-            placeholder (its score is NaN whatever the family does).
+            placeholder (its score is NaN whatever the family does); a partition whose real
+            fit raises gets NaN rows: the engine then scores it :data:`FIT_FAILED`, as the
+            per-fit path scores a pipeline whose step raises, or whose next step refuses
+            non-finite input (every family's real fit does).
         """
 
 

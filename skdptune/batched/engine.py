@@ -29,7 +29,15 @@ from scipy import sparse
 from ..dp_fit import with_params
 from ..utility import EMPTY_PART_UTILITY
 from . import pipeline, registry
-from .contract import CODES, NO_TARGET, VALUES, BindsLabels, Block, check_scores
+from .contract import (
+    CODES,
+    FIT_FAILED,
+    NO_TARGET,
+    VALUES,
+    BindsLabels,
+    Block,
+    check_scores,
+)
 
 #: The versions the emulations were tested against, as in ``pyproject.toml``
 #: (``[tool.skdptune.batched-engine]``): every family reproduces diffprivlib 0.6.6's fit, and
@@ -397,11 +405,13 @@ def _run_block(family, plans, candidate_ids, X, task, n_classes, entropy, steps=
         scores = family.partition_scores(plans, block, rngs)
     else:
         # Each candidate's partition steps give it its own rows: one family call per candidate.
+        # A partition whose steps fail scores FIT_FAILED (NaN, no rows, takes precedence).
         scores = np.empty((len(plans), block.n_parts))
         for j, (plan, pieces, candidate) in enumerate(zip(plans, steps, candidate_ids)):
-            own = pipeline.apply_partition_steps(pieces, block, task.partitions, entropy,
-                                                 candidate)
-            scores[j] = family.partition_scores([plan], own, [rngs[j]])[0]
+            own, failed = pipeline.apply_partition_steps(pieces, block, task.partitions,
+                                                         entropy, candidate)
+            row = family.partition_scores([plan], own, [rngs[j]])[0]
+            scores[j] = np.where(failed & ~np.isnan(row), FIT_FAILED, row)
     problem = check_scores(family, scores, len(plans), block.n_parts)
     if problem is not None:
         raise RuntimeError(f"The batched family {family.__name__} broke its contract "

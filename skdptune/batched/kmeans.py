@@ -68,7 +68,13 @@ from numbers import Integral
 import numpy as np
 from diffprivlib.validation import check_bounds
 
-from .common import checked_params, declared_bounds, laplace_within
+from .common import (
+    checked_params,
+    declared_bounds,
+    label_sums,
+    laplace_within,
+    nearest_centres,
+)
 from .contract import FIT_FAILED, NEGATIVE_INERTIA, NO_TARGET
 
 #: The family contract (:class:`~skdptune.batched.contract.Family`): the estimator's own
@@ -275,15 +281,6 @@ def _geometric_folded(counts, uniforms, epsilon):
     return np.where(noisy < 0.5, 1.0 - noisy, noisy)
 
 
-def _nearest(X, centers, part):
-    """Each row's first nearest centre of its partition and the squared distance to it."""
-    distances = np.empty((len(X), centers.shape[1]))
-    for cluster in range(centers.shape[1]):
-        distances[:, cluster] = ((X - centers[part, cluster, :]) ** 2).sum(axis=1)
-    labels = np.argmin(distances, axis=1) if len(X) else np.zeros(0, dtype=np.intp)
-    return labels, distances[np.arange(len(X)), labels]
-
-
 def fit_partitions(candidate, X_train, part_train, n_parts, rngs):
     """The emulated ``cluster_centers_`` of one plan on every partition of a block.
 
@@ -321,13 +318,9 @@ def fit_partitions(candidate, X_train, part_train, n_parts, rngs):
         uniforms[p, :iters[p]] = rngs[p].random(iters[p] * width).reshape(
             iters[p], n_clusters, 1 + dims)
     X = np.clip(X_train, lower, upper)
-    group_of = part_train * n_clusters
     for t in range(iters.max(initial=0)):
-        labels, _ = _nearest(X, centers, part_train)
-        groups = group_of + labels
-        counts = np.bincount(groups, minlength=n_parts * n_clusters).reshape(n_parts, n_clusters)
-        sums = np.stack([np.bincount(groups, weights=X[:, i], minlength=n_parts * n_clusters)
-                         for i in range(dims)], axis=-1).reshape(n_parts, n_clusters, dims)
+        labels, _ = nearest_centres(X, centers, part_train)
+        counts, sums = label_sums(X, labels, part_train, n_parts, n_clusters)
         active = (t < iters) & ~failed
         centers, blown = update_centers(candidate, centers, counts, sums, active,
                                         epsilons[:, 0], epsilons[:, 1], uniforms[:, t])
@@ -402,8 +395,8 @@ def score_partitions(centers, X_val, part_val, n_parts):
     scores : ndarray of shape (n_parts,)
         Minus the sum of each row's squared distance to its nearest centre (0 without rows).
     """
-    _, distances = _nearest(X_val, centers, part_val)
-    return -np.bincount(part_val, weights=distances, minlength=n_parts)
+    _, distances = nearest_centres(X_val, centers, part_val)
+    return -np.bincount(part_val, weights=distances[:, 0], minlength=n_parts)
 
 
 def partition_scores(plans, block, rngs):

@@ -42,13 +42,14 @@ partition is a function of its own training rows, the public parameters and its 
 """
 
 from dataclasses import dataclass
+from functools import partial
 from numbers import Integral
 
 import numpy as np
 from scipy.linalg import null_space
 from sklearn.utils.extmath import svd_flip
 
-from .common import checked_params
+from .common import checked_params, fit_pca_partitions, transform_pca_partitions
 
 
 @dataclass(frozen=True)
@@ -110,16 +111,8 @@ def transform_partitions(plan, block, rngs):
     """Each partition's rows through its own PCA, fitted on its own training rows (the
     partition step contract,
     :meth:`~skdptune.batched.contract.PartitionStep.transform_partitions`)."""
-    mean, components = fit_partitions(plan, block.X_train, block.part_train, block.n_parts,
-                                      rngs)
-    return (_apply(mean, components, block.X_train, block.part_train),
-            _apply(mean, components, block.X_val, block.part_val))
-
-
-def _apply(mean, components, X, part):
-    """scikit-learn's ``transform``, each row with its partition's fit."""
-    out = np.einsum("ij,ikj->ik", X, components[part])
-    return out - np.einsum("ij,ikj->ik", mean, components)[part]
+    return transform_pca_partitions(*fit_partitions(plan, block.X_train, block.part_train,
+                                                    block.n_parts, rngs), block)
 
 
 def fit_partitions(plan, X_train, part_train, n_parts, rngs):
@@ -139,18 +132,11 @@ def fit_partitions(plan, X_train, part_train, n_parts, rngs):
     components : ndarray of shape (n_parts, n_components, n_features)
         Placeholders (zeros, and the first unit vectors) for a partition without training
         rows.
+    failed : ndarray of shape (n_parts,), bool
+        All False: diffprivlib's fit raises on no partition that has training rows.
     """
-    d, k = plan.n_features, plan.n_components
-    mean = np.zeros((n_parts, d))
-    components = np.tile(np.eye(d)[:k], (n_parts, 1, 1))
-    order = np.argsort(part_train, kind="stable")
-    starts = np.searchsorted(part_train[order], np.arange(n_parts + 1))
-    for p in range(n_parts):
-        rows = X_train[order[starts[p]:starts[p + 1]]]
-        if not len(rows):
-            continue
-        mean[p], components[p] = _fit_one(plan, rows, rngs[p])
-    return mean, components
+    return fit_pca_partitions(partial(_fit_one, plan), plan.n_features, plan.n_components,
+                              X_train, part_train, n_parts, rngs)
 
 
 def _fit_one(plan, X, rng):

@@ -305,6 +305,11 @@ def apply_partition_steps(pieces, block, partitions, entropy, candidate):
     Returns
     -------
     block : skdptune.batched.contract.Block
+        Non-finite rows (a partition whose step fit raises) replaced by zeros.
+    failed : ndarray of shape (block.n_parts,), bool
+        The partitions with a non-finite row, training or held-out: the real pipeline would
+        raise there (a step's fit, or the next step's check of its input, which every
+        family's real fit makes), and the engine scores them ``FIT_FAILED``.
     """
     X_train, X_val = block.X_train, block.X_val
     train_parts, val_parts, last = [], [], 0
@@ -318,7 +323,13 @@ def apply_partition_steps(pieces, block, partitions, entropy, candidate):
         last = stop
     train_parts.append(X_train[:, last:])
     val_parts.append(X_val[:, last:])
-    return block.with_X(np.hstack(train_parts), np.hstack(val_parts))
+    X_train, X_val = np.hstack(train_parts), np.hstack(val_parts)
+    failed = np.zeros(block.n_parts, dtype=bool)
+    for X, part in ((X_train, block.part_train), (X_val, block.part_val)):
+        bad = ~np.isfinite(X).all(axis=1)
+        failed[part[bad]] = True
+        X[bad] = 0.0
+    return block.with_X(X_train, X_val), failed
 
 
 def steps_key(steps):

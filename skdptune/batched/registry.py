@@ -17,12 +17,16 @@ from diffprivlib.models import (
     StandardScaler,
 )
 
+from ..cluster import KMeans as PrivateKMeans
+from ..decomposition import PCA as PrivatePCA
 from ..ensemble import RandomForestClassifier as SecureRandomForestClassifier
 from ..linear_model import LogisticRegression as CalibratedLogisticRegression
 from ..linear_model import Ridge
 from ..naive_bayes import GaussianNB as DeclaredGaussianNB
 from ..tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 from . import (
+    bingham_pca,
+    dp_lloyd,
     forest,
     gaussian_nb,
     kmeans,
@@ -45,6 +49,7 @@ FAMILIES = {
     LinearRegression: linear_regression,
     Ridge: linear_regression,
     KMeans: kmeans,
+    PrivateKMeans: dp_lloyd,
 }
 
 #: DP transformer class -> partition step module: fitted per partition, inside the task,
@@ -52,4 +57,5 @@ FAMILIES = {
 PARTITION_STEPS = {
     StandardScaler: standard_scaler,
     PCA: pca,
+    PrivatePCA: bingham_pca,
 }

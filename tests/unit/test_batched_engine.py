@@ -39,6 +39,8 @@ from skdptune.batched.contract import (
     Score,
     check_scores,
 )
+from skdptune.cluster import KMeans as PrivateKMeans
+from skdptune.decomposition import PCA as PrivatePCA
 from skdptune.linear_model import LogisticRegression, Ridge
 from skdptune.partition import partition_labels, split_indices
 from skdptune.utility import make_utility
@@ -51,12 +53,15 @@ EXAMPLES = {
     "forest": lambda: DecisionTreeClassifier(bounds=(-1, 1), classes=[0, 1, 2], max_depth=3),
     "linear_regression": lambda: Ridge(bounds_X=(-1, 1), bounds_y=(-1, 3), epsilon=5.0),
     "kmeans": lambda: KMeans(bounds=(-1, 1), n_clusters=2, epsilon=2.0),
+    "dp_lloyd": lambda: PrivateKMeans(bounds=(-1, 1), n_clusters=3, epsilon=2.0),
 }
 
 #: Likewise for the partition steps.
 STEP_EXAMPLES = {
     "standard_scaler": lambda: StandardScaler(bounds=(-1, 1), epsilon=2.0),
     "pca": lambda: PCA(n_components=2, data_norm=2.0, epsilon=2.0, centered=True),
+    "bingham_pca": lambda: PrivatePCA(n_components=2, data_norm=2.0, epsilon=2.0,
+                                      bounds=(-1, 1)),
 }
 
 

@@ -24,9 +24,17 @@ from diffprivlib.models import GaussianNB, KMeans, StandardScaler
 from scipy import stats
 from sklearn.pipeline import Pipeline
 
-from conftest import batched_groups, batched_values, column_ks, count_paths
+from conftest import (
+    assert_cut_and_company_change_nothing,
+    batched_groups,
+    batched_values,
+    column_ks,
+    count_paths,
+    partitions_moved,
+)
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import engine, kmeans
+from skdptune.batched.common import nearest_centres
 from skdptune.batched.contract import FIT_FAILED
 from skdptune.utility import kmeans_score_range, make_utility
 
@@ -333,7 +341,7 @@ def test_with_little_noise_the_centres_are_lloyds_on_the_clipped_rows():
                                             [np.random.default_rng(0)])
     assert not failed[0]
     clipped = np.clip(X, plan.lower, plan.upper)
-    labels, _ = kmeans._nearest(clipped, centers, np.zeros(600, dtype=np.intp))
+    labels, _ = nearest_centres(clipped, centers, np.zeros(600, dtype=np.intp))
     for cluster in np.unique(labels):
         np.testing.assert_allclose(centers[0, cluster], clipped[labels == cluster].mean(axis=0),
                                    atol=1e-3)
@@ -347,16 +355,8 @@ def test_replacing_one_record_moves_only_its_partition():
     splits = _splits(len(X), 10)
     # Little noise, so that a moved record moves its partition's score.
     candidates = [{"n_clusters": 2, "epsilon": 50.0}, {"n_clusters": 3, "epsilon": 200.0}]
-    before = _values(candidates, X, splits)
-    moved = np.zeros(len(candidates), dtype=int)
-    for p in range(10):
-        rest = np.arange(10) != p
-        for side in (0, 1):  # a training record, then a held-out one
-            X2 = X.copy()
-            X2[splits[p][side][0]] = (1.0, 2.0)
-            after = _values(candidates, X2, splits)
-            np.testing.assert_array_equal(after[:, rest], before[:, rest])
-            moved += after[:, p] != before[:, p]
+    # A training record, then a held-out one, of each partition in turn.
+    moved = partitions_moved(lambda X: _values(candidates, X, splits), X, splits, (1.0, 2.0))
     assert np.all(moved == 20)
 
 
@@ -364,13 +364,10 @@ def test_partitions_do_not_depend_on_tasks_or_company(monkeypatch):
     X = _data(900)
     splits = _splits(len(X), 9)
     candidates = [{"n_clusters": 2}, {"n_clusters": 4, "epsilon": 3.0}, {"epsilon": 0.2}]
-    whole = _values(candidates, X, splits)
-    # Another candidate's company: one candidate alone, its own stream.
-    np.testing.assert_array_equal(_values(candidates, X, splits, ids=[1])[0], whole[1])
-    monkeypatch.setattr(engine, "BLOCK_CELLS", 150)  # about one partition per block
-    np.testing.assert_array_equal(_values(candidates, X, splits), whole)
-    np.testing.assert_array_equal(_values(candidates, X, splits, n_jobs=2), whole)
-    assert not np.array_equal(_values(candidates, X, splits, entropy=1), whole)
+    # Blocks of about one partition each.
+    assert_cut_and_company_change_nothing(
+        lambda candidates, **kw: _values(candidates, X, splits, **kw), candidates,
+        monkeypatch, 150)
 
 
 def test_a_partition_alone_in_its_block_scores_as_among_others():

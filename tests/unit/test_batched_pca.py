@@ -24,6 +24,7 @@ from sklearn.pipeline import Pipeline
 from conftest import batched_groups, batched_values, column_ks, count_paths, per_fit_values
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import engine, gaussian_nb, pca
+from skdptune.batched.common import project
 from skdptune.partition import partition_labels, split_indices
 from skdptune.utility import make_utility
 
@@ -128,8 +129,9 @@ def test_mean_and_components_have_diffprivlibs_law(params):
     X, _ = _data(80, seed=2)
     n = 600
     plan = pca.plan(_pca(**params), 3)
-    mean, components = pca.fit_partitions(plan, np.tile(X, (n, 1)), np.repeat(np.arange(n), 80),
-                                          n, [np.random.default_rng(p) for p in range(n)])
+    mean, components, _ = pca.fit_partitions(plan, np.tile(X, (n, 1)),
+                                             np.repeat(np.arange(n), 80), n,
+                                             [np.random.default_rng(p) for p in range(n)])
     their_mean, their_components = _theirs(X, n, 3, **params)
     p_value, _ = column_ks([(mean, their_mean), (components.reshape(n, -1), their_components)])
     assert p_value > ALPHA
@@ -149,7 +151,7 @@ def test_bingham_draws_have_diffprivlibs_law():
 def test_the_transform_is_scikit_learns():
     X, _ = _data(100, seed=4)
     model = _pca(accountant=BudgetAccountant()).fit(X[:60].copy())
-    ours = pca._apply(model.mean_[None], model.components_[None], X[60:], np.zeros(40, int))
+    ours = project(model.mean_[None], model.components_[None], X[60:], np.zeros(40, int))
     np.testing.assert_allclose(ours, model.transform(X[60:]), atol=1e-12)
 
 

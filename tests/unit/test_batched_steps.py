@@ -242,8 +242,10 @@ def test_stage_columns_are_column_transformers_in_its_order(remainder):
     (train, _, part), (validation, _, part_val) = task.train, task.validation
     block = Block(data.X[train], data.codes[train], part, data.X[validation],
                   data.codes[validation], part_val, 3)
-    Xt = batched_pipeline.apply_partition_steps(data.steps[0], block, task.partitions, 0,
-                                                0).X_train
+    own, failed = batched_pipeline.apply_partition_steps(data.steps[0], block, task.partitions,
+                                                         0, 0)
+    Xt = own.X_train
+    assert not failed.any()
     for p in range(3):
         rows = X.iloc[splits[p][0]]
         real = clone(pre).set_params(num__accountant=BudgetAccountant()).fit_transform(rows)

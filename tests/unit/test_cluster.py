@@ -155,7 +155,8 @@ def test_a_bad_parameter_is_refused_naming_it(name, value):
 
 def test_the_seeds_come_from_the_bounds_alone_and_spread_over_the_box(monkeypatch):
     rng = np.random.RandomState(0)
-    seeds = initial_centres(np.array([0.0, 10.0]), np.array([1.0, 30.0]), 12, rng)
+    seeds = initial_centres(np.array([0.0, 10.0]), np.array([1.0, 30.0]),
+                            rng.random_sample((cluster.POOL * 12, 2)))
     assert np.all((seeds >= [0, 10]) & (seeds <= [1, 30]))
     unit = (seeds - [0.0, 10.0]) / [1.0, 20.0]
     gaps = np.linalg.norm(unit[:, None] - unit[None], axis=2) + np.eye(12)
@@ -204,3 +205,40 @@ def test_scikit_learn_conventions():
 def test_more_clusters_than_records_is_refused():
     with pytest.raises(ValueError, match="n_clusters=5"):
         _kmeans(n_clusters=5).fit(np.zeros((4, 2)))
+
+
+def test_the_shared_steps_batched_over_leading_axes_are_each_problem_on_its_own():
+    # The batched engine (batched.dp_lloyd) calls these on every partition at once.
+    rng = np.random.default_rng(4)
+    lower, upper = np.array([0.0, -1.0]), np.array([1.0, 2.0])
+    unit = rng.random((5, cluster.POOL * 6, 2))
+    np.testing.assert_array_equal(
+        initial_centres(lower, upper, unit),
+        [initial_centres(lower, upper, problem) for problem in unit])
+    points, weights = rng.random((5, 12, 2)), rng.normal(5.0, 5.0, (5, 12))
+    weights[0] = -1.0  # no positive weight: every point weighs the same
+    uniforms = rng.random((5, cluster.REDUCTION_STARTS, 3))
+    np.testing.assert_allclose(
+        cluster.reduce_centres(points, weights, 3, uniforms),
+        [cluster.reduce_centres(*problem, 3, draws)
+         for problem, draws in zip(zip(points, weights), uniforms)], atol=1e-12)
+    counts, sums = rng.normal(3.0, 3.0, (5, 4)), rng.normal(0.0, 2.0, (5, 4, 2))
+    redraws = rng.random((5, 4, 2))
+    together = cluster.released_centres(counts, sums, lower, upper, 1.0, redraws)
+    for p in range(5):
+        alone = cluster.released_centres(counts[p], sums[p], lower, upper, 1.0, redraws[p])
+        np.testing.assert_array_equal(together[0][p], alone[0])
+        np.testing.assert_array_equal(together[1][p], alone[1])
+    assert together[1].any() and not together[1].all()
+
+
+def test_reduction_draws_k_means_plus_plus_seeds_by_their_weights():
+    # The inverse-CDF draw is numpy's choice(p=...) for the same uniform (its first draw).
+    rng = np.random.default_rng(2)
+    weights = rng.random((200, 7)) * (rng.random((200, 7)) > 0.3)
+    weights[:, 0] += 0.1
+    uniforms = np.array([np.random.RandomState(seed).random_sample() for seed in range(200)])
+    ours = cluster._draw(weights, uniforms)
+    theirs = [np.random.RandomState(seed).choice(7, p=w / w.sum())
+              for seed, w in enumerate(weights)]
+    np.testing.assert_array_equal(ours, theirs)

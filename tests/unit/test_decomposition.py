@@ -241,6 +241,24 @@ def test_n_components_as_scikit_learn_takes_it(n_components, expected):
     assert model.transform(_data(10)).shape == (10, model.n_components_)
 
 
+def test_a_seeded_fit_draws_everything_from_one_generator(monkeypatch):
+    # An int seed made into one RandomState for the mean, the eigenvalues and the vectors: two
+    # generators from one seed would give every mechanism the same uniforms.
+    seen = []
+    for name in ("mean", "Laplace", "bingham"):
+        real = getattr(decomposition, name)
+
+        def spy(*args, real=real, name=name, **kwargs):
+            seen.append(kwargs["random_state"] if name != "bingham" else args[1])
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(decomposition, name, spy)
+    PCA(2, data_norm=6.0, bounds=(-5, 7), random_state=3, accountant=BudgetAccountant()).fit(
+        _data())
+    assert len(seen) == 4 and isinstance(seen[0], np.random.RandomState)
+    assert all(state is seen[0] for state in seen)
+
+
 def test_unseeded_fits_leave_numpys_global_generator_alone():
     np.random.seed(7)
     expected = np.random.random_sample()
