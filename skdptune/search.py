@@ -274,8 +274,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         released as :attr:`trivial_lead_`; in ``[0, 0.5]``. A lead below the useful margin
         less two noise stds raises ``UselessModelWarning``, right both ways with the rates
         :mod:`skdptune.trivial` states (see :func:`skdptune.trivial.lead_test`). Spent only
-        with ``epsilon`` (not ``selection_epsilon``), a refit, and one of those scores;
-        otherwise the refit gets it all, and nothing is said.
+        with ``epsilon`` (not ``selection_epsilon``), a refit, one of those scores, and a
+        selection (a search that declines to select refits the estimator as given with the
+        whole budget); otherwise the refit gets it all, and nothing is said.
     n_partitions : int or "auto", default="auto"
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
@@ -1205,7 +1206,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
             # A callable refit releases no best_score_ (as GridSearchCV): no score share.
             score_share=0.0 if callable(self.refit) else self.score_share,
             refit=bool(self.refit),
-            check_share=0.0 if lead is None else self.check_share,
+            # A declined selection releases the estimator as given with the whole budget
+            # (issue 35): no check is bought from its refit.
+            check_share=(0.0 if lead is None or (policy is not None and policy.declined)
+                         else self.check_share),
         )
 
     def _random_states(self):

@@ -144,9 +144,10 @@ def test_small_data_declines_to_select_and_refits_the_default_with_everything(bi
     assert fitted.selection_.composition == "declined"
     report = fitted.privacy_report_
     assert report["declined"] and report["selection_share"] == 0
-    assert [charge["release"] for charge in report["charges"]] == [
-        "refit", "trivial_lead_ estimate"]
-    # The refit (and the lead's check) get all of the total: one accountant entry.
+    # The estimator as given gets the whole total: no check of its lead is bought from it.
+    assert [charge["release"] for charge in report["charges"]] == ["refit"]
+    assert report["refit_epsilon"] == 1.0 and math.isnan(fitted.trivial_lead_)
+    assert fitted.best_estimator_.epsilon == pytest.approx(1.0)
     assert len(fitted.accountant.spent_budget) == 1
     assert fitted.accountant.total()[0] == pytest.approx(1.0)
     assert "declines to select" in capsys.readouterr().out
