@@ -17,11 +17,11 @@ from diffprivlib.models import (
     StandardScaler,
 )
 
-from ..ensemble import RandomForestClassifier as SecureRandomForestClassifier
-from ..linear_model import LogisticRegression as CalibratedLogisticRegression
-from ..linear_model import Ridge
-from ..naive_bayes import GaussianNB as DeclaredGaussianNB
-from ..tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
+from .._ensemble import RandomForestClassifier as SecureRandomForestClassifier
+from .._linear_model import LogisticRegression as CalibratedLogisticRegression
+from .._linear_model import Ridge
+from .._naive_bayes import GaussianNB as DeclaredGaussianNB
+from .._tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 from . import (
     forest,
     gaussian_nb,

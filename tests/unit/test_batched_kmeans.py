@@ -28,7 +28,7 @@ from conftest import batched_groups, batched_values, column_ks, count_paths
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import engine, kmeans
 from skdptune.batched.contract import FIT_FAILED
-from skdptune.utility import kmeans_score_range, make_utility
+from skdptune._utility import kmeans_score_range, make_utility
 
 ALPHA = 1e-3
 BOUNDS = ((0.0, -1.0), (1.0, 2.0))
@@ -78,7 +78,7 @@ def _values(candidates, X, splits, entropy=0, y=None, n_jobs=1, ids=None):
 
 
 def _splits(n, k, validation_fraction=0.3, seed=1):
-    from skdptune.partition import partition_labels, split_indices
+    from skdptune._partition import partition_labels, split_indices
     return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
 
 
