@@ -1,4 +1,4 @@
-"""Issue 35: the default-candidate policy (skdptune.default_policy), checked by simulation.
+"""Issue 35: the default-candidate policy (skdptune._default_policy), checked by simulation.
 
 Two checks, before any benchmark table, on the development tables only (Adult and the issue-18
 tables; the held-out tables of ``tuning_defaults.py`` are not read here):
@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 from diffprivlib.mechanisms import PermuteAndFlip
 
-from skdptune import default_policy
-from skdptune.partition import auto_n_partitions
+from skdptune import _default_policy as default_policy
+from skdptune._partition import auto_n_partitions
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tuning_pays"
 MEASURED = Path(__file__).resolve().parent / "results" / "refit_noise" / "refit_noise.csv"

@@ -1,6 +1,6 @@
 """Realised iterations of the uncapped doubling loop: the simulation behind ``max_iter="auto"``.
 
-The numbers that :func:`skdptune.selection.doubling.auto_max_iter`'s docstring cites: for each
+The numbers that ``skdptune.selection._doubling.auto_max_iter``'s docstring cites: for each
 ``k * eps0`` and best utility, ``--runs`` selections over 100 candidates with utilities
 uniform on ``[0, best]`` and one at ``best`` (granularity 0.01, floor 0), with the cap set to
 the worst case so that no run is truncated. Prints the auto cap, the worst case, and per
@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 
 from skdptune.selection import ProposeTestDoubling
-from skdptune.selection.doubling import auto_max_iter, worst_case_iterations
+from skdptune.selection._doubling import auto_max_iter, worst_case_iterations
 
 
 def simulate_iterations(k_eps0_values=(1, 10, 100, 1000), best_values=(0.3, 0.6, 0.9),

@@ -8,13 +8,13 @@ tied rivals) and when it leads one rival by the whole range 1, at two settings o
 defaults: Adult at a total epsilon of 1 (k = 416, the selector's epsilon 0.45) and at 4
 (k = 110, 1.8). The choices: ``granularity`` in {0.01, 0.02, 0.05, 0.1}; ``floor`` 0 or 0.5
 (for binary accuracy, what a constant classifier reaches: public); ``max_iter="auto"``
-(:func:`skdptune.selection.doubling.auto_max_iter`) and, for comparison, one permute-and-flip
+(``skdptune.selection._doubling.auto_max_iter``) and, for comparison, one permute-and-flip
 row. Command (seconds)::
 
     OMP_NUM_THREADS=1 python benchmarks/doubling_regime.py
 """
 
-from skdptune.forecast import _probability_of_best
+from skdptune._forecast import _probability_of_best
 from skdptune.selection import PermuteAndFlip, ProposeTestDoubling
 
 SETTINGS = ((416, 0.45), (110, 1.8))

@@ -16,7 +16,7 @@ is asserted to be ``T``:
 - ``random (geometric)``: ``PrivateRandomizedSearchCV`` over the same grid (lists, sampled
   uniformly with replacement), a truncated negative binomial number of trials with shape 1
   (geometric) and mean 10, its per-trial epsilon solved by
-  :func:`skdptune.accounting.calibrate_trial_epsilon` so that the total is ``T``.
+  ``skdptune._accounting.calibrate_trial_epsilon`` so that the total is ``T``.
 
 Baselines at refit epsilon ``T`` (the whole budget on one refit), from the expected
 accuracies: (a) a uniformly random candidate (the mean of the candidates' expected
@@ -100,7 +100,7 @@ def _key(value):
 @lru_cache(maxsize=None)
 def trial_epsilon(total):
     """Per-trial epsilon of the randomized search whose accounted total is ``total``."""
-    from skdptune.accounting import calibrate_trial_epsilon
+    from skdptune._accounting import calibrate_trial_epsilon
 
     return calibrate_trial_epsilon(total, DELTA, RANDOM_MEAN, RANDOM_SHAPE)
 
@@ -135,7 +135,7 @@ def expected_unit(panel_name, kind, epsilon, rep, refits):
     speedups.install()
     from diffprivlib.accountant import BudgetAccountant
 
-    from skdptune.dp_fit import with_params
+    from skdptune._dp_fit import with_params
 
     path = a_path(panel_name, kind, epsilon, rep)
     have = cached_refits(path)
@@ -183,7 +183,7 @@ def build(method, panel, total):
     from diffprivlib.accountant import BudgetAccountant
 
     from skdptune import PrivateGridSearchCV
-    from skdptune.randomized import PrivateRandomizedSearchCV
+    from skdptune._randomized import PrivateRandomizedSearchCV
 
     if method == "grid (defaults)":
         # The estimator's own epsilon (diffprivlib's default, 1.0) is replaced by the refit's

@@ -45,14 +45,14 @@ from lib.fidelity_settings import (  # noqa: E402
 from lib.panels import PANELS, TEST_FRACTION, split  # noqa: E402
 from lib.refits import add_refits, cached_refits, pooled  # noqa: E402
 from lib.runs import run_units, stable_seed  # noqa: E402
-from skdptune.accounting import calibrate_epsilon_per_step  # noqa: E402
-from skdptune.dp_fit import with_params  # noqa: E402
-from skdptune.evaluate import partition_utilities  # noqa: E402
-from skdptune.partition import partition_labels, split_indices  # noqa: E402
-from skdptune.partition_scaling import partition_ratio, rescaled_params  # noqa: E402
+from skdptune._accounting import calibrate_epsilon_per_step  # noqa: E402
+from skdptune._dp_fit import with_params  # noqa: E402
+from skdptune._evaluate import partition_utilities  # noqa: E402
+from skdptune._partition import partition_labels, split_indices  # noqa: E402
+from skdptune._partition_scaling import partition_ratio, rescaled_params  # noqa: E402
 from skdptune.selection import SELECTORS  # noqa: E402
-from skdptune.selection.doubling import _n_levels, auto_max_iter  # noqa: E402
-from skdptune.utility import make_utility  # noqa: E402
+from skdptune.selection._doubling import _n_levels, auto_max_iter  # noqa: E402
+from skdptune._utility import make_utility  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "fidelity"
 CACHE = OUT / "cache"

@@ -31,11 +31,11 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.model_selection import ParameterGrid, train_test_split
 
-from skdptune.evaluate import partition_utilities
+from skdptune._evaluate import partition_utilities
 from skdptune.linear_model import LogisticRegression
-from skdptune.partition import partition_labels, split_indices
-from skdptune.partition_scaling import partition_ratio, rescaled_params
-from skdptune.utility import make_utility
+from skdptune._partition import partition_labels, split_indices
+from skdptune._partition_scaling import partition_ratio, rescaled_params
+from skdptune._utility import make_utility
 
 N_PARTITIONS, VALIDATION_FRACTION, REFITS, SEEDS = 50, 0.2, 6, 5
 GRID = {"C": [0.01, 0.1, 1.0, 10.0, 100.0], "epsilon": [0.3, 1.0, 3.0]}

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from skdptune.selection import SELECTORS, ProposeTestDoubling
-from skdptune.selection.doubling import worst_case_iterations
+from skdptune.selection._doubling import worst_case_iterations
 
 RESULTS = Path(__file__).resolve().parent / "results"
 K = 1000  # partitions: sensitivity 1/K; only k * eps0 matters

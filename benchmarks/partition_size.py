@@ -78,7 +78,7 @@ _SEARCH_DEFAULTS = PrivateGridSearchCV(None, {}).get_params()
 VALIDATION_FRACTION = _SEARCH_DEFAULTS["validation_fraction"]
 SCORE_SHARE = _SEARCH_DEFAULTS["score_share"]
 #: The library's floor of training records per partition when the rules were fixed (it is
-#: ``skdptune.partition.MIN_TRAINING_RECORDS``, now 25, since this experiment).
+#: ``skdptune._partition.MIN_TRAINING_RECORDS``, now 25, since this experiment).
 FLOOR = 50
 CAP = 1000
 SIMULATIONS = 2000

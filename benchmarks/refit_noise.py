@@ -1,6 +1,6 @@
 """Issue 35: how much a family's refit loses to its noise, on the development tables.
 
-``skdptune.default_policy`` models the default candidate's expected test score at budget
+``skdptune._default_policy`` models the default candidate's expected test score at budget
 ``epsilon`` as ``u_inf - A / epsilon`` with ``A = a * D / n`` (``D`` the model's noise
 dimension, ``n`` the training rows) and one constant ``a`` per family
 (``default_policy.REFIT_NOISE_CONSTANTS``). This script measures ``A`` on the development
@@ -8,7 +8,7 @@ tables (never the held-out tables of ``tuning_defaults.py``): the default candid
 panel refit ``--refits`` times at every total budget, the mean test score regressed on
 ``1 / epsilon``, and ``a = A * n / D``. Budgets are totals, as a search charges them (the
 gate's charge factor is taken out of the model's own epsilon, as a refit is given it:
-``skdptune.gate.split_budget``).
+``skdptune._gate.split_budget``).
 
 Panels: the issue-18 panels' defaults (``tuning_pays.py``: ``lr``, ``nb``, ``ridge-noise``) on
 hi, flights, fertility, cps1988, diamonds and movies, UCI Adult's LogisticRegression and
@@ -42,7 +42,7 @@ def _forest(declarations, epsilon):
     from diffprivlib.accountant import BudgetAccountant
     from diffprivlib.models import RandomForestClassifier
 
-    from skdptune.gate import split_budget
+    from skdptune._gate import split_budget
 
     n = declarations.n_features
     model = RandomForestClassifier(bounds=(np.zeros(n), np.ones(n)), classes=[0, 1],
@@ -53,7 +53,7 @@ def _forest(declarations, epsilon):
 def _adult(model, epsilon):
     from diffprivlib.accountant import BudgetAccountant
 
-    from skdptune.gate import split_budget
+    from skdptune._gate import split_budget
 
     estimator = panels.PANELS["adult-" + model].estimator(epsilon)
     estimator.set_params(accountant=BudgetAccountant(), **panels.PANELS["adult-" + model].default)
@@ -103,7 +103,7 @@ def measure(refits, out):
                     model = make(total).fit(X_train, y_train)
                 values.append(test_score(model, X_test, y_test, declarations))
             scores[total] = float(np.mean(values))
-        # R² is mapped to the search's utility, (R² + 1) / 2 (skdptune.utility.R2_RANGE).
+        # R² is mapped to the search's utility, (R² + 1) / 2 (skdptune._utility.R2_RANGE).
         utility = {t: (s + 1) / 2 if declarations.y_bounds is not None else s
                    for t, s in scores.items()}
         inverse = 1 / np.array(TOTALS)

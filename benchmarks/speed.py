@@ -89,7 +89,7 @@ from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
 from skdptune import PrivateGridSearchCV
-from skdptune.accounting import calibrate_epsilon_per_step
+from skdptune._accounting import calibrate_epsilon_per_step
 from skdptune.selection import ProposeTestDoubling
 
 N_FEATURES = 20
@@ -426,9 +426,9 @@ def predicted_per_fit_seconds(estimator, grid, X, y, samples=3):
     as a partition fit is (the refit's share of epsilon=1, partition-scaled parameters) on
     ``samples`` random sets of ``n * 0.8 / k`` rows, the mean time times ``k`` (one core:
     ``n_jobs=None``). A prediction: solver iterations vary between partitions."""
-    from skdptune.dp_fit import set_accountants, with_params
-    from skdptune.gate import split_budget
-    from skdptune.partition_scaling import partition_ratio, rescaled_params
+    from skdptune._dp_fit import set_accountants, with_params
+    from skdptune._gate import split_budget
+    from skdptune._partition_scaling import partition_ratio, rescaled_params
 
     search = _default_search(estimator, grid)
     forecast = search.forecast(n_samples=len(y))
@@ -470,7 +470,7 @@ def time_default_private(estimator, grid, X, y):
 
 def time_default_sklearn(estimator, grid, X, y):
     # An unlimited accountant per step: GridSearchCV's clones would otherwise share the default.
-    from skdptune.dp_fit import set_accountants
+    from skdptune._dp_fit import set_accountants
 
     estimator = clone(estimator)
     set_accountants(estimator, BudgetAccountant())

@@ -41,7 +41,7 @@ and one refit of every candidate and one search per family on HI and flights.
     ``skdptune.ensemble.RandomForestClassifier`` (being written; the panels are then named
     ``<table>-skrf``); today's run uses diffprivlib's.
 
-  Every model gets, for a charge of epsilon, the budget :func:`skdptune.gate.split_budget`
+  Every model gets, for a charge of epsilon, the budget ``skdptune._gate.split_budget``
   gives it (half for ``GaussianNB`` with these bounds and for the forests, whose gate entries
   charge twice what they record), as the search's refit does.
 - **Totals** T in {0.5, 1, 4}; **5 repetitions** of every search, each with fresh secure noise
@@ -220,11 +220,11 @@ class Panel:
 
     def estimator(self, declarations, epsilon):
         """The default candidate's model, every bound declared, with the budget a search
-        charges ``epsilon`` for (:func:`skdptune.gate.split_budget`) and its own accountant
+        charges ``epsilon`` for (``skdptune._gate.split_budget``) and its own accountant
         (refits here are measurements, never released)."""
         from diffprivlib.accountant import BudgetAccountant
 
-        from skdptune.gate import split_budget
+        from skdptune._gate import split_budget
         from skdptune.linear_model import LogisticRegression
         from skdptune.naive_bayes import GaussianNB
 
@@ -330,7 +330,7 @@ def run_search(panel, total, rep, split, method):
     from diffprivlib.accountant import BudgetAccountant
 
     from skdptune import PrivateGridSearchCV
-    from skdptune.trivial import UselessModelWarning
+    from skdptune._trivial import UselessModelWarning
 
     X_train, X_test, y_train, y_test, declarations = split
     cands = candidates(panel, declarations)

@@ -39,7 +39,7 @@ extended to four tables from the package registry, a second model family and reg
     and after the ``ridge`` panels' results: neither grid nor default is blind to refit
     results): ``Ridge`` as the ``ridge`` panels, ``alpha`` at its default, grid
     ``noise_alpha`` in {0.5, 0.7, 1, 1.4, 2, 2.8, 4, 8}; default ``noise_alpha=2`` (the
-    class's default, :data:`skdptune.linear_model.NOISE_ALPHA`). ``movies-ridge-noise``
+    class's default, ``skdptune._linear_model.NOISE_ALPHA``). ``movies-ridge-noise``
     (added on 25 November 2026, after those two, before any fit on the table): the same grid
     and default on ``ggplot2movies``' ``movies``, a regression table held out from the choice
     of ``NOISE_ALPHA``.
@@ -161,11 +161,11 @@ class Panel:
         parameters and the budget a search charges ``epsilon`` for (its own accountant:
         refits here are measurements). A model the refit gate charges more than it records
         (``GaussianNB``: twice, for these bounds; since 25 November 2026) gets its share,
-        :func:`skdptune.gate.split_budget`, as a search's refit does."""
+        ``skdptune._gate.split_budget``, as a search's refit does."""
         from diffprivlib.accountant import BudgetAccountant
         from diffprivlib.models import LinearRegression
 
-        from skdptune.gate import split_budget
+        from skdptune._gate import split_budget
         from skdptune.linear_model import LogisticRegression, Ridge
         from skdptune.naive_bayes import GaussianNB
 
@@ -384,7 +384,7 @@ def fit_search(panel, total, split, method, **params):
 def run_search(panel, total, rep, split, expected, method="grid"):
     """One ``PrivateGridSearchCV`` at its defaults (with ``default=`` for ``method="default"``)
     with total epsilon ``total``: the row of ``runs.csv``."""
-    from skdptune.trivial import UselessModelWarning
+    from skdptune._trivial import UselessModelWarning
 
     _, X_test, y_train, y_test, declarations = split
     cands = candidates(panel, declarations)

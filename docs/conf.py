@@ -158,5 +158,24 @@ def _write_if_changed(path, text):
         path.write_text(text)
 
 
+def _doc_comment_of_re_exported_data(app, what, name, obj, options, lines):
+    """A public module re-exports its constants from a private one (``skdptune.gate.ALLOWED``
+    from ``skdptune/_gate.py``), where their ``#:`` comment is: show that comment."""
+    if what != "data" or not name.startswith("skdptune."):
+        return
+    from sphinx.pycode import ModuleAnalyzer
+
+    public, attribute = name.rsplit(".", 1)
+    if ("", attribute) in ModuleAnalyzer.for_module(public).find_attr_docs():
+        return  # documented where it is defined
+    package, _, module = public.rpartition(".")
+    comment = ModuleAnalyzer.for_module(f"{package}._{module}").find_attr_docs().get(
+        ("", attribute))
+    if comment is None:
+        raise ValueError(f"{name} has no #: comment in {package}._{module}")
+    lines[:] = list(comment)
+
+
 def setup(app):
     app.connect("builder-inited", _write_generated_tables)
+    app.connect("autodoc-process-docstring", _doc_comment_of_re_exported_data)

@@ -12,7 +12,7 @@ a failure the step halves. The loop stops when the step reaches 0 or ``u`` reach
 What the search releases about this loop is its trace: for each iteration, the step and the
 candidate that passed (``search.selection_.trace``). Everything in the plots below is
 computed from that trace and the selector's public parameters: the noisy values the tests
-compared are never released. :class:`~skdptune.SelectionTraceDisplay` draws it.
+compared are never released. :class:`~skdptune.plotting.SelectionTraceDisplay` draws it.
 
 How the loop behaves depends on the noise, whose scale is ``1 / (n_partitions * eps0)`` with
 ``eps0`` the budget of one iteration. We run the same search twice: once with a budget far

@@ -16,10 +16,10 @@ by how they behave at the wrong scale.
 charged, and the refit always uses the candidate as written.
 
 This example shows the effect on generated, public data, with a diffprivlib logistic
-regression tuned over ``C`` and ``epsilon``. It calls the search's internal stages directly
-(:func:`skdptune.partition.partition_labels`,
-:func:`skdptune.evaluate.partition_utilities`), which handle raw, non-private utilities:
-a demonstration on public data, never something to print for private data.
+regression tuned over ``C`` and ``epsilon``. It calls the search's internal stages directly,
+from the library's private modules (``skdptune._partition``, ``skdptune._evaluate``: not API,
+they may change in any release), which handle raw, non-private utilities: a demonstration on
+public data, never something to print for private data.
 """
 
 # %%
@@ -33,10 +33,10 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.model_selection import ParameterGrid, train_test_split
 
-from skdptune.evaluate import partition_utilities
+from skdptune._evaluate import partition_utilities
 from skdptune.partition_scaling import partition_ratio, rescaled_params
-from skdptune.partition import partition_labels, split_indices
-from skdptune.utility import make_utility
+from skdptune._partition import partition_labels, split_indices
+from skdptune._utility import make_utility
 
 N_FEATURES = 10
 X, y = make_classification(n_samples=10_000, n_features=N_FEATURES, n_informative=6,

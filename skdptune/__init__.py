@@ -1,9 +1,9 @@
 """skdptune: tune scikit-learn models on private data with differential privacy."""
 
-from .dp_fit import reveal_fit_messages
-from .plotting import PrivacyBudgetDisplay, SelectionTraceDisplay
-from .randomized import PrivateRandomizedSearchCV
-from .search import PrivateGridSearchCV
+from ._dp_fit import reveal_fit_messages
+from ._plotting import PrivacyBudgetDisplay, SelectionTraceDisplay
+from ._randomized import PrivateRandomizedSearchCV
+from ._search import PrivateGridSearchCV
 
 __all__ = [
     "PrivacyBudgetDisplay",

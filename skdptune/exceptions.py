@@ -1,5 +1,16 @@
 """Exceptions and warnings of skdptune."""
 
+__all__ = [
+    "AccountantCopyError",
+    "FitWarningsWithheld",
+    "GateError",
+    "NoisySelectionWarning",
+    "PrivateFitError",
+    "ScorerOutputError",
+    "SelectionDeclinedWarning",
+    "UselessModelWarning",
+]
+
 
 class GateError(ValueError):
     """A configuration that cannot be released privately, refused before any data are read.
@@ -66,7 +77,7 @@ class NoisySelectionWarning(UserWarning):
 class SelectionDeclinedWarning(UserWarning):
     """The search releases its default candidate without selecting.
 
-    Decided before the data from public quantities (:mod:`skdptune.default_policy`): no share
+    Decided before the data from public quantities (``skdptune/_default_policy.py``): no share
     of the budget would let the selection resolve a lead worth what it takes from the refit,
     so the default (by default the estimator as given) is refit with the whole budget. More
     records, a larger epsilon or a smaller grid let it select; ``selection_share=`` forces a
@@ -83,5 +94,6 @@ class UselessModelWarning(UserWarning):
     the number of records): post-processing, it costs no privacy. A model useful by the
     rule's margin is warned with probability at most 2.96 %, and the message states how
     often a useless one goes unwarned; where the library knows no trivial model for the
-    score, it says nothing. See :mod:`skdptune.trivial` for the rules and their rates.
+    score, it says nothing. See ``skdptune/_trivial.py`` for the rules and their rates.
     """
+

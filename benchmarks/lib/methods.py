@@ -115,7 +115,7 @@ def randomized_search(estimator, grid, X, y, total, seed, config, *, distributio
     per-trial-epsilon-DP); the best trial's model is released. With ``subsample`` the final
     fit on the records outside the subsample also gets the per-trial epsilon.
     """
-    from skdptune.randomized import PrivateRandomizedSearchCV  # added with this benchmark
+    from skdptune._randomized import PrivateRandomizedSearchCV  # added with this benchmark
 
     mean = config["mean_trials"]
     trial_epsilon = solve_trial_epsilon(total, mean, shape, subsample)
@@ -132,10 +132,10 @@ def randomized_search(estimator, grid, X, y, total, seed, config, *, distributio
 def solve_trial_epsilon(total, mean, shape, subsample):
     """Largest per-trial epsilon whose accounted total is at most ``total``.
 
-    The library's own inversion (:func:`skdptune.accounting.calibrate_trial_epsilon`) of what
+    The library's own inversion (``skdptune._accounting.calibrate_trial_epsilon``) of what
     ``privacy_spent_`` reports, to a relative 1e-12. ``shape=None`` means Poisson.
     """
-    from skdptune.accounting import calibrate_trial_epsilon
+    from skdptune._accounting import calibrate_trial_epsilon
 
     return calibrate_trial_epsilon(total, DELTA, mean, math.inf if shape is None else shape,
                                    subsample)

@@ -1,5 +1,5 @@
 """The benchmarks' one hook into ``PrivateGridSearchCV.fit``: a wrapper around the library's
-:func:`skdptune.evaluate.partition_utilities`, where the search calls it.
+``skdptune._evaluate.partition_utilities``, where the search calls it.
 
 ``end_to_end.py`` keeps a copy of the partition utilities a real search computes (to measure
 their fidelity); ``run_benchmark.py`` lets the grid searches of one repetition, which differ
@@ -26,7 +26,7 @@ def wrapped_partition_utilities(wrap):
     it, so that a hook gone stale fails loudly instead of wrapping nothing.
     """
     import skdptune  # noqa: F401  (loads the searches' modules)
-    from skdptune import evaluate
+    from skdptune import _evaluate as evaluate
 
     original = evaluate.partition_utilities
     hook = SimpleNamespace(calls=0)

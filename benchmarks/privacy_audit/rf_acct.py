@@ -1,6 +1,6 @@
 import numpy as np, warnings
 from diffprivlib.models import RandomForestClassifier, GaussianNB, KMeans
-from skdptune.dp_fit import fit_for_release, MeasuringAccountant
+from skdptune._dp_fit import fit_for_release, MeasuringAccountant
 rng=np.random.default_rng(0); X=rng.random((200,3)); y=(X[:,0]>.5).astype(int)
 for est in [RandomForestClassifier(n_estimators=5, epsilon=1.0, bounds=(0,1), classes=[0,1]),
             GaussianNB(epsilon=1.0, bounds=(0,1)), KMeans(n_clusters=3, epsilon=1.0, bounds=([0]*3,[1]*3))]:

@@ -43,8 +43,8 @@ from typing import Optional
 
 import numpy as np
 
-from ..decomposition import oriented, private_releases
-from ..validation import declared_box
+from .._decomposition import oriented, private_releases
+from .._validation import declared_box
 from .common import checked_params, fit_pca_partitions, transform_pca_partitions
 
 

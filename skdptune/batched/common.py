@@ -9,7 +9,7 @@ from diffprivlib.validation import check_bounds
 from scipy.linalg import lapack
 from sklearn.utils.multiclass import type_of_target
 
-from ..validation import positive_finite
+from .._validation import positive_finite
 
 
 def checked_params(estimator, positive=("epsilon",)):

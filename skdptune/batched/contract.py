@@ -21,7 +21,7 @@ from typing import Callable, Optional, Protocol, runtime_checkable
 import numpy as np
 
 from .._sklearn_compat import _PassthroughScorer
-from ..utility import BoundedR2Scorer, is_plain_accuracy
+from .._utility import BoundedR2Scorer, is_plain_accuracy
 
 #: What ``partition_scores`` returns for a partition whose real fit raises (a condition of the
 #: partition's own rows, such as diffprivlib's ``LogisticRegression`` on training rows of one

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cluster import (
+from .._cluster import (
     COUNT_SENSITIVITY,
     MIN_WIDTH,
     POOL,
@@ -64,9 +64,9 @@ from ..cluster import (
     reduce_centres,
     released_centres,
 )
-from ..cluster import KMeans as PrivateKMeans
-from ..utility import SimplifiedSilhouetteScorer, simplified_silhouettes
-from ..validation import declared_box
+from .._cluster import KMeans as PrivateKMeans
+from .._utility import SimplifiedSilhouetteScorer, simplified_silhouettes
+from .._validation import declared_box
 from .common import checked_params, declared_bounds, label_sums, nearest_centres
 from .contract import FIT_FAILED, NO_TARGET, Score
 

@@ -26,8 +26,8 @@ import scipy
 from joblib import delayed
 from scipy import sparse
 
-from ..dp_fit import with_params
-from ..utility import EMPTY_PART_UTILITY
+from .._dp_fit import with_params
+from .._utility import EMPTY_PART_UTILITY
 from . import pipeline, registry
 from .contract import (
     CODES,

@@ -96,10 +96,10 @@ import numpy as np
 from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
 from sklearn.utils.multiclass import type_of_target
 
-from ..ensemble import RandomForestClassifier as SecureRandomForestClassifier
-from ..tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
-from ..tree import split_thresholds
-from ..validation import positive_finite
+from .._ensemble import RandomForestClassifier as SecureRandomForestClassifier
+from .._tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
+from .._tree import split_thresholds
+from .._validation import positive_finite
 from .common import comparable_labels, declared_bounds
 from .contract import ACCURACY, CODES
 

@@ -57,7 +57,7 @@ from typing import Optional
 import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
 
-from ..validation import nonnegative_finite
+from .._validation import nonnegative_finite
 from .common import (
     bind_declared,
     checked_params,

@@ -68,9 +68,9 @@ from types import SimpleNamespace
 import numpy as np
 from scipy.optimize import minimize
 
-from ..linear_model import Ridge, _corner_range, _square_range, objective
-from ..utility import BoundedR2Scorer
-from ..validation import nonnegative_finite
+from .._linear_model import Ridge, _corner_range, _square_range, objective
+from .._utility import BoundedR2Scorer
+from .._validation import nonnegative_finite
 from .common import at_least, checked_params, declared_bounds, laplace
 from .contract import BOUNDED_R2, FIT_FAILED, VALUES
 

@@ -90,8 +90,8 @@ import numpy as np
 from scipy.linalg import lapack
 from scipy.special import expit
 
-from ..linear_model import LogisticRegression as CalibratedLogisticRegression
-from ..linear_model import logistic_features, logistic_unit_ball, objective_perturbation
+from .._linear_model import LogisticRegression as CalibratedLogisticRegression
+from .._linear_model import logistic_features, logistic_unit_ball, objective_perturbation
 from . import lbfgsb
 from .common import at_least, bind_declared, checked_params, declared_labels, labelling
 from .contract import ACCURACY, CODES, FIT_FAILED

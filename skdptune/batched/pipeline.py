@@ -24,8 +24,8 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from .. import gate
-from ..dp_fit import private_fit_context
+from .. import _gate as gate
+from .._dp_fit import private_fit_context
 from . import registry
 
 

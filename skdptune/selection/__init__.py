@@ -6,11 +6,11 @@ never sees data or estimators. Every selector has the same method,
 :class:`SelectionResult`.
 """
 
-from ._base import BaseSelector, Iteration, OneShotSelector, SelectionResult, default_offsets
-from .doubling import ProposeTestDoubling
-from .exponential import ExponentialMechanism
-from .permute_and_flip import PermuteAndFlip
-from .report_noisy_max import ReportNoisyMax
+from ._base import BaseSelector, Iteration, OneShotSelector, SelectionResult
+from ._doubling import ProposeTestDoubling
+from ._exponential import ExponentialMechanism
+from ._permute_and_flip import PermuteAndFlip
+from ._report_noisy_max import ReportNoisyMax
 
 #: Selectors that ``PrivateGridSearchCV(selector=...)`` accepts by name.
 SELECTORS = {
@@ -37,5 +37,4 @@ __all__ = [
     "ProposeTestDoubling",
     "ReportNoisyMax",
     "SelectionResult",
-    "default_offsets",
 ]

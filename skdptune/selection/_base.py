@@ -181,7 +181,7 @@ class OneShotSelector(BaseSelector):
 
         ``offsets`` (array-like of shape ``(n_candidates,)``, default None: zeros) are
         *public* constants added to the utilities before the selection, such as the bonus
-        :func:`default_offsets` gives an untuned default candidate. Fixed before the data,
+        ``default_offsets`` gives an untuned default candidate. Fixed before the data,
         they leave every utility's sensitivity as it was, so the guarantee is unchanged;
         offsets computed from the data would void it.
 

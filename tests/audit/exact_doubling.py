@@ -141,7 +141,7 @@ def _report(name, law_d, law_d_prime, delta, simulate, **audit):
 def main(simulate=False):
     here = Path(__file__).resolve().parent
     sys.path[:0] = [str(here), str(here.parents[1])]  # the harness; this checkout's skdptune
-    from skdptune.accounting import calibrate_epsilon_per_step
+    from skdptune._accounting import calibrate_epsilon_per_step
 
     # test_audit_selectors.DELTA_PATH: max_iter 4, (epsilon, delta) = (4, 0.01).
     eps0 = calibrate_epsilon_per_step(4.0, 0.01, 4)

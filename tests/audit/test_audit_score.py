@@ -1,4 +1,4 @@
-"""Audit of the Laplace estimate behind ``best_score_`` (skdptune.selection.score).
+"""Audit of the Laplace estimate behind ``best_score_`` (skdptune.selection._score).
 
 The estimate is ``clip(u + Lap(Delta / epsilon), 0, 1)`` of one utility of sensitivity
 ``Delta``. Neighbours move that utility by ``Delta``; the tail events ``{estimate >= t}`` for
@@ -9,7 +9,7 @@ the worst case. False failures: at most ``harness.ALPHA = 1e-3`` per audit.
 import numpy as np
 import pytest
 
-from skdptune.selection.score import estimate_utility
+from skdptune.selection._score import estimate_utility
 
 from .harness import audit
 

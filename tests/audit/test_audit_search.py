@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator
 
 import skdptune
 from skdptune import PrivateGridSearchCV
-from skdptune.partition import split_indices
+from skdptune._partition import split_indices
 from skdptune.selection import BaseSelector, ProposeTestDoubling
 
 from .harness import MiscalibratedSelector, audit, singletons

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from skdptune.selection import SELECTORS
-from skdptune.selection import doubling as doubling_module
+from skdptune.selection import _doubling as doubling_module
 
 from .harness import MiscalibratedSelector, audit, pure_composition_delta, singletons
 

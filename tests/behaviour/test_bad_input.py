@@ -23,7 +23,7 @@ from sklearn.svm import SVC, LinearSVC
 
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import GateError
-from skdptune.partition import partition_labels, split_indices
+from skdptune._partition import partition_labels, split_indices
 from test_faults import N_SAMPLES, MockDPClassifier, assert_charged, make_data
 
 CLASSES = [0, 1]  # the labels of binary_data and mixed_frame(), declared

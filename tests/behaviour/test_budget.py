@@ -11,7 +11,7 @@ from scipy import stats
 from sklearn.pipeline import make_pipeline
 
 from skdptune import PrivateGridSearchCV
-from skdptune.selection.score import estimate_utility
+from skdptune.selection._score import estimate_utility
 
 CLASSES = [0, 1]  # binary_data's labels, declared
 
@@ -218,7 +218,7 @@ def test_best_score_std_matches_the_spread_of_repeated_selections(binary_data, m
     # draws. Sample std of n = 1500 Laplace draws: relative standard error
     # sqrt((kurtosis - 1) / (4 n)) = sqrt(5 / 6000) = 2.9 %; a 12 % tolerance is 4.2 standard
     # errors, a false-failure rate below 1e-4 over seeds.
-    from skdptune import search as search_module
+    from skdptune import _search as search_module
 
     monkeypatch.setattr(search_module, "partition_utilities",
                         lambda estimator, candidates, *args, **kwargs:

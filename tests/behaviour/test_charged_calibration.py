@@ -1,5 +1,5 @@
 """diffprivlib models whose calibration falls short under replace-one adjacency are charged what
-they really spend (skdptune.gate.tree_charge, gaussian_nb_charge): the search reserves and
+they really spend (skdptune._gate.tree_charge, gaussian_nb_charge): the search reserves and
 reports the factor times the epsilon they record, and a total budget is split so that what
 they really spend adds up to it.
 
@@ -20,7 +20,7 @@ from sklearn.pipeline import make_pipeline
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.ensemble import RandomForestClassifier
-from skdptune.gate import gaussian_nb_charge, split_budget, tree_charge
+from skdptune._gate import gaussian_nb_charge, split_budget, tree_charge
 from skdptune.tree import DecisionTreeClassifier
 
 CLASSES = [0, 1]  # the labels of the data, declared
@@ -105,7 +105,7 @@ def test_the_grid_search_computes_each_candidates_charge_once(monkeypatch):
     # Each DP step's charge (its budget times its entry's factor) is computed once per
     # candidate and fit: the gate's figure, from which the total's split is then scaled. Before:
     # once by the gate and again by split_budget.
-    from skdptune import gate
+    from skdptune import _gate as gate
 
     X, y = _data()
     pipeline = make_pipeline(StandardScaler(bounds=(0.0, 1.0), epsilon=1.0),

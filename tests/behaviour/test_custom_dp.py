@@ -9,7 +9,12 @@ from diffprivlib.utils import BudgetError
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 
-from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV, gate, partition_scaling
+from skdptune import (
+    PrivateGridSearchCV,
+    PrivateRandomizedSearchCV,
+    _gate as gate,
+    _partition_scaling as partition_scaling,
+)
 from skdptune.exceptions import GateError
 
 BOUNDS = (0.0, 1.0)  # binary_data lies in [0, 1]^4 by construction (tests/conftest.py)

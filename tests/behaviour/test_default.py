@@ -11,7 +11,7 @@ from diffprivlib.models import GaussianNB
 from sklearn.datasets import make_classification
 from sklearn.pipeline import Pipeline
 
-from skdptune import PrivateGridSearchCV, default_policy
+from skdptune import PrivateGridSearchCV, _default_policy as default_policy
 from skdptune.exceptions import SelectionDeclinedWarning
 from skdptune.linear_model import LogisticRegression
 from skdptune.selection import PermuteAndFlip, ReportNoisyMax

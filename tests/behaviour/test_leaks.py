@@ -18,7 +18,7 @@ from sklearn.metrics import accuracy_score
 
 from skdptune import PrivateGridSearchCV
 from skdptune.naive_bayes import GaussianNB
-from skdptune.partition import partition_labels, split_indices
+from skdptune._partition import partition_labels, split_indices
 
 SEED = 7
 N_PARTITIONS = 5

@@ -17,7 +17,7 @@ from sklearn.pipeline import make_pipeline
 from skdptune import PrivateGridSearchCV
 from skdptune.decomposition import PCA
 from skdptune.exceptions import GateError
-from skdptune.gate import split_budget
+from skdptune._gate import split_budget
 from skdptune.linear_model import LogisticRegression
 
 BOUNDS = (-1.0, 1.0)

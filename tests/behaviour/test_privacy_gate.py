@@ -44,14 +44,14 @@ from skdptune.exceptions import (
     GateError,
     PrivateFitError,
 )
-from skdptune.gate import gaussian_nb_charge
+from skdptune._gate import gaussian_nb_charge
 from skdptune.preprocessing import RowWiseFunctionTransformer
 
 BOUNDS = (0.0, 1.0)
 DATA_NORM = 2.0
 CLASSES = [0, 1]  # the labels of binary_data and documents(), declared
 # What a released GaussianNB(bounds=BOUNDS) is charged per unit of the epsilon it records
-# (skdptune.gate.gaussian_nb_charge: its calibration falls short under replace-one adjacency).
+# (skdptune._gate.gaussian_nb_charge: its calibration falls short under replace-one adjacency).
 GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=BOUNDS))
 pytestmark = pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
 
@@ -960,7 +960,7 @@ def test_check_candidate_is_every_check_of_a_configuration():
     from sklearn.svm import SVC
 
     from skdptune.exceptions import GateError
-    from skdptune.gate import check_candidate
+    from skdptune._gate import check_candidate
 
     # scikit-learn's parameter validation, named by the context.
     with pytest.raises(ValueError, match=r"^setting A: .*'C' parameter"):
@@ -984,7 +984,7 @@ def test_check_candidate_is_every_check_of_a_configuration():
 
 
 def test_min_samples_is_the_fewest_records_for_which_every_part_expects_one():
-    from skdptune.validation import min_samples
+    from skdptune._validation import min_samples
 
     # 1 - 0.9 is 0.0999...: 10 records, not 11.
     assert min_samples(1, 1 - 0.9) == 10

@@ -19,7 +19,7 @@ from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression as PlainLogisticRegression
 from sklearn.model_selection import cross_val_score
 
-from skdptune.accounting import (
+from skdptune._accounting import (
     ADJACENCY,
     REPEAT_AND_SELECT_BOUNDS,
     calibrate_trial_epsilon,
@@ -28,15 +28,15 @@ from skdptune.accounting import (
     subsampled_tuning_cost,
 )
 from skdptune.exceptions import GateError
-from skdptune.gate import gaussian_nb_charge
+from skdptune._gate import gaussian_nb_charge
 from skdptune.linear_model import Ridge
-from skdptune.randomized import PrivateRandomizedSearchCV
-from skdptune.trials import sample_trial_count
+from skdptune._randomized import PrivateRandomizedSearchCV
+from skdptune._trials import sample_trial_count
 
 BOUNDS = ([-3.0] * 4, [3.0] * 4)
 CLASSES = [0, 1]  # the data fixture's labels, declared
 # A released GaussianNB(bounds=BOUNDS) is charged GNB_CHARGE times the epsilon it records
-# (skdptune.gate.gaussian_nb_charge: its calibration falls short under replace-one adjacency).
+# (skdptune._gate.gaussian_nb_charge: its calibration falls short under replace-one adjacency).
 # NB_EPSILON is the epsilon whose charge is exactly a trial epsilon of 1.
 GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=BOUNDS))
 NB_EPSILON = 1.0 / GNB_CHARGE
@@ -585,7 +585,7 @@ def test_text_through_a_hashing_vectorizer_and_a_private_model():
 def test_linear_regression_with_bounds_y_is_scored_per_record_without_a_range():
     # Before: "scoring=None means accuracy, which needs a classifier".
 
-    from skdptune.trials import holdout_sum
+    from skdptune._trials import holdout_sum
     from skdptune.utility import BoundedSquaredErrorScorer
 
     rng = np.random.RandomState(0)

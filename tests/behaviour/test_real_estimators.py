@@ -15,7 +15,7 @@ from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
 from skdptune.ensemble import RandomForestClassifier
-from skdptune.gate import gaussian_nb_charge, tree_charge
+from skdptune._gate import gaussian_nb_charge, tree_charge
 from skdptune.linear_model import LogisticRegression
 from skdptune.tree import DecisionTreeClassifier
 
@@ -133,7 +133,7 @@ def test_a_released_pca_that_centres_in_place_leaves_the_users_array_alone(allow
     # diffprivlib 0.6.6's PCA(centered=False) subtracts its DP mean from a float X in place
     # while fitting; the search's refit (a released fit) gets a copy of X. The gate refuses a
     # released diffprivlib PCA (it overspends): admitted here as a test double, since a copy
-    # is what any step listed in skdptune.dp_fit.MUTATES_INPUT gets.
+    # is what any step listed in skdptune._dp_fit.MUTATES_INPUT gets.
     from diffprivlib.models import PCA
     from sklearn.pipeline import make_pipeline
 

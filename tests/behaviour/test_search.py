@@ -32,12 +32,12 @@ from sklearn.utils._mocking import CheckingClassifier
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import ScorerOutputError
-from skdptune.gate import gaussian_nb_charge
+from skdptune._gate import gaussian_nb_charge
 from skdptune.linear_model import Ridge
-from skdptune.partition import partition_labels, split_indices
+from skdptune._partition import partition_labels, split_indices
 from skdptune.preprocessing import RowWiseFunctionTransformer
 from skdptune.selection import ProposeTestDoubling
-from skdptune.selection.doubling import auto_max_iter
+from skdptune.selection._doubling import auto_max_iter
 from skdptune.utility import kmeans_score_range
 
 # The binary_data fixture lies in [0, 1]^4 by construction (tests/conftest.py): declared bounds.
@@ -47,7 +47,7 @@ KMEANS_BOUNDS = (np.zeros(4), np.ones(4))
 DATA_NORM = 2.0  # sqrt(4), the largest norm of a row in [0, 1]^4
 CLASSES = [0, 1]  # the binary_data fixture's labels, declared
 # A released GaussianNB is charged this many times the epsilon it records (its calibration
-# falls short under replace-one adjacency; skdptune.gate.gaussian_nb_charge): 2 for BOUNDS.
+# falls short under replace-one adjacency; skdptune._gate.gaussian_nb_charge): 2 for BOUNDS.
 GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=BOUNDS))
 
 
@@ -516,7 +516,7 @@ def _bounded_regression(n_samples=300):
 def test_linear_regression_with_bounds_y_is_tuned_without_a_range(capsys):
     # Before: R² was refused until the user computed a utility_range by hand.
 
-    from skdptune.utility import R2_RANGE, BoundedR2Scorer
+    from skdptune._utility import R2_RANGE, BoundedR2Scorer
 
     X, y = _bounded_regression()
     acc = BudgetAccountant()
@@ -538,7 +538,7 @@ def test_r2_of_a_regressor_with_bounds_y_is_the_bounded_r2(capsys, utility_range
     # Issue 33: scoring="r2" was refused for a Ridge declaring bounds_y while scoring=None
     # gave the bounded R²; both now mean the R² of values clipped to bounds_y, mapped from
     # R2_RANGE or from a declared utility_range.
-    from skdptune.utility import R2_RANGE, BoundedR2Scorer
+    from skdptune._utility import R2_RANGE, BoundedR2Scorer
 
     X, y = _bounded_regression()
     search = search_of(Ridge(bounds_X=(-1, 1), bounds_y=(-4, 4), random_state=0),

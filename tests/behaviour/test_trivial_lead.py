@@ -1,6 +1,6 @@
 """The grid search's check of the released model against a trivial one (issue 18):
 ``trivial_lead_``, a Laplace estimate bought with ``check_share`` of the refit's budget
-(skdptune.trivial.estimate_lead). The UselessModelWarning it decides, and its rates:
+(skdptune._trivial.estimate_lead). The UselessModelWarning it decides, and its rates:
 test_useless_model.py."""
 
 import numpy as np
@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skdptune import PrivateGridSearchCV
 from skdptune.linear_model import Ridge
-from skdptune.trivial import (
+from skdptune._trivial import (
     ACCURACY,
     BOUNDED_SQUARED_ERROR,
     LEAD_SENSITIVITY,

@@ -1,6 +1,6 @@
 """A released model no better than a trivial one is reported (issue 18): UselessModelWarning,
-decided from DP outputs and public parameters only (skdptune.trivial), right both ways with
-the rates skdptune.trivial states (issue 33).
+decided from DP outputs and public parameters only (skdptune._trivial), right both ways with
+the rates skdptune._trivial states (issue 33).
 
 Statistical tests: each states its false-failure rate; the mechanisms' noise is seeded."""
 
@@ -19,8 +19,8 @@ from sklearn.preprocessing import FunctionTransformer
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.exceptions import UselessModelWarning
 from skdptune.linear_model import Ridge
-from skdptune.trivial import ACCURACY as LEAD_ACCURACY
-from skdptune.trivial import (
+from skdptune._trivial import ACCURACY as LEAD_ACCURACY
+from skdptune._trivial import (
     BOUNDED_SQUARED_ERROR,
     FALSE_ALARM,
     MARGIN_STDS,
@@ -31,7 +31,7 @@ from skdptune.trivial import (
     trials_test,
     trivial_findings,
 )
-from skdptune.utility import BoundedSquaredErrorScorer, BoundedUtility
+from skdptune._utility import BoundedSquaredErrorScorer, BoundedUtility
 
 CLASSES = [0, 1]  # the labels of the classification data, declared
 
@@ -160,7 +160,7 @@ def test_the_lead_rule_has_its_stated_rates(std_fraction):
     # FALSE_ALARM; at a lead of 0, the share of misses is the stated miss rate. Each
     # comparison is a two-sided binomial test at 1e-4 (false-failure rate 4e-4 per case);
     # a rule off by a quarter of a std fails it (power above 0.99).
-    from skdptune.trivial import estimate_lead
+    from skdptune._trivial import estimate_lead
 
     n, margin = 400, USEFUL_MARGIN[LEAD_ACCURACY]
     std_wanted = margin * std_fraction

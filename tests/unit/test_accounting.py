@@ -17,7 +17,7 @@ from dp_accounting import dp_event
 from dp_accounting.pld import common, privacy_loss_distribution
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-from skdptune.accounting import (
+from skdptune._accounting import (
     ALL_RECORDS,
     REMAINDER,
     SUBSAMPLE,
@@ -205,7 +205,7 @@ def test_calibration_is_a_short_bisection(monkeypatch):
     # per bisection step, from [epsilon / n_steps, epsilon] to 1e-6 of epsilon / n_steps,
     # so at most ceil(log2((n_steps - 1) / 1e-6)) + 1 of them (27 for 45 steps, 32 for
     # 2001), each of n_steps steps; no discretised privacy loss distribution.
-    from skdptune import accounting
+    from skdptune import _accounting as accounting
 
     calls = []
     real = accounting.composed_epsilon
@@ -255,7 +255,7 @@ def _fitted_searches(binary_data):
     from diffprivlib.accountant import BudgetAccountant
 
     from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
-    from skdptune.gate import gaussian_nb_charge
+    from skdptune._gate import gaussian_nb_charge
     from skdptune.naive_bayes import GaussianNB
 
     X, y = binary_data
@@ -613,7 +613,7 @@ def test_calibrate_trial_epsilon_takes_none_for_poisson():
 
 def test_a_calibrated_total_is_reported_as_named_only_from_below():
     # Issue 33: the randomized search reported epsilon=0.9999999999964891 for epsilon=1.
-    from skdptune.accounting import NAMED_EPSILON_RTOL, named_epsilon
+    from skdptune._accounting import NAMED_EPSILON_RTOL, named_epsilon
 
     assert named_epsilon(1.0, 0.9999999999964891) == 1.0
     assert named_epsilon(2.5, 2.5) == 2.5
@@ -622,7 +622,7 @@ def test_a_calibrated_total_is_reported_as_named_only_from_below():
     # What the calibration leaves is within the tolerance (relative gaps of 3.5e-12 and
     # 2.3e-12 at the randomized search's defaults, Poisson and geometric; the searches'
     # cached calibration, which their tests share).
-    from skdptune.randomized import _calibrated_trial_epsilon
+    from skdptune._randomized import _calibrated_trial_epsilon
 
     for shape in (math.inf, 1.0):
         trial = _calibrated_trial_epsilon(1.0, 1e-6, 10.0, shape, None)

@@ -1,4 +1,4 @@
-"""skdptune.base: the life cycle both searches share (issue 16): validate and plan (a frozen
+"""skdptune._base: the life cycle both searches share (issue 16): validate and plan (a frozen
 Plan), check the budget, the search's strategy, release."""
 
 from dataclasses import FrozenInstanceError
@@ -9,8 +9,8 @@ from skdptune.naive_bayes import GaussianNB
 from diffprivlib.utils import BudgetError
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
-from skdptune.base import BasePrivateSearch, Plan
-from skdptune.gate import gaussian_nb_charge
+from skdptune._base import BasePrivateSearch, Plan
+from skdptune._gate import gaussian_nb_charge
 
 CLASSES = [0, 1]  # binary_data's labels, declared
 

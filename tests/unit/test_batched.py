@@ -29,10 +29,10 @@ from conftest import (
     count_paths,
     per_fit_values,
 )
-from skdptune import PrivateGridSearchCV, evaluate
+from skdptune import PrivateGridSearchCV, _evaluate as evaluate
 from skdptune.batched import common, engine, gaussian_nb
 from skdptune.naive_bayes import GaussianNB as DeclaredGaussianNB
-from skdptune.utility import EMPTY_PART_UTILITY, make_utility
+from skdptune._utility import EMPTY_PART_UTILITY, make_utility
 
 ALPHA = 1e-3
 
@@ -54,7 +54,7 @@ def _per_fit(candidates, X, y, splits, estimator=None):
 
 
 def _splits(n, k, validation_fraction=0.3, seed=1):
-    from skdptune.partition import partition_labels, split_indices
+    from skdptune._partition import partition_labels, split_indices
     return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
 
 
@@ -294,7 +294,7 @@ def test_a_seeded_search_is_reproducible_and_the_seed_matters(binary_data, monke
         seen.append(original(*args, **kwargs))
         return seen[-1]
 
-    from skdptune import search as search_module
+    from skdptune import _search as search_module
     monkeypatch.setattr(search_module, "partition_utilities", spy)
     for random_state in (0, 0, 1):
         PrivateGridSearchCV(GaussianNB(bounds=(0, 1)), {"epsilon": [0.5, 1.0, 2.0]},

@@ -39,8 +39,8 @@ from skdptune.batched.contract import FIT_FAILED
 from skdptune.cluster import KMeans
 from skdptune.decomposition import PCA
 from skdptune.linear_model import LogisticRegression
-from skdptune.partition import partition_labels, split_indices
-from skdptune.utility import make_utility
+from skdptune._partition import partition_labels, split_indices
+from skdptune._utility import make_utility
 
 ALPHA = 1e-3
 BOUNDS = (-1.0, 1.0)

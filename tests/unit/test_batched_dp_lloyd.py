@@ -35,10 +35,10 @@ from conftest import (
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import dp_lloyd, engine, registry
 from skdptune.batched.contract import FIT_FAILED
-from skdptune.cluster import COUNT_SENSITIVITY, KMeans, budget_split
+from skdptune._cluster import COUNT_SENSITIVITY, KMeans, budget_split
 from skdptune.decomposition import PCA
-from skdptune.partition import partition_labels, split_indices
-from skdptune.utility import make_utility
+from skdptune._partition import partition_labels, split_indices
+from skdptune._utility import make_utility
 
 ALPHA = 1e-3
 BOUNDS = ((0.0, -1.0), (1.0, 2.0))

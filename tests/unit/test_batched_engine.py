@@ -42,8 +42,8 @@ from skdptune.batched.contract import (
 from skdptune.cluster import KMeans as PrivateKMeans
 from skdptune.decomposition import PCA as PrivatePCA
 from skdptune.linear_model import LogisticRegression, Ridge
-from skdptune.partition import partition_labels, split_indices
-from skdptune.utility import make_utility
+from skdptune._partition import partition_labels, split_indices
+from skdptune._utility import make_utility
 
 #: One configured estimator per family module (by name), for the contract test: a new family
 #: adds its row here.

@@ -35,8 +35,8 @@ from skdptune import PrivateGridSearchCV
 from skdptune.batched import engine, forest
 from skdptune.ensemble import RandomForestClassifier as SecureForest
 from skdptune.tree import DecisionTreeClassifier as SecureTree
-from skdptune.tree import heap_tree, split_thresholds
-from skdptune.utility import make_utility
+from skdptune._tree import heap_tree, split_thresholds
+from skdptune._utility import make_utility
 
 ALPHA = 1e-3
 #: The level of comparisons whose per-fit side draws from ``secrets`` (not reproducible).
@@ -44,7 +44,7 @@ ALPHA_SECURE = 1e-5
 
 
 def _splits(n, k, validation_fraction=0.3, seed=1):
-    from skdptune.partition import partition_labels, split_indices
+    from skdptune._partition import partition_labels, split_indices
     return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
 
 

@@ -36,7 +36,7 @@ from skdptune import PrivateGridSearchCV
 from skdptune.batched import engine, kmeans
 from skdptune.batched.common import nearest_centres
 from skdptune.batched.contract import FIT_FAILED
-from skdptune.utility import kmeans_score_range, make_utility
+from skdptune._utility import kmeans_score_range, make_utility
 
 ALPHA = 1e-3
 BOUNDS = ((0.0, -1.0), (1.0, 2.0))
@@ -86,7 +86,7 @@ def _values(candidates, X, splits, entropy=0, y=None, n_jobs=1, ids=None):
 
 
 def _splits(n, k, validation_fraction=0.3, seed=1):
-    from skdptune.partition import partition_labels, split_indices
+    from skdptune._partition import partition_labels, split_indices
     return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
 
 

@@ -27,8 +27,8 @@ from scipy.optimize import minimize
 from conftest import batched_groups, batched_values, count_paths
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import engine, linear_regression
-from skdptune.linear_model import Ridge, noise_scale
-from skdptune.utility import BoundedR2Scorer, BoundedSquaredErrorScorer, make_utility
+from skdptune._linear_model import Ridge, noise_scale
+from skdptune._utility import BoundedR2Scorer, BoundedSquaredErrorScorer, make_utility
 
 ALPHA = 1e-3
 BOUNDS_X, BOUNDS_Y = (-1.0, 2.0), (-3.0, 4.0)
@@ -323,7 +323,7 @@ def test_with_a_penalty_the_solution_is_that_of_diffprivlibs_penalised_objective
 
 
 def _splits(n, k, validation_fraction=0.3, seed=1):
-    from skdptune.partition import partition_labels, split_indices
+    from skdptune._partition import partition_labels, split_indices
     return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
 
 

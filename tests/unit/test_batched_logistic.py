@@ -32,11 +32,11 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Normalizer
 
 from conftest import batched_groups, batched_values, count_paths
-from skdptune import PrivateGridSearchCV, evaluate
+from skdptune import PrivateGridSearchCV, _evaluate as evaluate
 from skdptune.batched import engine, logistic_regression
 from skdptune.linear_model import LogisticRegression as CalibratedLogisticRegression
-from skdptune.linear_model import logistic_features, logistic_unit_ball
-from skdptune.utility import make_utility
+from skdptune._linear_model import logistic_features, logistic_unit_ball
+from skdptune._utility import make_utility
 
 ALPHA = 1e-3
 RATIO = 12.5  # partition scaling with 10 partitions and validation_fraction=0.2
@@ -51,7 +51,7 @@ def _data(n, n_classes=2, n_features=4, seed=0, spread=1.0):
 
 
 def _splits(n, k, validation_fraction=0.3, seed=1):
-    from skdptune.partition import partition_labels, split_indices
+    from skdptune._partition import partition_labels, split_indices
     return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
 
 

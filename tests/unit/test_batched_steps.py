@@ -27,14 +27,14 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Binarizer, OneHotEncoder, OrdinalEncoder
 
 from conftest import batched_groups, batched_values, column_ks, per_fit_values
-from skdptune import PrivateGridSearchCV, evaluate, gate
+from skdptune import PrivateGridSearchCV, _evaluate as evaluate, _gate as gate
 from skdptune.batched import engine, standard_scaler
 from skdptune.batched import pipeline as batched_pipeline
 from skdptune.batched.contract import Block
 from skdptune.naive_bayes import GaussianNB as DeclaredGaussianNB
-from skdptune.partition import partition_labels, split_indices
-from skdptune.partition_scaling import partition_ratio
-from skdptune.utility import make_utility
+from skdptune._partition import partition_labels, split_indices
+from skdptune._partition_scaling import partition_ratio
+from skdptune._utility import make_utility
 
 ALPHA = 1e-3
 NUMERIC = ["age", "hours", "gain"]

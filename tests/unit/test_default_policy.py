@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from diffprivlib.mechanisms import PermuteAndFlip
 
-from skdptune import default_policy
-from skdptune.default_policy import Policy, choose, selection_gain
+from skdptune import _default_policy as default_policy
+from skdptune._default_policy import Policy, choose, selection_gain
 
 
 def _monte_carlo(margin, lead, sigma, m, runs, rng):

@@ -1,14 +1,14 @@
-"""Tests of the propose-test doubling selector (skdptune.selection.doubling)."""
+"""Tests of the propose-test doubling selector (skdptune.selection._doubling)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from skdptune.accounting import calibrate_epsilon_per_step, composed_epsilon
+from skdptune._accounting import calibrate_epsilon_per_step, composed_epsilon
 from skdptune.selection import Iteration, ProposeTestDoubling
-from skdptune.selection import doubling as doubling_module
-from skdptune.selection.doubling import auto_max_iter, worst_case_iterations
+from skdptune.selection import _doubling as doubling_module
+from skdptune.selection._doubling import auto_max_iter, worst_case_iterations
 
 
 class ScriptedLaplace:

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from skdptune.selection import ProposeTestDoubling
-from skdptune.selection import doubling as doubling_module
+from skdptune.selection import _doubling as doubling_module
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from skdptune.naive_bayes import GaussianNB as DeclaredGaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
 from skdptune import PrivateGridSearchCV
-from skdptune import evaluate
-from skdptune.evaluate import _batches, _score
-from skdptune.utility import is_plain_accuracy, make_utility
+from skdptune import _evaluate as evaluate
+from skdptune._evaluate import _batches, _score
+from skdptune._utility import is_plain_accuracy, make_utility
 
 
 @pytest.mark.parametrize("n_candidates, n_partitions, n_jobs", [

@@ -21,7 +21,7 @@ from sklearn.tree import DecisionTreeClassifier
 from skdptune import PrivateGridSearchCV
 from skdptune.ensemble import RandomForestClassifier as SecureRandomForestClassifier
 from skdptune.linear_model import Ridge as DPRidge
-from skdptune.partition_scaling import RULES, partition_ratio, rescaled_params
+from skdptune._partition_scaling import RULES, partition_ratio, rescaled_params
 from skdptune.tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 
 CLASSES = [0, 1]  # binary_data's labels, declared

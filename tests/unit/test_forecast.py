@@ -15,7 +15,7 @@ from skdptune.naive_bayes import GaussianNB
 
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import NoisySelectionWarning
-from skdptune.forecast import SWAMPED_GAP, _probability_of_best, forecast_selection
+from skdptune._forecast import SWAMPED_GAP, _probability_of_best, forecast_selection
 from skdptune.selection import SELECTORS, BaseSelector, ProposeTestDoubling
 
 CLASSES = [0, 1]  # binary_data's labels, declared

@@ -14,11 +14,11 @@ from skdptune.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Normalizer
 
-import skdptune.search
+import skdptune._search
 from conftest import batched_groups
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import gaussian_nb, registry
-from skdptune.utility import make_utility
+from skdptune._utility import make_utility
 
 CLASSES = [0, 1]  # binary_data's labels, declared
 
@@ -102,13 +102,13 @@ def test_verbose_fit_prints_the_paths_before_it_runs_the_fits(binary_data, capsy
                                                               monkeypatch):
     X, y = binary_data
     printed_before = []
-    original = skdptune.search.partition_utilities
+    original = skdptune._search.partition_utilities
 
     def recording(*args, **kwargs):
         printed_before.append(capsys.readouterr().out)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(skdptune.search, "partition_utilities", recording)
+    monkeypatch.setattr(skdptune._search, "partition_utilities", recording)
     split_search(n_partitions=5, verbose=1).fit(X, y)
     assert printed_before[0].splitlines() == [
         "Fitting 5 partitions for each of 5 candidates, totalling 25 fits",

@@ -23,10 +23,10 @@ from conftest import batched_groups, batched_values
 from skdptune import PrivateGridSearchCV
 from skdptune.batched import logistic_regression
 from skdptune.exceptions import GateError
-from skdptune.gate import check_release
-from skdptune.linear_model import LogisticRegression, logistic_features, logistic_unit_ball
-from skdptune.partition import partition_labels, split_indices
-from skdptune.utility import make_utility
+from skdptune._gate import check_release
+from skdptune._linear_model import LogisticRegression, logistic_features, logistic_unit_ball
+from skdptune._partition import partition_labels, split_indices
+from skdptune._utility import make_utility
 
 ALPHA = 1e-3
 

@@ -1,10 +1,10 @@
-"""Tests of the partition and holdout labels (skdptune.partition)."""
+"""Tests of the partition and holdout labels (skdptune._partition)."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from skdptune.partition import auto_n_partitions, partition_labels, split_indices
+from skdptune._partition import auto_n_partitions, partition_labels, split_indices
 
 
 def test_adding_a_record_changes_no_other_label():

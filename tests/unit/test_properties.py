@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.stats import chi2_contingency
 
-from skdptune.accounting import composed_epsilon
+from skdptune._accounting import composed_epsilon
 from skdptune.selection import SELECTORS
 
 # Few examples keep the module under a minute; hypothesis's database replays failures.

@@ -29,7 +29,7 @@ from skdptune import PrivateGridSearchCV
 from skdptune.cluster import KMeans
 from skdptune.decomposition import PCA
 from skdptune.ensemble import RandomForestClassifier
-from skdptune.gate import ALLOWED, PUBLIC_SHAPE, keep_released
+from skdptune._gate import ALLOWED, PUBLIC_SHAPE, keep_released
 from skdptune.linear_model import LogisticRegression, Ridge
 from skdptune.naive_bayes import GaussianNB
 from skdptune.preprocessing import RowWiseFunctionTransformer

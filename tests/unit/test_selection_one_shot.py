@@ -15,15 +15,15 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris
 
 from skdptune import PrivateGridSearchCV
-from skdptune.gate import gaussian_nb_charge
+from skdptune._gate import gaussian_nb_charge
 from skdptune.selection import (
     SELECTORS,
     ExponentialMechanism,
     PermuteAndFlip,
     ReportNoisyMax,
     SelectionResult,
-    default_offsets,
 )
+from skdptune.selection._base import default_offsets
 
 CLASSES = [0, 1, 2]  # iris's labels, declared
 

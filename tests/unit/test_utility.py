@@ -6,7 +6,7 @@ from diffprivlib.models import GaussianNB, KMeans
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.preprocessing import StandardScaler
 
-from skdptune.utility import kmeans_score_range, make_utility
+from skdptune._utility import kmeans_score_range, make_utility
 
 
 def test_classifier_default_is_accuracy():
@@ -214,7 +214,7 @@ def test_several_targets_are_each_scaled_by_their_own_bounds():
 def test_default_kmeans_range_is_the_widest_over_the_candidates():
     from sklearn.pipeline import make_pipeline
 
-    from skdptune.utility import default_kmeans_range
+    from skdptune._utility import default_kmeans_range
 
     narrow, wide = KMeans(bounds=([0, 0], [1, 1])), KMeans(bounds=([0, 0], [2, 1]))
     assert default_kmeans_range([narrow, wide], 10, 2) == (-50.0, 0.0)
@@ -271,7 +271,7 @@ def test_the_simplified_silhouette_peaks_at_the_number_of_blobs_where_inertia_do
 def test_scoring_none_means_the_simplified_silhouette_for_skdptunes_kmeans_only():
     from sklearn.pipeline import make_pipeline
 
-    from skdptune.utility import SimplifiedSilhouetteScorer, default_kmeans_range
+    from skdptune._utility import SimplifiedSilhouetteScorer, default_kmeans_range
 
     for estimator in (_private_kmeans(3), make_pipeline(StandardScaler(), _private_kmeans(3))):
         scorer, utility = make_utility(estimator, None, None)

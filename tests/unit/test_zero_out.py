@@ -16,8 +16,8 @@ from diffprivlib.accountant import BudgetAccountant
 from skdptune.naive_bayes import GaussianNB
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
-from skdptune.accounting import ZERO_OUT_ADJACENCY, zero_out_total, Charge
-from skdptune.gate import (
+from skdptune._accounting import ZERO_OUT_ADJACENCY, zero_out_total, Charge
+from skdptune._gate import (
     gaussian_nb_charge,
     gaussian_nb_zero_out,
     kmeans_zero_out,
@@ -27,7 +27,7 @@ from skdptune.gate import (
     zero_out_epsilon,
 )
 from skdptune.linear_model import LogisticRegression, Ridge
-from skdptune.trivial import ACCURACY, BOUNDED_SQUARED_ERROR, LEAD_SENSITIVITY, LEAD_ZERO_OUT
+from skdptune._trivial import ACCURACY, BOUNDED_SQUARED_ERROR, LEAD_SENSITIVITY, LEAD_ZERO_OUT
 
 CLASSES = [0, 1]  # the labels of _data(), declared
 

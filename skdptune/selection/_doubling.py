@@ -19,7 +19,7 @@ from diffprivlib.mechanisms import Laplace
 from diffprivlib.utils import check_random_state
 
 from .._sklearn_compat import Interval, StrOptions
-from ..accounting import calibrate_epsilon_per_step
+from .._accounting import calibrate_epsilon_per_step
 from ._base import BaseSelector, Iteration, SelectionResult, check_selection_inputs
 
 # Allowance for floating-point error when counting granularity levels in [floor, 1].
@@ -95,7 +95,7 @@ class ProposeTestDoubling(BaseSelector):
         utility (e.g. the accuracy of a constant classifier) saves iterations.
     max_iter : int or "auto", default="auto"
         Cap on the iterations, fixed before seeing data; the privacy guarantee composes this
-        many iterations whatever the realised count. ``"auto"`` uses :func:`auto_max_iter`.
+        many iterations whatever the realised count. ``"auto"`` uses ``auto_max_iter``.
         An integer may not exceed the worst case ``2 * ceil((1 - floor) / granularity) + 1``.
     order : {"grid", "random"}, default="grid"
         The order in which each iteration walks the candidates. ``"grid"`` is Algorithm 1's
@@ -122,7 +122,7 @@ class ProposeTestDoubling(BaseSelector):
     ``eps0 = epsilon / max_iter`` when ``delta == 0`` (basic composition,
     ``composition="basic"``), else the largest ``eps0`` whose exact optimal composition
     (Kairouz, Oh & Viswanath 2015, Theorem 3.3) is ``(epsilon, delta)``-DP
-    (``composition="optimal"``); see :func:`skdptune.accounting.composed_epsilon`.
+    (``composition="optimal"``); see ``skdptune._accounting.composed_epsilon``.
 
     Behaviour: with little noise (``k * eps0 >= 100``, ``k`` the number of partitions) the loop
     reaches the best candidate within ``1`` to ``5`` times ``log2((u* - floor) / granularity)``

@@ -4,12 +4,12 @@ The utilities computed here are raw, non-private values. They leave this module 
 vector of per-candidate means that the caller hands to a DP selector and then deletes.
 
 Privacy: each partition utility lies in ``[0, 1]`` (a bounded scorer, or ``error_score``)
-and one record changes one partition (independent labels, :mod:`skdptune.partition`), so the
+and one record changes one partition (independent labels, ``skdptune/_partition.py``), so the
 mean over ``k`` partitions has sensitivity ``1 / k`` for every candidate at once, whatever the
 partition fits do. They are therefore not charged: each gets a throw-away accountant, and its
-warnings are recorded and dropped (:func:`skdptune.dp_fit.private_fit_context`).
+warnings are recorded and dropped (``skdptune._dp_fit.private_fit_context``).
 
-Two paths. The batched engine (:func:`skdptune.batched.engine.batched_work`) fits the
+Two paths. The batched engine (``skdptune.batched.engine.batched_work``) fits the
 candidates it has a family for on all partitions at once, in blocks of partitions, with the
 law of the per-fit path's fits. The per-fit path fits every other candidate on every
 partition, one fit at a time: a task fits a batch of candidates on one partition, so that its
@@ -37,9 +37,9 @@ from sklearn.utils.validation import _num_samples
 
 from ._sklearn_compat import _check_method_params, _safe_indexing
 from .batched.engine import batched_work
-from .dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
+from ._dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
 from .exceptions import ScorerOutputError
-from .utility import EMPTY_PART_UTILITY, is_plain_accuracy
+from ._utility import EMPTY_PART_UTILITY, is_plain_accuracy
 
 #: Per-fit tasks per worker that joblib gets to balance the load; fewer, larger tasks pay
 #: fewer fixed costs.
@@ -67,7 +67,7 @@ def partition_utilities(estimator, candidates, X, y, splits, fit_params, utility
         ``(train_indices, validation_indices)`` of every partition.
     fit_params : dict
         Fit parameters; sample-aligned ones are sliced to each partition's training rows.
-    utility : skdptune.utility.BoundedUtility
+    utility : skdptune._utility.BoundedUtility
         Scores a fitted candidate in ``[0, 1]``.
     error_score : float or "raise"
         Utility of a partition whose fit or score fails or is not finite.

@@ -12,7 +12,7 @@ section and ``benchmarks/default_policy.py``):
 - **The selection's noise.** Permute-and-flip on partition utilities of sensitivity ``1 / k``
   with epsilon ``epsilon_s = share * T * (1 - score_share)`` stops at a candidate trailing
   the best (offset) utility by ``g`` with probability ``exp(-g / sigma)``, ``sigma = 2 / (k
-  * epsilon_s)``; ``k`` is :func:`skdptune.partition.auto_n_partitions` of ``epsilon_s``.
+  * epsilon_s)``; ``k`` is ``skdptune._partition.auto_n_partitions`` of ``epsilon_s``.
 - **What the share costs the refit.** Every DP model of the library adds noise of scale
   ``1 / (n * epsilon)``; the default loses about ``A / epsilon`` to it, with ``A = a *
   D / n``: ``D`` the model's noise dimension (its coefficients, or its cells) and ``a`` a
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from diffprivlib import models as dp
 
-from .partition import auto_n_partitions
+from ._partition import auto_n_partitions
 
 #: Prior probability that the default is already the best candidate of the grid.
 DEFAULT_IS_BEST = 0.5

@@ -64,7 +64,7 @@ def estimate_std(sensitivity, epsilon):
 
     Examples
     --------
-    >>> from skdptune.selection.score import estimate_std
+    >>> from skdptune.selection._score import estimate_std
     >>> round(estimate_std(sensitivity=0.01, epsilon=0.1), 4)
     0.1414
     """

@@ -29,7 +29,7 @@ from ._sklearn_compat import (
     _fit_context,
     _safe_indexing,
 )
-from .accounting import (
+from ._accounting import (
     Charge,
     add_costs,
     at_least,
@@ -38,8 +38,8 @@ from .accounting import (
     refit_reservation,
     selector_reservation,
 )
-from .base import BasePrivateSearch, Plan
-from .dp_fit import (
+from ._base import BasePrivateSearch, Plan
+from ._dp_fit import (
     MeasuringAccountant,
     fit_for_release,
     private_fit_context,
@@ -48,11 +48,11 @@ from .dp_fit import (
     with_params,
 )
 from .batched.engine import candidate_paths
-from .evaluate import partition_utilities
+from ._evaluate import partition_utilities
 from .exceptions import NoisySelectionWarning, SelectionDeclinedWarning
-from .partition_scaling import check_user_rules, partition_ratio, rescaled_params
-from .forecast import Forecast, forecast_selection, paths_line
-from .gate import (
+from ._partition_scaling import check_user_rules, partition_ratio, rescaled_params
+from ._forecast import Forecast, forecast_selection, paths_line
+from ._gate import (
     check_budget_not_tuned,
     check_candidate,
     check_released_fit,
@@ -60,25 +60,20 @@ from .gate import (
     split_budget,
     zero_out_epsilon,
 )
-from .partition import auto_n_partitions, partition_labels, split_indices
-from .default_policy import SHARE_WITHOUT_DEFAULT, choose, refit_noise
-from .selection import (
-    SELECTORS,
-    OneShotSelector,
-    SelectionResult,
-    _as_selector,
-    default_offsets,
-)
-from .selection.score import estimate_std, estimate_utility
-from .trivial import estimate_lead, lead_kind, lead_test, lead_zero_out_factor
-from .utility import (
+from ._partition import auto_n_partitions, partition_labels, split_indices
+from ._default_policy import SHARE_WITHOUT_DEFAULT, choose, refit_noise
+from .selection import SELECTORS, OneShotSelector, SelectionResult, _as_selector
+from .selection._base import default_offsets
+from .selection._score import estimate_std, estimate_utility
+from ._trivial import estimate_lead, lead_kind, lead_test, lead_zero_out_factor
+from ._utility import (
     BoundedR2Scorer,
     SimplifiedSilhouetteScorer,
     default_kmeans_range,
     make_utility,
     selection_metric,
 )
-from .validation import (
+from ._validation import (
     check_input_data,
     check_scorer_applies,
     input_shape,
@@ -106,16 +101,15 @@ _SPLITTING = (
     "count: the selection's noise scales as 1 / (n_partitions * epsilon), so the 5 or 10 "
     "partitions of a cross-validation leave it unable to tell candidates apart, while "
     "'auto' chooses the number from the number of records, the candidates and the "
-    "selection's budget (hundreds for thousands of records; "
-    "skdptune.partition.auto_n_partitions). search.forecast(X) says how large a lead the "
-    "best candidate needs at a given n_partitions; validation_fraction is the share of "
-    "each partition held out for scoring."
+    "selection's budget (hundreds for thousands of records). search.forecast(X) says how "
+    "large a lead the best candidate needs at a given n_partitions; validation_fraction is "
+    "the share of each partition held out for scoring."
 )
 
 
 @dataclass(frozen=True)
 class GridPlan(Plan):
-    """The grid search's :class:`~skdptune.base.Plan`: its candidates and budgets.
+    """The grid search's ``skdptune._base.Plan``: its candidates and budgets.
 
     Attributes
     ----------
@@ -136,9 +130,9 @@ class GridPlan(Plan):
         The refit's reservation: the largest declared cost.
     zero_out_refit : float or None
         The largest epsilon a candidate's refit spends under zero-out adjacency
-        (:func:`skdptune.gate.zero_out_epsilon`), for the report's comparison figure; None
+        (``skdptune._gate.zero_out_epsilon``), for the report's comparison figure; None
         when a candidate's is not derived, or without a refit.
-    budget : skdptune.accounting.GridBudget
+    budget : skdptune._accounting.GridBudget
         How the budget is split between the selector, ``best_score_`` and the refit.
     selector_cost : (float, float)
         What the selector may spend, from its parameters: reserved, and the least charged.
@@ -151,12 +145,12 @@ class GridPlan(Plan):
     offsets : ndarray or None
         The public offsets handed to the selector (the default's margin), None without a
         default or a selection.
-    policy : skdptune.default_policy.Policy or None
+    policy : skdptune._default_policy.Policy or None
         The tuning policy (the selection's share, the default's margin), None without a
         default.
     lead : str or None
         The trivial model ``trivial_lead_`` compares with
-        (:func:`~skdptune.trivial.lead_kind`); None: no estimate (``budget.check_epsilon``
+        (``skdptune._trivial.lead_kind``); None: no estimate (``budget.check_epsilon``
         is then 0).
     """
 
@@ -211,7 +205,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         replace-one adjacency; positive and finite. The selection gets ``selection_share``
         of it and the refit the rest, which is given to every candidate's diffprivlib steps
         (each candidate's steps are scaled by a common factor, keeping their proportions, so
-        that they sum to the refit's share: :func:`skdptune.gate.split_budget`); the
+        that they sum to the refit's share: ``skdptune._gate.split_budget``); the
         estimator's own ``epsilon`` (and any ``epsilon`` in ``param_grid``) is overridden.
         Then :attr:`privacy_spent_` is ``(epsilon, delta)`` whichever candidate is selected.
         With ``refit=False`` the selection gets all of it. None means 1.0, unless
@@ -236,13 +230,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
         parameters (equal to one of ``ParameterGrid(param_grid)``). The selection's share of
         ``epsilon`` and the default's ``default_margin`` are then chosen to maximise the
         released model's expected utility from public quantities
-        (:mod:`skdptune.default_policy`; the derivation: :ref:`the guide <tune-or-release>`):
+        (``skdptune/_default_policy.py``; the derivation: :ref:`the guide <tune-or-release>`):
         another candidate is released only when its partition utility leads the default's
         by about the margin, and when no share pays for what it takes from the refit, the
         search declines to select and refits the default with the whole budget
         (:class:`~skdptune.exceptions.SelectionDeclinedWarning`). The margin is a public
         constant added to the default's utility, so the guarantee and the charge are
-        unchanged (:func:`skdptune.selection.default_offsets`). Needs a one-shot selector:
+        unchanged (``skdptune.selection._base.default_offsets``). Needs a one-shot selector:
         with ``"doubling"``, pass ``default=None``. None: every candidate is treated alike,
         and ``selection_share="auto"`` is 0.5.
     default_margin : float in [0, 1] or "auto", default="auto"
@@ -257,8 +251,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
     selection_share : float or "auto", default="auto"
         Share of ``epsilon`` spent on the selection, in ``(0, 1)``; ignored with
         ``selection_epsilon``. ``"auto"``: with a ``default``, the policy's (0 to 0.5, 0
-        when declining: :mod:`skdptune.default_policy`); without one, 0.5
-        (:data:`skdptune.default_policy.SHARE_WITHOUT_DEFAULT`; :ref:`why
+        when declining: ``skdptune/_default_policy.py``); without one, 0.5
+        (``skdptune._default_policy.SHARE_WITHOUT_DEFAULT``; :ref:`why
         <choosing-selection-share>`). The share used is ``privacy_report_["selection_share"]``.
     score_share : float, default=0.1
         Share of the selection's epsilon spent on a Laplace estimate of the selected
@@ -273,7 +267,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         regressor with ``bounds_y``: ``scoring=None``, ``"r2"``, ``"neg_mean_squared_error"``),
         released as :attr:`trivial_lead_`; in ``[0, 0.5]``. A lead below the useful margin
         less two noise stds raises ``UselessModelWarning``, right both ways with the rates
-        :mod:`skdptune.trivial` states (see :func:`skdptune.trivial.lead_test`). Spent only
+        ``skdptune/_trivial.py`` states (see ``skdptune._trivial.lead_test``). Spent only
         with ``epsilon`` (not ``selection_epsilon``), a refit, one of those scores, and a
         selection (a search that declines to select refits the estimator as given with the
         whole budget); otherwise the refit gets it all, and nothing is said.
@@ -281,7 +275,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
         it from public quantities (the number of records and candidates and the selector's
-        budget) with :func:`skdptune.partition.auto_n_partitions`; the number of records is
+        budget) with ``skdptune._partition.auto_n_partitions``; the number of records is
         public under the library's replace-one adjacency.
     validation_fraction : float, default=0.2
         Probability, in ``(0, 1)``, that a record is held out for scoring inside its partition.
@@ -306,7 +300,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         :class:`skdptune.linear_model.Ridge`) it means
         :class:`skdptune.utility.BoundedR2Scorer`, the R² of predictions and targets clipped
         to the bounds, each partition's clipped to ``[-1, 1]``
-        (:data:`skdptune.utility.R2_RANGE`; 0: no better than the held-out mean), which
+        (``skdptune._utility.R2_RANGE``; 0: no better than the held-out mean), which
         :meth:`score` and :attr:`best_score_` then report too;
         :class:`skdptune.utility.BoundedSquaredErrorScorer` is the alternative whose every
         value is in ``[0, 1]`` before any clip, but it resolves R² far more coarsely (see
@@ -352,14 +346,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         any privacy protection. Failures are not reported one by one, because which
         partitions fail depends on the private data. A training or validation part that the
         random split left empty is not a failure: where the fit or the score cannot handle
-        it, the partition scores :data:`skdptune.utility.EMPTY_PART_UTILITY` (0.0), whatever
+        it, the partition scores ``skdptune._utility.EMPTY_PART_UTILITY`` (0.0), whatever
         ``error_score``.
     n_jobs : int, default=None
         The most workers the partition fits may use (``joblib.Parallel``; the backend is not
         forced, so ``joblib.parallel_backend("dask")`` distributes the fits). Parallelism is
         used only where it pays: the fits start in this process, and the remaining ones are
         spread over the workers only once the pace of those done says that saves more than
-        starting the workers costs (:data:`skdptune.evaluate.PARALLEL_MIN_SAVING` seconds);
+        starting the workers costs (``skdptune._evaluate.PARALLEL_MIN_SAVING`` seconds);
         batched work is cut into no more tasks than it has work for. A small search with
         ``n_jobs=2`` therefore runs as with ``n_jobs=1``. See :ref:`parallel`.
     pre_dispatch : int or str, default="2*n_jobs"
@@ -367,7 +361,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
     verbose : int, default=0
         Above 0, prints what ``GridSearchCV`` prints ("Fitting k partitions for each of m
         candidates, totalling N fits") and how many of those fits run batched (an array
-        program over all partitions, :mod:`skdptune.batched`) or one by one, decided from
+        program over all partitions, ``skdptune/batched/``) or one by one, decided from
         the parameters as :meth:`forecast` decides, before they run; then, as the fits
         complete, how many are done and an estimate of the time left (from the pace of those
         done, after the first task and at every tenth of the work); then one line for the
@@ -431,7 +425,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         accuracy minus the most frequent class's share, or the targets' sum of squares about
         their mean minus its sum of squared errors, over ``n (high - low)**2`` (targets and
         predictions clipped to ``bounds_y``: the training R² times ``var(y) / (high -
-        low)**2``). Below :data:`skdptune.trivial.USEFUL_MARGIN` less ``2 *
+        low)**2``). Below ``skdptune._trivial.USEFUL_MARGIN`` less ``2 *
         trivial_lead_std_``, ``fit`` warns ``UselessModelWarning``. NaN when not estimated
         (``check_share=0``, ``selection_epsilon``, no refit, another score, or a model that
         cannot predict its training records).
@@ -451,7 +445,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         ``(epsilon, delta)`` of the whole fit: selection plus refit.
     privacy_report_ : dict
         How ``privacy_spent_`` was obtained, in the schema both searches share
-        (:func:`skdptune.accounting.privacy_report`): privacy unit and adjacency, guarantee,
+        (``skdptune._accounting.privacy_report``): privacy unit and adjacency, guarantee,
         ``charges`` (one record per release: the selection, the ``best_score_`` estimate and
         the refit, each with its epsilon, delta, mechanism and composition rule), ``entries``
         (what each accountant entry was charged), the total and its composition; then this
@@ -630,7 +624,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         input, a dying worker, ``KeyboardInterrupt``, ``error_score="raise"``) charges nothing.
         If a charge is refused, every fitted attribute is removed before the error propagates.
         """
-        # The life cycle (skdptune.base): validate and plan (_plan), check the budget, then
+        # The life cycle (skdptune._base): validate and plan (_plan), check the budget, then
         # this search's strategy (_run_search), release.
         return self._fit(X, y, fit_params)
 
@@ -705,7 +699,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         if plan.scoring_note is not None:
             self._say(plan.scoring_note)
 
-        # 2. Partition: independent labels per record (see skdptune.partition).
+        # 2. Partition: independent labels per record (see skdptune._partition).
         partition, is_validation = partition_labels(
             plan.n_samples, plan.n_partitions, self.validation_fraction, partition_seed
         )
@@ -727,7 +721,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         # Everything below is post-processing of them, plus the refit's own DP spend.
         sensitivity = 1.0 / plan.n_partitions
         selector_epsilon, score_epsilon = plan.budget.selector_epsilon, plan.budget.score_epsilon
-        # The default's margin: public offsets (skdptune.selection.default_offsets).
+        # The default's margin: public offsets (skdptune.selection._base.default_offsets).
         offsets = {} if plan.offsets is None else {"offsets": plan.offsets}
         selection = plan.selector.select(
             utilities,
@@ -754,7 +748,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return selection, index, score, score_std, selection_cost
 
     def _trivial_test(self, plan):
-        # The released model's lead over the best constant (skdptune.trivial.lead_test);
+        # The released model's lead over the best constant (skdptune._trivial.lead_test);
         # best_score_ measures partition fits, which a useful refit can outscore by far.
         return lead_test(getattr(self, "trivial_lead_", None),
                          getattr(self, "trivial_lead_std_", None), plan.lead)
@@ -883,7 +877,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return candidates, matches[0]
 
     def _policy(self, estimator, candidates, default_index, n_samples, X, n_features=None):
-        """The tuning policy (:func:`skdptune.default_policy.choose`) of a search with a
+        """The tuning policy (``skdptune._default_policy.choose``) of a search with a
         default: the selection's share (with ``selection_share="auto"``, ``epsilon`` the
         total and a refit) and the default's margin; None without a default. Public
         quantities only: ``epsilon``, ``n``, the candidates, and the default's family and
@@ -913,7 +907,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         return choose(total, refit_noise=noise, share=share, **common)
 
     def _check_candidates(self, estimator, candidates, *, sparse_input, n_features):
-        """Every candidate through :func:`~skdptune.gate.check_candidate` (the gate, with
+        """Every candidate through ``skdptune._gate.check_candidate`` (the gate, with
         refit: the grid can swap steps), every problem of every candidate raised at once (a
         step all candidates share, once); what each refit declares (None with
         ``refit=False``)."""
@@ -1184,11 +1178,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
             )
 
     def _budget(self, lead=None, policy=None):
-        """The :class:`~skdptune.accounting.GridBudget` of ``epsilon`` or
+        """The ``skdptune._accounting.GridBudget`` of ``epsilon`` or
         ``selection_epsilon`` (both given is refused), from the parameters only: the
         selection's share is the ``policy``'s (with a default), else ``selection_share``
-        (``"auto"``: :data:`~skdptune.default_policy.SHARE_WITHOUT_DEFAULT`); ``lead``, the
-        :func:`~skdptune.trivial.lead_kind` of the scoring, or None (no ``check_share``)."""
+        (``"auto"``: ``skdptune._default_policy.SHARE_WITHOUT_DEFAULT``); ``lead``, the
+        ``skdptune._trivial.lead_kind`` of the scoring, or None (no ``check_share``)."""
         selection_epsilon = self._explicit_budget(
             "selection_epsilon",
             "the whole fit's budget, selection and refit, split by selection_share",
@@ -1340,7 +1334,7 @@ def _final_width(estimator, X):
     columns of ``X``.
 
     A pipeline's steps before the last are fitted on the first rows of ``X`` with
-    throw-away accountants inside :func:`~skdptune.dp_fit.private_fit_context` (nothing they
+    throw-away accountants inside ``skdptune._dp_fit.private_fit_context`` (nothing they
     print or warn is shown), only to read their output's width: for the steps the gate
     admits, a function of their parameters and the schema of ``X``, not of the values. When
     that fails (a step that needs more rows), the columns of ``X``.
@@ -1460,7 +1454,7 @@ def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
             "fresh accountant", refit_rule, entry="refit",
             zero_out_epsilon=plan.zero_out_refit,
             zero_out=("each DP step's budget times its gate entry's zero-out factor "
-                      "(skdptune.gate.zero_out_epsilon), summed over the steps, the largest "
+                      "(skdptune._gate.zero_out_epsilon), summed over the steps, the largest "
                       "over the grid's candidates as for the charge"
                       if plan.zero_out_refit is not None else
                       "not derived for a step of some candidate (its gate entry has no "
@@ -1472,11 +1466,11 @@ def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
         charges.append(Charge(
             "trivial_lead_ estimate", budget.check_epsilon, 0.0,
             "Laplace on the released model's mean per-record lead over a trivial model "
-            "(sensitivity skdptune.trivial.LEAD_SENSITIVITY / n, replace-one)",
+            "(sensitivity skdptune._trivial.LEAD_SENSITIVITY / n, replace-one)",
             "one pure-DP step, after the refit (adaptive sequential composition)",
             entry="refit",
             zero_out_epsilon=budget.check_epsilon * lead_zero_out_factor(plan.lead),
-            zero_out="a null record's lead (skdptune.trivial.LEAD_ZERO_OUT) against the "
+            zero_out="a null record's lead (skdptune._trivial.LEAD_ZERO_OUT) against the "
                      "replaced record's range (LEAD_SENSITIVITY)"))
     selector_cost = ((0.0, 0.0) if budget.declined
                      else at_least(plan.selector_cost, (selection.epsilon, selection.delta)))
@@ -1507,7 +1501,7 @@ def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
             "share": policy.share, "margin": policy.margin, "sigma": policy.sigma,
             "refit_loss": policy.refit_loss, "expected_gain": policy.expected_gain,
             "refit_noise": policy.refit_noise,
-            "model": "skdptune.default_policy (public quantities only)"},
+            "model": "the tuning policy of default (public quantities only)"},
     })
 
 
@@ -1526,7 +1520,7 @@ def _warn_declined(plan):
         "refit with the whole budget, without selecting: no share of the budget lets the "
         "selection resolve a lead worth what it takes from the refit "
         f"({plan.n_samples} records, {len(plan.candidates)} candidates; "
-        "skdptune.default_policy). More records, a larger epsilon or a smaller grid would "
+        "skdptune._default_policy). More records, a larger epsilon or a smaller grid would "
         "let it select; search.forecast(X) shows the policy before any fit, and "
         "selection_share=... forces a share.",
         SelectionDeclinedWarning,
@@ -1547,7 +1541,7 @@ def _policy_line(plan):
             else f"epsilon={plan.budget.selection_epsilon:g}")
     return (head + f", favoured by {plan.offsets.max():.3g}; the selection gets {gets} "
             f"(expected net gain {100 * policy.expected_gain:+.2f} points after the refit's "
-            f"loss of {100 * policy.refit_loss:.2f}; skdptune.default_policy)")
+            f"loss of {100 * policy.refit_loss:.2f}; skdptune._default_policy)")
 
 
 def _same(a, b):

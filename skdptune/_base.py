@@ -34,10 +34,10 @@ from ._sklearn_compat import (
     _VisualBlock,
     _yield_masked_array_for_each_param,
 )
-from .accounting import PicklableBudget
-from .dp_fit import withheld_notice
+from ._accounting import PicklableBudget
+from ._dp_fit import withheld_notice
 from .exceptions import AccountantCopyError
-from .trivial import warn_if_useless
+from ._trivial import warn_if_useless
 
 _PARALLEL_ADVICE = (
     "Run the outer loop with n_jobs=None (the search's own n_jobs parallelises its fits, also "
@@ -148,7 +148,7 @@ class Plan:
         A clone of the search's ``estimator``.
     scorer : callable
         The scikit-learn scorer (``scorer_``).
-    utility : skdptune.utility.Utility
+    utility : skdptune._utility.Utility
         Maps scores into ``[0, 1]`` and back.
     fit_params : dict
         ``fit``'s metadata, routed to the estimator's ``fit``.
@@ -286,7 +286,7 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
            released attributes and charges the accountant as its protocol says.
         4. Release the privacy attributes from the strategy's report.
         5. Warn when the released outputs show a model no better than a trivial one
-           (:func:`skdptune.trivial.warn_if_useless`: post-processing of DP outputs and public
+           (``skdptune._trivial.warn_if_useless``: post-processing of DP outputs and public
            parameters, never the data).
         """
         X, y = indexable(X, y)  # as scikit-learn's searches: row-indexable (COO -> CSR)
@@ -302,8 +302,8 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _trivial_test(self, plan):
-        """This search's rule for :func:`skdptune.trivial.warn_if_useless`: a
-        :class:`~skdptune.trivial.TrivialTest` on a released figure, or None (nothing to
+        """This search's rule for ``skdptune._trivial.warn_if_useless``: a
+        ``skdptune._trivial.TrivialTest`` on a released figure, or None (nothing to
         say). Reads released attributes and the plan's public figures only."""
         return None
 
@@ -315,7 +315,7 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
     def _run_search(self, X, y, plan, accountant):
         """The search's strategy: touch the data, set the released attributes, charge
         ``accountant``; return the ``privacy_report_``
-        (:func:`skdptune.accounting.privacy_report`)."""
+        (``skdptune._accounting.privacy_report``)."""
         raise NotImplementedError
 
     def _release(self, plan, report):

@@ -84,10 +84,10 @@ from scipy import stats
 from sklearn.metrics import accuracy_score, balanced_accuracy_score
 from sklearn.pipeline import Pipeline
 
-from .dp_fit import private_fit_context
+from ._dp_fit import private_fit_context
 from .exceptions import UselessModelWarning
-from .selection.score import estimate_std
-from .utility import (
+from .selection._score import estimate_std
+from ._utility import (
     BoundedR2Scorer,
     BoundedSquaredErrorScorer,
     declared_bounds_y,
@@ -353,7 +353,7 @@ def lead_kind(estimator, scoring, utility_range=None):
     estimator : estimator
         The estimator being tuned (every candidate shares its kind of score).
     scoring : str, callable or None
-        The selection's metric (as for :func:`skdptune.utility.make_utility`).
+        The selection's metric (as for ``skdptune._utility.make_utility``).
     utility_range : (float, float) or None, default=None
         The search's ``utility_range``: it does not change the kind (the lead has its own
         units).
@@ -516,7 +516,7 @@ def trials_test(best_score, scorer, model, *, n_samples, validation_fraction, tr
         The number of records (public).
     validation_fraction, trial_epsilon, n_iter : float
         The search's (public).
-    utility : skdptune.utility.BoundedUtility
+    utility : skdptune._utility.BoundedUtility
         The map between the scorer's units and utilities.
 
     Returns
@@ -610,7 +610,7 @@ def warn_if_useless(search, plan, stacklevel):
     search : BasePrivateSearch
         A fitted search: only its released attributes are read, through its
         ``_trivial_test(plan)`` (:func:`lead_test` or :func:`trials_test`).
-    plan : skdptune.base.Plan
+    plan : skdptune._base.Plan
         The search's plan: public figures only.
     stacklevel : int
         Stack level of the user's call of ``fit``, as for :func:`warnings.warn` called by the

@@ -5,7 +5,7 @@ fit a DP model, score it with a DP mechanism) a random number ``K`` of times and
 best trial. Data flows one way: validate -> draw ``K`` and the hyperparameters (no data) -> split
 -> trials (fit, raw held-out sum) -> noise -> select -> (optional final fit) -> account. The raw
 held-out sums stay in local variables; only the selected trial reaches the user. What touches
-the data or draws the trials is in :mod:`skdptune.trials`; this module holds the estimator, its
+the data or draws the trials is in ``skdptune/_trials.py``; this module holds the estimator, its
 plan and its strategy.
 """
 
@@ -33,7 +33,7 @@ from ._sklearn_compat import (
     _fit_context,
     _safe_indexing,
 )
-from .accounting import (
+from ._accounting import (
     ALL_RECORDS,
     REMAINDER,
     REPEAT_AND_SELECT_BOUNDS,
@@ -45,9 +45,9 @@ from .accounting import (
     repeat_and_select_bounds,
     truncated_negative_binomial_gamma,
 )
-from .base import BasePrivateSearch, Plan
-from .dp_fit import MeasuringAccountant, fit_for_release, with_params
-from .gate import (
+from ._base import BasePrivateSearch, Plan
+from ._dp_fit import MeasuringAccountant, fit_for_release, with_params
+from ._gate import (
     check_budget_not_tuned,
     check_candidate,
     check_released_fit,
@@ -56,10 +56,10 @@ from .gate import (
     split_budget,
     zero_out_epsilon,
 )
-from .trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
-from .trivial import trials_test
-from .utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
-from .validation import (
+from ._trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
+from ._trivial import trials_test
+from ._utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
+from ._validation import (
     check_input_data,
     input_shape,
     min_samples,
@@ -89,7 +89,7 @@ _SPLITTING = (
 
 @dataclass(frozen=True)
 class RandomizedPlan(Plan):
-    """The random search's :class:`~skdptune.base.Plan`: its trial law and budget.
+    """The random search's ``skdptune._base.Plan``: its trial law and budget.
 
     Its ``a_priori_cost`` is the whole charge (one entry, whatever happens once the data are
     touched).
@@ -131,8 +131,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
     Privacy unit: one record (a row of ``X`` with its ``y``); adjacency: replace one record,
     the number of records being public (:data:`skdptune.accounting.ADJACENCY`). Every trial
-    is pure ``trial_epsilon``-DP (see Notes); releasing the best of ``K`` trials costs :func:`skdptune.accounting.repeat_and_select_epsilon` of it (the smallest of
-    Papernot & Steinke's bounds, see :func:`skdptune.accounting.repeat_and_select_bounds`).
+    is pure ``trial_epsilon``-DP (see Notes); releasing the best of ``K`` trials costs the
+    smallest of Papernot & Steinke's bounds on it (``repeat_and_select_epsilon`` and
+    ``repeat_and_select_bounds`` in ``skdptune/_accounting.py``).
     ``epsilon`` is the whole search's budget: the per-trial epsilon is solved from it (with
     the defaults, a geometric ``K`` of mean ``n_iter=10`` and ``epsilon=1``, each trial gets
     1/3: the best of a geometric number of pure trials is ``3 * trial_epsilon``-DP, pure DP,
@@ -165,14 +166,14 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     epsilon : float or None, default=None
         The whole search's epsilon, per record under replace-one adjacency; positive and
         finite, as for :class:`~skdptune.PrivateGridSearchCV`. The per-trial epsilon is
-        solved with :func:`skdptune.accounting.calibrate_trial_epsilon` (the largest whose
+        solved with ``skdptune._accounting.calibrate_trial_epsilon`` (the largest whose
         total, with ``subsample`` if given, is at most ``epsilon``), and every sampled
         setting's diffprivlib steps are given that budget (each step's epsilon scaled by a
-        common factor, keeping their proportions: :func:`skdptune.gate.split_budget`; the
+        common factor, keeping their proportions: ``skdptune._gate.split_budget``; the
         estimator's own ``epsilon`` is overridden). Then :attr:`privacy_spent_`'s epsilon is
         exactly ``epsilon`` (the composed bound lands within a relative ``1e-9`` below it,
         and the named figure is an upper bound too:
-        :func:`skdptune.accounting.named_epsilon`), never above it; its delta is 0 or
+        ``skdptune._accounting.named_epsilon``), never above it; its delta is 0 or
         ``delta`` (see ``delta``). None means 1.0, unless ``trial_epsilon`` is given (then
         it must be None).
     trial_epsilon : float or None, default=None
@@ -231,7 +232,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         probability ``q``) and fit the final model on the remaining records with the chosen
         hyperparameters (Koskela & Kulkarni 2023). Under the library's replace-one adjacency
         this costs the larger of the tuning's and the final fit's epsilon, with the tuning's
-        delta times ``q`` (:func:`skdptune.accounting.subsampled_tuning_cost`): it lowers
+        delta times ``q`` (``skdptune._accounting.subsampled_tuning_cost``): it lowers
         delta, not epsilon. None tunes on all the data and releases the best trial's model.
     transfer : callable or None, default=None
         With ``subsample``: ``transfer(params, q) -> params`` maps the tuned hyperparameters to
@@ -291,7 +292,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         the best trial, nor the variation of the held-out count around its expectation
         (relative std ``sqrt((1 - validation_fraction) / (validation_fraction * n))``, 2.6 %
         at 6,000 records). ``fit``'s ``UselessModelWarning`` counts all three
-        (:func:`skdptune.trivial.trials_test`).
+        (``skdptune._trivial.trials_test``).
     best_index_ : int
         Always 0: the index of the released trial in ``cv_results_``.
     cv_results_ : dict of numpy arrays
@@ -304,7 +305,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         ``(epsilon, delta)`` of the whole fit.
     privacy_report_ : dict
         How ``privacy_spent_`` was obtained, in the schema both searches share
-        (:func:`skdptune.accounting.privacy_report`): privacy unit and adjacency, guarantee,
+        (``skdptune._accounting.privacy_report``): privacy unit and adjacency, guarantee,
         ``charges`` (one record per release: the best of K trials and, with ``subsample``,
         the final fit, each with its epsilon, delta, mechanism and composition rule),
         ``entries`` (one accountant entry), the total and its composition; then this search's
@@ -414,7 +415,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         -------
         self : PrivateRandomizedSearchCV
         """
-        # The life cycle (skdptune.base): validate and plan (_plan), check the budget, then
+        # The life cycle (skdptune._base): validate and plan (_plan), check the budget, then
         # this search's strategy (_run_search), release.
         return self._fit(X, y, fit_params)
 
@@ -527,7 +528,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
             )
 
     def _trivial_test(self, plan):
-        # The best trial's noisy held-out score (skdptune.trivial.trials_test); with
+        # The best trial's noisy held-out score (skdptune._trivial.trials_test); with
         # subsample the released model is a final fit that no trial scored: nothing to say.
         if self.subsample is not None:
             return None
@@ -905,7 +906,7 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
 
     One accountant entry: the best of the trials (and, with ``subsample``, the final fit on
     the rest). ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
-    (:func:`~skdptune.accounting.repeat_and_select_bounds`); ``tuning_bound`` names the
+    (``skdptune._accounting.repeat_and_select_bounds``); ``tuning_bound`` names the
     smallest, which is the one charged, and ``accounting`` says what it is. ``zero_out_fit``
     (:meth:`PrivateRandomizedSearchCV._zero_out_fits`) gives the zero-out figures beside.
     """
@@ -917,7 +918,7 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
     if tuning_cost[0] != tuning_bounds[tuning_bound]:
         composition += (f" = {tuning_bounds[tuning_bound]!r}, reported as the named "
                         f"epsilon={total!r} it lies within 1e-9 below (an upper bound too: "
-                        "skdptune.accounting.named_epsilon)")
+                        "skdptune._accounting.named_epsilon)")
     if tuning_bound == "pure":
         composition += "; pure DP, so no delta is charged"
     # Zero-out: a null record is in the training part (the fit's zero-out figure) or the
@@ -949,7 +950,7 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
         "trial_epsilon_rule": (
             "trial_epsilon" if search.trial_epsilon is not None
             else f"solved from epsilon={total} (the whole search's; "
-                 "skdptune.accounting.calibrate_trial_epsilon)"
+                 "skdptune._accounting.calibrate_trial_epsilon)"
         ),
         "budget_rule": (
             "trial_epsilon; fits as declared" if search.trial_epsilon is not None

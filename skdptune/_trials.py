@@ -1,7 +1,7 @@
 """The random search's data stage: the trials and their held-out sums.
 
 What :class:`~skdptune.PrivateRandomizedSearchCV` does with the data, as
-:mod:`skdptune.evaluate` is for the grid search: draw the secret number of trials and their
+``skdptune/_evaluate.py`` is for the grid search: draw the secret number of trials and their
 settings (:func:`draw_settings`), split the records (:func:`split_records`), fit and score every
 trial (:func:`run_trials`). The held-out sums computed here are raw, non-private values: the
 search noises them with the Laplace mechanism and keeps only the best trial.
@@ -23,11 +23,11 @@ from sklearn.model_selection import ParameterSampler
 from sklearn.utils.validation import _num_samples
 
 from ._sklearn_compat import _check_method_params, _safe_indexing
-from .accounting import truncated_negative_binomial_gamma
-from .dp_fit import MeasuringAccountant, fit, private_fit_context, set_accountants, with_params
+from ._accounting import truncated_negative_binomial_gamma
+from ._dp_fit import MeasuringAccountant, fit, private_fit_context, set_accountants, with_params
 from .exceptions import ScorerOutputError
-from .partition import partition_labels
-from .utility import BoundedSquaredErrorScorer
+from ._partition import partition_labels
+from ._utility import BoundedSquaredErrorScorer
 
 #: Scorers that are means of per-record scores, by name: the per-record score from
 #: ``(y, y_pred)``, vectorised.
@@ -204,7 +204,7 @@ def holdout_sum(estimator, X, y, scoring, utility):
     scoring : str, BoundedSquaredErrorScorer or callable
         A name in :data:`PER_RECORD_SCORES`, the bounded squared error (vectorised), or a
         callable ``scorer(estimator, X, y)`` applied to one record at a time.
-    utility : skdptune.utility.BoundedUtility
+    utility : skdptune._utility.BoundedUtility
         Maps scores to utilities in ``[0, 1]``.
 
     Returns
@@ -232,7 +232,7 @@ def sample_trial_count(mean, shape, rng):
 
     Poisson (``shape`` infinite): ``P[K=0] = e^-mean``, ``P[K=k+1] = P[K=k] mean / (k+1)``.
     Truncated negative binomial with ``eta = shape`` and ``gamma`` from
-    :func:`~skdptune.accounting.truncated_negative_binomial_gamma` (the parametrisation of
+    ``skdptune._accounting.truncated_negative_binomial_gamma`` (the parametrisation of
     dp-accounting's ``RepeatAndSelectDpEvent``): ``P[K=1] = (1-gamma) eta / (gamma^-eta - 1)``
     (``(1-gamma) / log(1/gamma)`` for ``eta = 0``) and
     ``P[K=k+1] = P[K=k] (1-gamma) (k+eta) / (k+1)``. The recursion runs on log-probabilities.

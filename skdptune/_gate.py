@@ -1,0 +1,1380 @@
+"""The refit gate: which estimators may be fitted on the private data and released.
+
+A search releases a model fitted on all the private data (``PrivateGridSearchCV``'s refit, a
+trial of ``PrivateRandomizedSearchCV``). That model is differentially private only if every
+step that reads the data is, and the library can only know that for estimators whose privacy
+is understood. So the gate is an **allowlist**, :data:`ALLOWED`: one line per class (matched
+exactly: a subclass may override ``fit``), saying why the class is allowed, what it spends and
+what it needs declared. Everything else is refused with a message naming the step and the
+remedy. The gate runs on every candidate of the grid (a grid can swap steps) before the data
+are touched, and gives the budget each candidate spends (what its steps declare, times their
+entries' charges), which is what the search reserves
+and charges.
+
+Kinds of entries:
+
+- ``"dp"``: a diffprivlib model. It records ``epsilon`` (pure DP, ``delta = 0``) once per fit:
+  diffprivlib 0.6.6 calls ``accountant.spend(self.epsilon, 0)`` at the end of every model's
+  ``fit``. Where its calibration falls short of that under the library's replace-one adjacency,
+  the entry's ``charge`` says how many times ``epsilon`` a fit really spends, and the search
+  charges (and, given a total, budgets) that; where no factor is known, the entry refuses the
+  release. Its public bounds (``bounds``, ``data_norm``, ...) must be declared, or diffprivlib
+  would read them from the data (a ``PrivacyLeakWarning``). A user's own DP estimator joins
+  this kind with :func:`register_dp_estimator`, on the user's responsibility.
+- ``"composition"``: ``Pipeline``, ``ColumnTransformer``, ``FeatureUnion``. They add nothing
+  of their own; every branch (and ``remainder``) must be allowed. Their steps see the same
+  records, so their budgets add up (sequential composition; columns are not records).
+- ``"public"``: steps that read nothing private when fitted: encoders whose categories are
+  declared, transformers that are stateless and row-wise (each output row depends on its own
+  input row and on public constants only), or that learn only the number of features (public:
+  the shape of ``X``). They spend nothing.
+
+Sparse input is followed through the steps: a diffprivlib model needs dense input, and a
+sparse matrix reaching one is refused from the parameters (``sparse_output`` of an encoder,
+``sparse_threshold`` of a ``ColumnTransformer``) before any data are read.
+"""
+
+import inspect
+from dataclasses import dataclass
+from numbers import Real
+from typing import Callable, Optional
+
+import numpy as np
+from diffprivlib import models as dp
+from sklearn.base import clone
+from sklearn.compose import ColumnTransformer, make_column_selector
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import FeatureUnion, Pipeline
+from sklearn.preprocessing import (
+    Binarizer,
+    FunctionTransformer,
+    Normalizer,
+    OneHotEncoder,
+    OrdinalEncoder,
+    PolynomialFeatures,
+)
+
+from ._cluster import KMeans
+from ._decomposition import PCA
+from ._partition_scaling import RULES as SCALING_RULES
+from ._partition_scaling import ScalingRule
+from ._ensemble import RandomForestClassifier
+from .exceptions import GateError
+from ._linear_model import LogisticRegression, Ridge
+from ._naive_bayes import GaussianNB
+from ._preprocessing import RowWiseFunctionTransformer
+from ._tree import DecisionTreeClassifier
+from ._validation import (
+    check_record_wise,
+    collect_refusals,
+    is_diffprivlib_model,
+    raise_refusals,
+    validate_candidate,
+)
+
+#: How a step's output sparsity follows its input: always dense, as its input, always sparse.
+DENSE, SAME, SPARSE = "dense", "same", "sparse"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One line of the allowlist.
+
+    Attributes
+    ----------
+    kind : {"dp", "composition", "public"}
+        See the module docstring.
+    why : str
+        Why the class may be fitted on private data and released.
+    declared : tuple of str
+        Parameters that must not be None: the public bounds a diffprivlib model would otherwise
+        read from the data.
+    condition : callable or None
+        ``condition(step) -> str or None``: a reason to refuse this configuration of the class
+        (with its remedy), or None.
+    accepts_sparse : bool
+        Whether the step accepts a sparse ``X``.
+    output : {"dense", "same", "sparse"} or callable
+        Sparsity of the output: ``output(step)`` may return one of the three.
+    spends : str
+        For ``"dp"`` entries: the parameter holding the pure epsilon the step records once per
+        fit, which the search reads to reserve and charge (and scales in the one-budget form).
+    charge : callable or None
+        For ``"dp"`` entries: ``charge(step) -> float >= 1``, the epsilon a fit really spends
+        per unit of ``spends`` (a diffprivlib calibration that falls short under replace-one
+        adjacency, with the proof in the function's docstring); None: 1.
+    zero_out : callable or None
+        For ``"dp"`` entries: ``zero_out(step) -> float``, what a fit spends per unit of
+        ``spends`` under zero-out adjacency (a record replaced by a null one,
+        :data:`skdptune.accounting.ZERO_OUT_ADJACENCY`), with the derivation in the function's
+        docstring: the comparison figure of the privacy report, never charged. None: not
+        derived (the report then states no zero-out figure).
+    releases : dict or None
+        For ``"dp"`` entries: the attributes a released fit keeps, each with why its
+        mechanism covers it (besides ``PUBLIC_SHAPE``). ``keep_released`` removes every
+        other attribute the fit set, so a value outside the proof (a solver's iteration count)
+        is never released. None (a registered class): kept as the class sets them, on the
+        registration's word.
+    """
+
+    kind: str
+    why: str
+    declared: tuple = ()
+    condition: Optional[Callable] = None
+    accepts_sparse: bool = False
+    output: object = DENSE
+    spends: str = "epsilon"
+    charge: Optional[Callable] = None
+    zero_out: Optional[Callable] = None
+    releases: Optional[dict] = None
+
+    def factor(self, step):
+        """What a fit of ``step`` spends per unit of its ``spends`` parameter (1 unless the
+        entry's ``charge`` says more)."""
+        return 1.0 if self.charge is None else float(self.charge(step))
+
+
+def _public_number(value, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        return f"{name}={value!r} ({type(value).__name__}) is not a number"
+    return None
+
+
+def _check_norm(value, name):
+    """A bound on every row's L2 norm: a positive finite number."""
+    reason = _public_number(value, name)
+    if reason is None and not (np.isfinite(value) and value > 0):
+        reason = f"{name}={value!r} is not a positive finite number"
+    return reason and f"{reason}; declare the largest L2 norm a row can have, e.g. {name}=1.0"
+
+
+def _check_bounds(value, name):
+    """``(lower, upper)``: finite numbers or equal-length 1-d arrays, ``lower <= upper``.
+
+    diffprivlib's own check lets NaN through, and its bounded-domain samplers never return on
+    infinite bounds (DESIGN.md, "Environment facts"), so the values are checked here.
+    """
+    remedy = (f"declare {name}=(lower, upper) with finite lower <= upper, numbers or one value "
+              "per feature, from public knowledge")
+    try:
+        lower, upper = value
+        lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    except (TypeError, ValueError):
+        return f"{name}={value!r} is not a pair (lower, upper) of numbers; {remedy}"
+    if lower.ndim > 1 or upper.ndim > 1 or (lower.ndim == upper.ndim == 1
+                                             and lower.shape != upper.shape):
+        return (f"{name} has lower of shape {lower.shape} and upper of shape {upper.shape}; "
+                f"{remedy}")
+    if lower.size == 0 or upper.size == 0:
+        return f"{name}={value!r} is empty; {remedy}"
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        return f"{name}={value!r} is not finite (NaN or infinity); {remedy}"
+    if np.any(lower > upper):
+        return f"{name}={value!r} has a lower bound above its upper bound; {remedy}"
+    return None
+
+
+def _check_classes(value, name):
+    """The declared class labels: a non-empty sequence."""
+    try:
+        size = np.asarray(value, dtype=object).size
+    except (TypeError, ValueError):
+        size = 0
+    if isinstance(value, str) or size == 0:
+        return f"{name}={value!r} is not a non-empty list of class labels; declare {name}=[...]"
+    return None
+
+
+#: Public parameters of diffprivlib models, checked wherever they are given (refit or not, on
+#: every candidate and every partition fit): a bad public bound fails every fit, or hangs it,
+#: or releases a model of NaNs. Adding a parameter is one line here.
+PUBLIC_PARAMETERS = {
+    "data_norm": _check_norm,
+    "bounds": _check_bounds,
+    "bounds_X": _check_bounds,
+    "bounds_y": _check_bounds,
+    "classes": _check_classes,
+}
+
+
+def _dp(*declared, releases, zero_out=None, condition=None, charge=None,
+        why="a diffprivlib model: pure epsilon-DP given declared bounds; spends `epsilon` once "
+            "per fit"):
+    return Rule("dp", why, declared=declared, condition=condition, charge=charge,
+                zero_out=zero_out, releases=releases)
+
+
+#: Fitted attributes every released step may keep: the number and names of the columns of the
+#: ``X`` it received, public (the shape and schema of ``X``, as for every scikit-learn model).
+PUBLIC_SHAPE = ("n_features_in_", "feature_names_in_")
+
+# What each DP model's released fit keeps, and why its mechanism covers it. An attribute that
+# a fit sets and that is not listed is removed before release (keep_released); the test that
+# lists every released attribute (tests/unit/test_released_attributes.py) fails when a
+# diffprivlib release adds one, so that it is classified here.
+_LOGISTIC_RELEASES = {
+    "classes_": "the declared classes",
+    "coef_": "the minimiser of the perturbed objective: post-processing of the noise vector",
+    "intercept_": "the same minimiser's intercept coordinate",
+}
+_GAUSSIAN_NB_RELEASES = {
+    "classes_": "the declared classes",
+    "class_count_": "the noisy class counts (GeometricTruncated)",
+    "class_prior_": "the noisy class counts, normalised (post-processing)",
+    "theta_": "noisy means: noisy sums (LaplaceTruncated) over noisy counts",
+    "var_": "noisy variances (LaplaceBoundedDomain) plus epsilon_",
+    "epsilon_": "var_smoothing itself in diffprivlib (a parameter, not the data's variance)",
+}
+_TREE_RELEASES = {
+    "classes_": "the declared classes",
+    "n_classes_": "the number of declared classes",
+    "n_outputs_": "1",
+    "tree_": "splits drawn from the declared bounds alone; leaf values the PermuteAndFlip "
+             "labels; node counts and impurities zeros",
+}
+_FOREST_RELEASES = {
+    "classes_": "the declared classes",
+    "n_classes_": "the number of declared classes",
+    "n_outputs_": "1",
+    "estimators_": "the fitted trees, each kept as its own entry says",
+}
+_RIDGE_RELEASES = {
+    "coef_": "the minimiser of the penalised noisy objective: post-processing",
+    "intercept_": "noisy centring means and coef_: post-processing",
+    "_obj_coefs": "the noisy monomial sums themselves (Laplace releases)",
+    "noise_scale_": "a function of epsilon, the declared bounds and the width: public",
+    "alpha_": "alpha + noise_alpha * noise_scale_: public",
+}
+_KMEANS_RELEASES = {
+    "cluster_centers_": "the last iteration's noisy sums over noisy counts, clipped to the box "
+                        "(post-processing), empty ones redrawn from the box",
+    "empty_clusters_": "which noisy counts fell below 2 noise scales: post-processing",
+    "n_iter_": "the parameter max_iter: public",
+    "_n_threads": "1, a constant scikit-learn's predict reads",
+}
+_PCA_RELEASES = {
+    "mean_": "the DP mean (diffprivlib.tools.mean, LaplaceTruncated), zeros when centered",
+    "components_": "the Bingham (exponential-mechanism) draws",
+    "explained_variance_": "noisy eigenvalues (Laplace) over n - 1: post-processing",
+    "explained_variance_ratio_": "the same noisy eigenvalues, normalised",
+    "singular_values_": "square roots of the noisy eigenvalues",
+    "noise_variance_": "the mean of the noisy eigenvalues not kept",
+    "n_components_": "n_components, or read from the noisy eigenvalues (post-processing)",
+    "n_samples_": "the number of records n (public under replace-one adjacency)",
+}
+_SCALER_RELEASES = {
+    "mean_": "noisy means (diffprivlib.tools.nanmean, Laplace)",
+    "var_": "noisy variances (diffprivlib.tools.nanvar)",
+    "scale_": "the square root of var_: post-processing",
+    "n_samples_seen_": "the number of records n (public under replace-one adjacency)",
+}
+
+
+def tree_charge(step):
+    """What a random decision tree or forest spends per unit of the ``epsilon`` it records: 2.
+
+    The law of diffprivlib 0.6.6's ``DecisionTreeClassifier`` and ``RandomForestClassifier``,
+    which :class:`skdptune.tree.DecisionTreeClassifier` and
+    :class:`skdptune.ensemble.RandomForestClassifier` fit with secure noise. A tree's splits
+    are drawn from the declared bounds alone (public). Each leaf's label is
+    ``PermuteAndFlip(epsilon, sensitivity=1, monotonic=True)`` on the leaf's class counts;
+    leaves hold disjoint records (parallel composition). The monotonic form (exponent
+    ``epsilon / sensitivity``) is ``epsilon``-DP only when a neighbouring dataset moves every
+    count the same way, as adding or removing a record does. Replacing one (the library's
+    adjacency) lowers a count and raises another: in one leaf (a new label), or in two leaves
+    (a new row). Either way the labels are ``2 epsilon``-DP (the non-monotone form's exponent
+    is ``epsilon / (2 sensitivity)``). The forest gives each tree all of ``epsilon`` on a
+    disjoint, position-based block of the records (parallel composition: a replaced record
+    keeps its block), so it spends what one tree does.
+
+    Parameters
+    ----------
+    step : DecisionTreeClassifier or RandomForestClassifier
+
+    Returns
+    -------
+    factor : float
+    """
+    return 2.0
+
+
+def gaussian_nb_charge(step):
+    """What diffprivlib 0.6.6's ``GaussianNB`` spends per unit of the ``epsilon`` it records:
+    ``(4 + 2 mean_j(M_j / w_j)) / 3``, with ``w_j = upper_j - lower_j`` and ``M_j =
+    max(|lower_j|, |upper_j|)`` from the declared bounds (2 for bounds ``[0, 1]``).
+
+    Its fit releases, per class present, a count (``GeometricTruncated(epsilon / 3,
+    sensitivity=1)``), then per feature a sum (``LaplaceTruncated(epsilon / (3 d),
+    sensitivity=w_j)``, divided by the noisy count) and a sum of squares about that mean
+    (``LaplaceBoundedDomain(epsilon / (3 d), sensitivity=max(mean - lower_j, upper_j -
+    mean)**2)``); classes hold disjoint records, so it records ``epsilon``. Replacing a record
+    by one of another class changes two classes' releases at once: two counts by 1 each
+    (``2 epsilon / 3``), two sums of each feature by up to ``M_j`` each (``2 (M_j / w_j)
+    epsilon / (3 d)``, which exceeds ``w_j`` when the bounds exclude 0), and two sums of squares
+    by up to their sensitivity each (``2 epsilon / 3``). Sequential composition over the
+    three gives the factor; a replacement within a class costs at most ``epsilon``. The class
+    labels themselves (``classes_``) are not covered: see the documentation's known faults.
+
+    Parameters
+    ----------
+    step : GaussianNB
+        With declared ``bounds``.
+
+    Returns
+    -------
+    factor : float
+    """
+    lower, upper = (np.asarray(bound, dtype=float) for bound in step.bounds)
+    ratio = np.maximum(np.abs(lower), np.abs(upper)) / (upper - lower)
+    return float((4.0 + 2.0 * np.mean(ratio)) / 3.0)
+
+
+def tree_zero_out(step):
+    """What a tree or forest spends per unit of its recorded ``epsilon`` under zero-out
+    adjacency: 1.
+
+    A null record contributes to no leaf: one leaf's count of one class falls by one, a change
+    in one direction, for which the monotone permute-and-flip (exponent ``epsilon /
+    sensitivity``) is ``epsilon``-DP; the other leaves (and the forest's other trees, on
+    disjoint blocks) are unchanged (parallel composition). The splits read no data.
+    """
+    return 1.0
+
+
+def gaussian_nb_zero_out(step):
+    """What diffprivlib 0.6.6's ``GaussianNB`` spends per unit of its recorded ``epsilon``
+    under zero-out adjacency: ``(2 + mean_j(M_j / w_j)) / 3`` (1 for bounds ``[0, 1]``),
+    with ``w_j`` and ``M_j`` as in :func:`gaussian_nb_charge`.
+
+    A null record changes one class's releases only: its count by 1
+    (``GeometricTruncated(epsilon / 3, sensitivity=1)``: ``epsilon / 3``), each feature's sum by
+    ``|x_j| <= M_j`` against the calibrated ``w_j`` (``(M_j / w_j) epsilon / (3 d)`` each),
+    and each sum of squares about the released mean by one term, at most its calibrated
+    sensitivity (``epsilon / (3 d)`` each). Sequential composition gives the factor.
+    """
+    lower, upper = (np.asarray(bound, dtype=float) for bound in step.bounds)
+    ratio = np.maximum(np.abs(lower), np.abs(upper)) / (upper - lower)
+    return float((2.0 + np.mean(ratio)) / 3.0)
+
+
+def kmeans_zero_out(step):
+    """What :class:`skdptune.cluster.KMeans` spends per unit of its ``epsilon`` under zero-out
+    adjacency: 1/2.
+
+    Each iteration releases the clusters' counts (Laplace, L1 sensitivity 2 when a record is
+    replaced: one count falls, another rises) and their sums of ``x_j - c_j`` about the box's
+    middle ``c`` (sensitivity ``w_j``, the box's width: the record leaves one cluster's sum
+    and joins another's, each change at most ``w_j / 2``). A null record is in no cluster: one
+    count moves by 1 and one sum by ``|x_j - c_j| <= w_j / 2``, half of each calibrated
+    sensitivity. Sequential composition over the iterations: half.
+    """
+    return 0.5
+
+
+def logistic_zero_out(step):
+    """What objective perturbation (diffprivlib's ``LogisticRegression`` where its calibration
+    holds, skdptune's) spends per unit of its recorded ``epsilon`` under zero-out adjacency:
+    1/2.
+
+    Chaudhuri, Monteleoni & Sarwate's proof (Algorithm 2) bounds two ratios at the released
+    minimiser ``w``. The noise vector's density, ``exp(-epsilon' ||b|| / 2)`` for rows in the
+    unit ball: ``b`` differs on neighbouring datasets by the gradients of the loss terms that
+    differ, at most 1 each: two terms when a record is replaced (``epsilon'``), one when it
+    is zeroed out (``epsilon' / 2``). The Jacobian's determinant ratio, ``det(A + E) /
+    det(A)`` with ``E`` the change of the loss's Hessian: rank 2 and ``<= (1 + c / (n
+    Lambda))**2`` replaced, rank 1 and ``<= 1 + c / (n Lambda)`` zeroed out, half the
+    ``epsilon - epsilon'`` the mechanism budgets for it (also in diffprivlib's extra-ridge
+    regime, where ``epsilon' = epsilon / 2`` and the ridge holds the term to ``epsilon /
+    2``). Each one-vs-rest problem spends half its share; sequential composition: half.
+    """
+    return 0.5
+
+
+def ridge_zero_out(step):
+    """An upper bound on what :class:`~skdptune.linear_model.Ridge` spends per unit of its
+    ``epsilon`` under zero-out adjacency: ``max(1, max_j M_j / w_j)`` with an intercept (over
+    the features and the target), ``max(1, max |corner| / corner range)`` over the products
+    without one.
+
+    Every release is Laplace on a sum of ``f(record)`` calibrated to ``f``'s range over a box
+    (``skdptune._linear_model.noisy_objective``); a null record changes the sum by
+    ``|f(record)|``, at most ``max |f|`` over the box. With an intercept, the centring means
+    (``LaplaceTruncated``, sensitivity ``(upper - lower) / n``) move by ``|x_j| / n <= M_j /
+    n``: factor ``M_j / w_j``; the objective's boxes are shifted by those means, which lie
+    inside the bounds, so each box holds 0 and ``max |f|`` is at most the range: factor at
+    most 1. Without one, squares are calibrated to ``max |f|`` itself (factor 1), products to
+    their corner range. The epsilon is a weighted mean of the releases' factors, at most their
+    maximum.
+    """
+    lower_x, upper_x = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_X)
+    lower_y, upper_y = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_y)
+    if step.fit_intercept:
+        lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
+        width = upper - lower
+        reach = np.maximum(np.abs(lower), np.abs(upper))
+        ratios = np.divide(reach, width, out=np.ones_like(width), where=width > 0)
+        return float(max(1.0, ratios.max()))
+    lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
+    corners = np.stack([np.multiply.outer(a, b) for a in (lower, upper) for b in (lower, upper)])
+    largest = np.abs(corners).max(axis=0)
+    spread = corners.max(axis=0) - corners.min(axis=0)
+    ratios = np.divide(largest, spread, out=np.ones_like(spread), where=spread > 0)
+    return float(max(1.0, ratios.max()))
+
+
+def _logistic_regression_release(step):
+    # Released fits must be epsilon-DP as charged. diffprivlib 0.6.6's takes classes_ from
+    # the data, and its calibration covers only rows in the unit ball without an intercept
+    # (skdptune.linear_model.LogisticRegression says why).
+    problems = ["it takes classes_ from the data (a class held by one record shows in the "
+                "model, which no epsilon covers)"]
+    if step.fit_intercept:
+        problems.append("its intercept is not penalised, which no epsilon covers")
+    elif step.data_norm is not None and step.data_norm > 1:
+        problems.append(f"with data_norm={step.data_norm!r} > 1 its noise is calibrated to "
+                        "data_norm / 4 instead of data_norm**2 / 4")
+    return (f"diffprivlib 0.6.6's LogisticRegression is not epsilon-DP as released: "
+            f"{'; '.join(problems)}. Use skdptune.linear_model.LogisticRegression with the same "
+            "parameters and classes=[...] declared (the same model, fitted where "
+            "diffprivlib's calibration holds, over the declared classes), or refit=False")
+
+
+def _gaussian_nb_release(step):
+    # Released fits must be epsilon-DP as charged: diffprivlib 0.6.6's releases statistics
+    # of the classes present in the data only.
+    return ("diffprivlib 0.6.6's GaussianNB takes classes_ from the data and fits only the "
+            "classes present (a class held by one record appears in the model or not with it, "
+            "which no epsilon covers). Use skdptune.naive_bayes.GaussianNB with the same "
+            "parameters and classes=[...] declared (the same mechanisms over every declared "
+            "class), or refit=False")
+
+
+def _kmeans_release(step):
+    # Released fits must be epsilon-DP as charged; no factor makes diffprivlib 0.6.6's so.
+    return ("diffprivlib 0.6.6's KMeans is not differentially private at any epsilon: a "
+            "cluster that no record is nearest to keeps its centre exactly, with no noise "
+            "(`if cluster not in labels: continue`), so one record decides whether a centre "
+            "moves; and the fitted model keeps every training row's cluster (labels_) and the "
+            "exact inertia_. Use skdptune.cluster.KMeans(bounds=...) (the algorithm diffprivlib "
+            "intends, private under replace-one adjacency, with the same parameters), or "
+            "refit=False (its partition fits, never released, still select)")
+
+
+def _diffprivlib_tree_release(step):
+    # Released fits must be epsilon-DP as charged; diffprivlib 0.6.6's trees are not at any
+    # epsilon (skdptune.tree and skdptune.ensemble say why and fit the same law securely).
+    name = type(step).__name__
+    module = "ensemble" if name == "RandomForestClassifier" else "tree"
+    fault = ("scikit-learn's ensemble gives every tree an integer seed, kept in the released "
+             "model (estimators_[i].random_state), and each tree draws its splits and its leaf "
+             "labels from it: refitting from the stored seeds reproduces the forest and names "
+             "a record's label (the seeds can also be recovered from the released thresholds)"
+             if module == "ensemble" else
+             "its leaves that no record reaches are labelled by numpy's global generator "
+             "(randint), which any np.random.seed in the program fixes, and its splits come "
+             "from that generator too")
+    return (f"diffprivlib 0.6.6's {name} is not differentially private at any epsilon: "
+            f"{fault}. Use skdptune.{module}.{name} with the same parameters (the same law, "
+            "its noise from a secure source and kept apart from the public structure), or "
+            "refit=False (its partition fits, never released, still select)")
+
+
+def _linear_regression_calibration(step):
+    # Released fits must be epsilon-DP as charged; diffprivlib 0.6.6's is not (its Ridge
+    # counterpart is, with the same releases correctly calibrated).
+    return ("diffprivlib 0.6.6's LinearRegression is not epsilon-DP: the noise on each "
+            "diagonal sum(x_j**2) is calibrated to the lower bound alone (none at all when it is "
+            "0; IBM/differential-privacy-library#105), and its centring spends epsilon / (d + 1) "
+            "on X's means and again on y's. Use skdptune.linear_model.Ridge(alpha=0.0, "
+            "noise_alpha=0.0, bounds_X=..., bounds_y=...) for the same model correctly "
+            "calibrated (or its default penalty, usually better), or refit=False")
+
+
+def _pca_release(step):
+    # Released fits must be epsilon-DP as charged; no factor is known for diffprivlib 0.6.6's.
+    return ("diffprivlib 0.6.6's PCA samples its components from the wrong distribution: its "
+            "Bingham sampler's rejection step divides by (u' Omega u)**(d/2) where it should "
+            "multiply, and the law it samples from spends more than its share of epsilon per "
+            "component (1.21 times at d = 5 and 1.09 at d = 10 in an exact search over "
+            "neighbouring datasets; up to 1.5 times in an independent review); no charge is "
+            "known to cover the whole fit. Use skdptune.decomposition.PCA(data_norm=..., "
+            "bounds=...) (the same releases, the components from the intended law), or "
+            "refit=False (its partition fits, never released, still select)")
+
+
+def _pca_centring(step):
+    # A released PCA(centered=False) releases a DP mean over the declared bounds.
+    if step.centered or step.bounds is not None:
+        return None
+    return ("centered=False releases a DP mean of the features, and bounds=None would read "
+            "their domain from the private data; declare bounds=(lower, upper) from public "
+            "knowledge, or centered=True for data centred by public knowledge")
+
+
+def _declared_categories(step):
+    reasons = []
+    if isinstance(step.categories, str):
+        reasons.append(
+            f"categories={step.categories!r} learns the categories from the data (a category "
+            "held by one record would show); declare them: "
+            f"{type(step).__name__}(categories=[[...], ...]) from public knowledge"
+        )
+    for name in ("min_frequency", "max_categories"):
+        if getattr(step, name, None) is not None:
+            reasons.append(f"{name}={getattr(step, name)!r} merges categories by their counts in "
+                           f"the data; set {name}=None")
+    return "; ".join(reasons) or None
+
+
+def _fixed_vocabulary(step):
+    if step.vocabulary is None:
+        return ("vocabulary=None learns the vocabulary from the data (and min_df/max_df/"
+                "max_features count documents); declare vocabulary=[...] from public knowledge, "
+                "or use HashingVectorizer, which learns nothing")
+    if isinstance(step, TfidfVectorizer) and step.use_idf:
+        return ("use_idf=True learns document frequencies from the data; set use_idf=False, or "
+                "scale term counts with a DP step")
+    return None
+
+
+def _constant_imputer(step):
+    reasons = []
+    if step.strategy != "constant":
+        reasons.append(f"strategy={step.strategy!r} learns fill values from the data; use "
+                       "strategy='constant' with a public fill_value")
+    if step.add_indicator:
+        reasons.append("add_indicator=True learns which features have missing values; set "
+                       "add_indicator=False")
+    return "; ".join(reasons) or None
+
+
+def _identity_only(step):
+    if step.func is not None or step.inverse_func is not None:
+        return ("FunctionTransformer's func is not known to be row-wise (e.g. "
+                "`lambda Z: Z - Z.mean(0)` lets one record move every row). If func maps each "
+                "row to its output using that row and public constants only, declare it so with "
+                "skdptune.preprocessing.RowWiseFunctionTransformer(func)")
+    return None
+
+
+def _no_memory(step):
+    if step.memory is not None:
+        return ("memory caches fitted transformers, so a refit could reuse a fit without "
+                "spending its budget (and private models are written to disk); set memory=None")
+    return None
+
+
+def _public_columns(step):
+    for name, _, columns in step.transformers:
+        if callable(columns) and not isinstance(columns, make_column_selector):
+            return (f"the columns of branch {name!r} are chosen by a callable, which may read the "
+                    "data; give column names or indices, or a make_column_selector (which reads "
+                    "the schema only)")
+    return None
+
+
+def _sparse_if(attribute):
+    return lambda step: SPARSE if getattr(step, attribute) else DENSE
+
+
+_PUBLIC_ROW_WISE = "stateless and row-wise: fitting reads nothing private"
+_TREE_WHY = ("diffprivlib's random decision trees with the structure and the leaf labels from "
+             "separate sources, the labels secure: pure DP given declared bounds and classes; a "
+             "fit spends tree_charge (2) times the `epsilon` it records under replace-one "
+             "adjacency, and is charged that")
+_DIFFPRIVLIB_TREE_WHY = ("refused in a released fit: diffprivlib 0.6.6's trees draw their leaf "
+                         "labels from a generator the model carries or that the program seeds "
+                         "(_diffprivlib_tree_release says why); partition fits only")
+
+#: The allowlist. Adding a class is one line here, with its reason.
+ALLOWED = {
+    # diffprivlib models, with the public bounds each needs (else it reads them from the data).
+    GaussianNB: _dp("bounds", "classes", charge=gaussian_nb_charge,
+                    zero_out=gaussian_nb_zero_out, releases=_GAUSSIAN_NB_RELEASES,
+                    why="diffprivlib's GaussianNB over declared classes: pure DP given declared "
+                        "bounds and classes; a fit spends gaussian_nb_charge times the "
+                        "`epsilon` it records under replace-one adjacency, and is charged "
+                        "that"),
+    dp.GaussianNB: _dp("bounds", charge=gaussian_nb_charge, zero_out=gaussian_nb_zero_out,
+                       condition=_gaussian_nb_release, releases={},
+                       why="refused in a released fit: its classes come from the data "
+                           "(_gaussian_nb_release); partition fits only"),
+    dp.LogisticRegression: _dp("data_norm", condition=_logistic_regression_release,
+                               zero_out=logistic_zero_out, releases={},
+                               why="refused in a released fit: its classes come from the "
+                                   "data, and a calibration that holds only without an "
+                                   "intercept and with data_norm <= 1 "
+                                   "(_logistic_regression_release); partition fits only"),
+    LogisticRegression: _dp("data_norm", "classes", zero_out=logistic_zero_out,
+                            releases=_LOGISTIC_RELEASES,
+                            why="diffprivlib's LogisticRegression on rows mapped into the unit "
+                                "ball, its intercept penalised, over declared classes: pure "
+                                "epsilon-DP given data_norm and classes; spends `epsilon` once "
+                                "per fit"),
+    dp.LinearRegression: _dp("bounds_X", "bounds_y", condition=_linear_regression_calibration,
+                             releases={},
+                             why="refused in a released fit: diffprivlib 0.6.6's calibration is "
+                                 "not epsilon-DP (skdptune.linear_model.Ridge makes the same "
+                                 "releases correctly calibrated); partition fits only"),
+    Ridge: _dp("bounds_X", "bounds_y", zero_out=ridge_zero_out, releases=_RIDGE_RELEASES,
+               why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
+                   "linear_model.noisy_objective), then a public penalty (post-processing): "
+                   "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
+    dp.KMeans: _dp("bounds", condition=_kmeans_release, releases={},
+                   why="refused in a released fit: diffprivlib 0.6.6's KMeans is not DP "
+                       "(_kmeans_release says why); partition fits only"),
+    dp.PCA: _dp("data_norm", condition=_pca_release, releases={},
+                why="refused in a released fit: diffprivlib 0.6.6's PCA overspends "
+                    "(_pca_release says why); partition fits only"),
+    KMeans: _dp("bounds", zero_out=kmeans_zero_out, releases=_KMEANS_RELEASES,
+                why="Su et al.'s k-means with every cluster's count and sums noised each "
+                    "iteration, calibrated to replace-one adjacency (skdptune.cluster.KMeans): "
+                    "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
+    PCA: _dp("data_norm", condition=_pca_centring, releases=_PCA_RELEASES,
+             why="diffprivlib's PCA releases with the components from the Bingham law, "
+                 "calibrated to replace-one adjacency (skdptune.decomposition.PCA): pure "
+                 "epsilon-DP given data_norm (and bounds unless centered); spends `epsilon` "
+                 "once per fit"),
+    dp.StandardScaler: _dp("bounds", releases=_SCALER_RELEASES),
+    dp.RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge,
+                                   condition=_diffprivlib_tree_release,
+                                   zero_out=tree_zero_out, releases={},
+                                   why=_DIFFPRIVLIB_TREE_WHY),
+    dp.DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge,
+                                   condition=_diffprivlib_tree_release,
+                                   zero_out=tree_zero_out, releases={},
+                                   why=_DIFFPRIVLIB_TREE_WHY),
+    RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge, zero_out=tree_zero_out,
+                                releases=_FOREST_RELEASES, why=_TREE_WHY),
+    DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge, zero_out=tree_zero_out,
+                                releases=_TREE_RELEASES, why=_TREE_WHY),
+    # Pure compositions: every branch is checked; budgets add up.
+    Pipeline: Rule("composition", "runs its steps in sequence", condition=_no_memory,
+                   accepts_sparse=True),
+    ColumnTransformer: Rule("composition", "applies its branches to column subsets",
+                            condition=_public_columns, accepts_sparse=True),
+    FeatureUnion: Rule("composition", "concatenates its branches", accepts_sparse=True),
+    # Encoders with declared categories learn nothing from the data.
+    OneHotEncoder: Rule("public", "categories declared: fitting reads nothing private",
+                        condition=_declared_categories, output=_sparse_if("sparse_output")),
+    OrdinalEncoder: Rule("public", "categories declared: fitting reads nothing private",
+                         condition=_declared_categories),
+    # Stateless, row-wise transformers.
+    Normalizer: Rule("public", _PUBLIC_ROW_WISE, accepts_sparse=True, output=SAME),
+    Binarizer: Rule("public", _PUBLIC_ROW_WISE, accepts_sparse=True, output=SAME),
+    # Its output's sparsity is the user's func's business (e.g. a densifying `Z.toarray()`): the
+    # sparse check, a guard against failures rather than leaks, trusts it.
+    RowWiseFunctionTransformer: Rule(
+        "public", "declared row-wise by the user (see its docstring)", accepts_sparse=True),
+    FunctionTransformer: Rule("public", "the identity (func=None)", condition=_identity_only,
+                              accepts_sparse=True, output=SAME),
+    SimpleImputer: Rule("public", "a constant fill value: row-wise", condition=_constant_imputer,
+                        accepts_sparse=True, output=SAME),
+    PolynomialFeatures: Rule("public", "row-wise; fitting reads only the number of features "
+                             "(the public shape of X)", accepts_sparse=True, output=SAME),
+    HashingVectorizer: Rule("public", _PUBLIC_ROW_WISE, output=SPARSE),
+    CountVectorizer: Rule("public", "a declared vocabulary: row-wise",
+                          condition=_fixed_vocabulary, output=SPARSE),
+    TfidfVectorizer: Rule("public", "a declared vocabulary without idf: row-wise",
+                          condition=_fixed_vocabulary, output=SPARSE),
+}
+
+# Advice for classes users commonly reach for; anything else gets the generic remedy.
+_REMEDIES = {
+    "LogisticRegression": "skdptune.linear_model.LogisticRegression(data_norm=..., "
+                          "classes=...)",
+    "GaussianNB": "skdptune.naive_bayes.GaussianNB(bounds=..., classes=...)",
+    "LinearRegression": "skdptune.linear_model.Ridge(bounds_X=..., bounds_y=...)",
+    "Ridge": "skdptune.linear_model.Ridge(alpha=..., bounds_X=..., bounds_y=...)",
+    "KMeans": "skdptune.cluster.KMeans(bounds=...)",
+    "PCA": "skdptune.decomposition.PCA(data_norm=..., bounds=...)",
+    "StandardScaler": "diffprivlib.models.StandardScaler(bounds=...)",
+    "MinMaxScaler": "diffprivlib.models.StandardScaler(bounds=...), or a "
+                    "skdptune.preprocessing.RowWiseFunctionTransformer scaling by public bounds",
+    "RandomForestClassifier": "skdptune.ensemble.RandomForestClassifier(bounds=..., "
+                              "classes=...)",
+    "DecisionTreeClassifier": "skdptune.tree.DecisionTreeClassifier(bounds=..., classes=...)",
+}
+
+# Meta-estimators that are not pure compositions, and why each cannot be released.
+_META_REASONS = {
+    "GridSearchCV": "it releases raw cross-validation scores (cv_results_, best_score_); put "
+                    "its grid in this search's param_grid instead",
+    "RandomizedSearchCV": "it releases raw cross-validation scores; use "
+                          "skdptune.PrivateRandomizedSearchCV",
+    "CalibratedClassifierCV": "its calibration maps are fitted on private decision values "
+                              "without privacy",
+    "BaggingClassifier": "its out-of-bag scores are not private and it may fit in other "
+                         "processes, where spends go unseen",
+    "BaggingRegressor": "its out-of-bag scores are not private and it may fit in other "
+                        "processes, where spends go unseen",
+    "VotingClassifier": "its members are not checked and may fit in other processes",
+    "VotingRegressor": "its members are not checked and may fit in other processes",
+    "StackingClassifier": "its final estimator is fitted on cross-validated private "
+                          "predictions",
+    "StackingRegressor": "its final estimator is fitted on cross-validated private predictions",
+    "OneVsRestClassifier": "it fits one model per class present in the data, so what it "
+                           "spends depends on the data",
+    "OneVsOneClassifier": "it fits one model per pair of classes present in the data, so what "
+                          "it spends depends on the data",
+    "TransformedTargetRegressor": "its target transformer is fitted on private targets",
+}
+
+
+# User registrations: class -> (arguments of the registration, scaling rules it replaced).
+_REGISTERED = {}
+_NO_RULES = object()
+
+
+def register_dp_estimator(cls, *, why, epsilon="epsilon", requires=(), partition_scaling=False):
+    """Admit a differentially private estimator class to the refit gate, **on your word**.
+
+    .. warning::
+
+       The library cannot check that ``cls`` is differentially private. Registering it is
+       **your claim, on your responsibility**, that every fit of ``cls`` on the private data
+       is ``epsilon``-DP (pure, ``delta = 0``) under replace-one adjacency of one record,
+       given the public values of ``requires``, where ``epsilon`` is the value of its
+       parameter named by ``epsilon``. ``privacy_spent_`` and your accountant are only as
+       right as that claim. A wrong claim (a bound read from the data, noise too small for the
+       spend it records) releases a model without the guarantee that the search reports.
+
+    What the search does with a registered class: the gate accepts it (matched exactly: a
+    subclass is not covered, as it may change what ``fit`` reads and spends) when every
+    parameter of ``requires`` is declared (not None) and its budget parameter is a positive
+    finite number; the search reserves (checks your accountant for) and charges the budget it
+    declares, as for a diffprivlib model; the one-budget form (``epsilon`` of the search, see
+    ``split_budget``) rescales that parameter. Its spend is also **measured**: like a
+    diffprivlib model, ``cls`` must take an ``accountant`` parameter (a
+    ``diffprivlib.BudgetAccountant``) and call ``accountant.spend(epsilon, 0)`` during
+    ``fit``. The search gives each released fit a fresh accountant
+    (``skdptune._dp_fit.set_accountants``) and, after the fit, refuses to release a model
+    that recorded no spend ("recorded no privacy spend") or spent more than it declared (the
+    larger measured spend is still charged). Partition fits are given a throw-away
+    accountant and are never charged.
+
+    Parameters
+    ----------
+    cls : type
+        The estimator class (a scikit-learn estimator: ``get_params``, ``set_params``,
+        ``fit``). Its constructor must take ``accountant`` and the parameters named below.
+    why : str
+        Why ``cls`` is differentially private (the mechanism and its sensitivity, or a
+        reference): shown in refusals and kept in :data:`ALLOWED`.
+    epsilon : str, default="epsilon"
+        Name of the parameter holding the pure epsilon one fit spends.
+    requires : tuple of str, default=()
+        Parameters that must be declared (not None) from public knowledge, such as
+        ``bounds`` or ``data_norm``: the values ``cls`` would otherwise read from the data.
+    partition_scaling : bool, default=False
+        Also add the partition-scaling rule of :mod:`skdptune.partition_scaling` for the budget
+        parameter (``"proportional"``, as for diffprivlib models: DP noise scales as
+        ``1 / (n * epsilon)``), so that partition fits emulate the refit's noise. Only when
+        that holds for ``cls``; it costs no privacy either way.
+
+    Returns
+    -------
+    cls : type
+        The class, registered.
+
+    Raises
+    ------
+    ValueError or TypeError
+        When ``cls`` is already allowed (a built-in entry, or registered with other
+        arguments; registering again with the same arguments does nothing), is not a class,
+        lacks ``accountant`` or a named parameter, or ``why`` is empty.
+
+    See Also
+    --------
+    unregister_dp_estimator : Remove a registration.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator, ClassifierMixin
+    >>> from skdptune.gate import register_dp_estimator, unregister_dp_estimator
+    >>> class MyDPModel(ClassifierMixin, BaseEstimator):
+    ...     def __init__(self, epsilon=1.0, bounds=None, accountant=None):
+    ...         self.epsilon, self.bounds, self.accountant = epsilon, bounds, accountant
+    >>> registered = register_dp_estimator(
+    ...     MyDPModel, requires=("bounds",),
+    ...     why="Laplace noise on clipped sums, sensitivity from bounds")
+    >>> registered is MyDPModel
+    True
+    >>> unregister_dp_estimator(MyDPModel)
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be an estimator class, got {cls!r} ({type(cls).__name__}).")
+    if not isinstance(why, str) or not why.strip():
+        raise ValueError(f"why={why!r}: say why {cls.__name__} is differentially private (its "
+                         "mechanism and sensitivity, or a reference); it is kept with the entry.")
+    if not isinstance(epsilon, str):
+        raise TypeError(f"epsilon={epsilon!r} must be the name of {cls.__name__}'s budget "
+                        "parameter, e.g. 'epsilon'.")
+    if isinstance(requires, str) or not all(isinstance(name, str) for name in requires):
+        raise TypeError(f"requires={requires!r} must be a tuple of parameter names, e.g. "
+                        "('bounds',).")
+    requires = tuple(requires)
+    arguments = (why, epsilon, requires, bool(partition_scaling))
+    if cls in _REGISTERED:
+        if _REGISTERED[cls][0] == arguments:
+            return cls  # the same registration again (e.g. a notebook cell run twice)
+        raise ValueError(f"{cls.__name__} is already registered with other arguments; call "
+                         "skdptune.gate.unregister_dp_estimator first.")
+    if cls in ALLOWED:
+        raise ValueError(f"{cls.__name__} is a built-in entry of the gate's allowlist "
+                         f"({ALLOWED[cls].kind!r}: {ALLOWED[cls].why}); it cannot be registered "
+                         "again or replaced.")
+    params = _constructor_params(cls)
+    missing = [name for name in ("accountant", epsilon, *requires) if name not in params]
+    if missing:
+        raise ValueError(
+            f"{cls.__name__} has no constructor parameter {missing}; its parameters are "
+            f"{sorted(params)}. A registered class must take epsilon={epsilon!r} (its budget), "
+            "every name of requires, and 'accountant' (a diffprivlib BudgetAccountant it "
+            "spends its budget on: that is how a released fit's spend is measured)."
+        )
+    previous = _NO_RULES
+    if partition_scaling:
+        previous = SCALING_RULES.get(cls, _NO_RULES)
+        SCALING_RULES[cls] = {
+            **({} if previous is _NO_RULES else previous),
+            epsilon: ScalingRule(
+                "proportional",
+                "registered DP estimator: DP noise scales as 1 / (n * epsilon) (the user's word)",
+            ),
+        }
+    ALLOWED[cls] = Rule(
+        "dp", f"registered by the user, on the user's responsibility: {why.strip()}",
+        declared=requires, spends=epsilon,
+    )
+    _REGISTERED[cls] = (arguments, previous)
+    return cls
+
+
+def unregister_dp_estimator(cls):
+    """Remove a class registered with :func:`register_dp_estimator` (and its scaling rule).
+
+    Parameters
+    ----------
+    cls : type
+        A registered class.
+
+    Raises
+    ------
+    ValueError
+        When ``cls`` was not registered (built-in entries cannot be removed).
+    """
+    if cls not in _REGISTERED:
+        kind = "a built-in entry, which cannot be removed" if cls in ALLOWED else "not registered"
+        raise ValueError(f"{getattr(cls, '__name__', cls)!s} is {kind}; only classes added with "
+                         "skdptune.gate.register_dp_estimator can be unregistered.")
+    (_, _, _, scaled), previous = _REGISTERED.pop(cls)
+    del ALLOWED[cls]
+    if scaled:
+        if previous is _NO_RULES:
+            del SCALING_RULES[cls]
+        else:
+            SCALING_RULES[cls] = previous
+
+
+def _constructor_params(cls):
+    """Names of ``cls``'s constructor parameters (scikit-learn's convention)."""
+    if hasattr(cls, "_get_param_names"):
+        return set(cls._get_param_names())
+    return {name for name, parameter in inspect.signature(cls.__init__).parameters.items()
+            if name != "self" and parameter.kind not in (parameter.VAR_POSITIONAL,
+                                                         parameter.VAR_KEYWORD)}
+
+
+def check_release(estimator, *, sparse_input=False, context="", seeded_search=False):
+    """Check that a fit of ``estimator`` is DP and return the budget it spends.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The configuration whose fit on the private data would be released (one candidate).
+    sparse_input : bool, default=False
+        Whether ``X`` is a sparse matrix.
+    context : str, default=""
+        Describes the configuration in messages (e.g. the candidate's parameters).
+    seeded_search : bool, default=False
+        Whether the search itself is seeded (``random_state`` set), so that the run already
+        has no guarantee and is reproducible on purpose. Only then may a diffprivlib step be
+        seeded too: a seeded step's noise is predictable, so its model is not private, and a
+        search with secure noise refuses it.
+
+    Returns
+    -------
+    budget : (float, float)
+        ``(epsilon, delta)`` the fit spends: the sum over its diffprivlib steps (sequential
+        composition) of each step's declared budget times its entry's charge
+        (:meth:`Rule.factor`). A fit records less (the declared budgets); it may never record
+        more: a search treats that as a failure.
+
+    Raises
+    ------
+    GateError
+        Naming the step, what is wrong and the remedy.
+    """
+    _, (epsilon, _), _ = collect_refusals([
+        lambda: check_public_parameters(estimator, context),
+        lambda: _walked(estimator, sparse_input, context),
+        lambda: seeded_search or _check_unseeded(estimator, context),
+    ])
+    if epsilon == 0:
+        _refuse(estimator, "", context,
+                "none of its steps is differentially private, so a fit would spend nothing and "
+                "release a model without a guarantee. Add a diffprivlib model, or pass "
+                "refit=False")
+    return epsilon, 0.0
+
+
+def _walked(estimator, sparse_input, context):
+    """:func:`_walk` from the top, its refusals raised together."""
+    errors = []
+    walked = _walk(estimator, "", sparse_input, context, errors)
+    raise_refusals(errors)
+    return walked
+
+
+def _check_unseeded(estimator, context):
+    """Refuse every seeded DP step of a search with secure noise."""
+    raise_refusals([
+        _refusal(step, path, context,
+                 f"random_state={getattr(step, 'random_state')!r} makes its noise predictable, "
+                 "so the released model would not be private; set random_state=None (a seeded "
+                 "step is accepted only in a seeded search, random_state=..., which is for "
+                 "tests and examples and has no guarantee)")
+        for path, step in _steps(estimator)
+        if (rule := ALLOWED.get(type(step))) is not None and rule.kind == "dp"
+        and getattr(step, "random_state", None) is not None
+    ])
+
+
+def check_budget_not_tuned(budget, setting, *, source, total, remedy):
+    """Refuse a setting that tunes the only DP step's epsilon when a total budget overrides it.
+
+    With the search's ``epsilon`` the total, ``split_budget`` gives every candidate's DP
+    steps the same share: a grid or distribution over the only DP step's ``epsilon`` then
+    compares identical models (a pipeline's proportions between its DP steps stay tunable).
+    Decided from the parameters, before the data.
+
+    Parameters
+    ----------
+    budget : dict
+        ``split_budget`` of the candidate.
+    setting : dict
+        The candidate's parameters, as the grid or the distributions give them.
+    source : str
+        ``"param_grid"`` or ``"param_distributions"``, for the message.
+    total : float
+        The search's total epsilon, for the message.
+    remedy : str
+        The parameter that keeps the model's own epsilon (``"selection_epsilon"``,
+        ``"trial_epsilon"``).
+
+    Raises
+    ------
+    ValueError
+    """
+    if len(budget) == 1 and set(budget) & set(setting):
+        (path,) = budget
+        raise ValueError(
+            f"{source} varies {path!r}, but epsilon={total} is the whole search's budget: its "
+            f"share replaces every value of {path!r}, so those candidates are the same. To tune "
+            f"the model's own epsilon, give {remedy}=... instead (the explicit form, in which "
+            "each candidate spends what it declares)."
+        )
+
+
+def split_budget(candidate, epsilon, spent=None):
+    """``{parameter path: epsilon}`` giving ``candidate``'s DP steps ``epsilon`` in all.
+
+    Each step's budget (its rule's ``spends`` parameter: ``epsilon`` for diffprivlib models,
+    the registered name for :func:`register_dp_estimator` classes) is scaled by the same
+    factor, so the candidate's own proportions between its steps are kept and what they
+    really spend (each budget times its entry's charge, :meth:`Rule.factor`), summed by
+    sequential composition, is ``epsilon``. Call it on a candidate the gate accepted;
+    ``spent``, what it spends as written, is :func:`check_release`'s figure for it (computed
+    here when not given), so that a search computes each candidate's charge once.
+    """
+    steps = [(path, step, ALLOWED[type(step)]) for path, step in _steps(candidate)
+             if ALLOWED.get(type(step)) is not None and ALLOWED[type(step)].kind == "dp"]
+    if spent is None:
+        spent = sum(float(getattr(step, rule.spends)) * rule.factor(step)
+                    for _, step, rule in steps)
+    return {_child(path, rule.spends): float(getattr(step, rule.spends)) * epsilon / spent
+            for path, step, rule in steps}
+
+
+def zero_out_epsilon(candidate):
+    """What a fit of ``candidate`` spends under zero-out adjacency, for comparison, or None.
+
+    The sum over its DP steps (sequential composition) of each step's budget times its
+    entry's ``zero_out`` factor (:class:`Rule`); None when a step's entry has none (not
+    derived, e.g. a registered class or diffprivlib's ``StandardScaler``, whose variance has
+    no null record). Call it on a candidate the gate accepted.
+
+    Parameters
+    ----------
+    candidate : estimator
+
+    Returns
+    -------
+    epsilon : float or None
+    """
+    total = 0.0
+    for _, step in _steps(candidate):
+        rule = ALLOWED.get(type(step))
+        if rule is None or rule.kind != "dp":
+            continue
+        if rule.zero_out is None:
+            return None
+        total += float(getattr(step, rule.spends)) * float(rule.zero_out(step))
+    return total
+
+
+#: Relative slack when comparing a spend with a budget: diffprivlib and the gate add the same
+#: step budgets as floats, in different orders, so equal budgets can differ in the last bits.
+SPEND_RTOL = 1e-9
+
+
+def exceeds(cost, budget):
+    """Whether ``cost`` is above ``budget`` in epsilon or in delta, beyond rounding.
+
+    Parameters
+    ----------
+    cost, budget : (float, float)
+        ``(epsilon, delta)`` pairs.
+
+    Returns
+    -------
+    above : bool
+        True if either component of ``cost`` is above ``budget``'s by more than a relative
+        :data:`SPEND_RTOL`; a budget delta of 0 admits no delta at all.
+    """
+    return any(spent > allowed * (1 + SPEND_RTOL) for spent, allowed in zip(cost, budget))
+
+
+def check_released_fit(leak, measured, declared, what):
+    """Why a completed fit on the private data may not be released, or None.
+
+    The gate admits only steps whose spend is known; a leak, no spend at all, or a spend above
+    the budget means that knowledge was wrong, and the model is withheld. Both searches ask
+    this of every fit they release (the grid search's refit, a random search's trial or final
+    fit); each raises with its own account of what was charged.
+
+    Parameters
+    ----------
+    leak : str or None
+        The message of a ``PrivacyLeakWarning`` the fit raised, or None.
+    measured : (float, float)
+        ``(epsilon, delta)`` the fit spent on its own accountant.
+    declared : (float, float)
+        The budget the fit may spend: what its parameters declare, or the search's per-fit cap.
+    what : str
+        Names ``declared`` in the reason, e.g. ``"its parameters declare"``.
+
+    Returns
+    -------
+    reason : str or None
+        Completes a sentence "The fit ... {reason}"; None if the model may be released.
+    """
+    if leak is not None:
+        return (f"is not private: it warned PrivacyLeakWarning({leak}). Declare the bounds the "
+                "estimator asks for (bounds=..., data_norm=...) from public knowledge, not from "
+                "the data")
+    if measured[0] <= 0:
+        return "recorded no privacy spend, so it is not differentially private"
+    if exceeds(measured, declared):
+        return (f"spent {tuple(measured)}, more than the {tuple(declared)} {what}: the gate's "
+                "knowledge of a step is wrong")
+    return None
+
+
+def _steps(estimator):
+    """``(path, step)`` of the estimator and every nested estimator, paths as in param_grid."""
+    return [("", estimator)] + list(estimator.get_params(deep=True).items())
+
+
+def _fitted_steps(estimator):
+    """Every fitted estimator inside a fitted ``estimator``, itself included: a pipeline's
+    steps, a column transformer's fitted branches (``transformers_``: it fits clones), a
+    feature union's, an ensemble's ``estimators_``."""
+    found = [estimator]
+    if isinstance(estimator, Pipeline):
+        children = [step for _, step in estimator.steps]
+    elif isinstance(estimator, ColumnTransformer):
+        children = [step for _, step, _ in getattr(estimator, "transformers_", [])]
+    elif isinstance(estimator, FeatureUnion):
+        children = [step for _, step in estimator.transformer_list]
+    else:
+        children = list(getattr(estimator, "estimators_", []))
+    for child in children:
+        if hasattr(child, "get_params"):
+            found += _fitted_steps(child)
+    return found
+
+
+def keep_released(estimator):
+    """Remove from a fitted ``estimator`` every attribute outside its steps' proofs.
+
+    For each DP step with a ``releases`` entry (:class:`Rule`), the attributes its fit set
+    (scikit-learn's fitted attributes, named with a trailing underscore, and any attribute a
+    fresh clone does not have) that are neither in ``releases`` nor in ``PUBLIC_SHAPE``
+    are deleted: what a released model keeps is exactly what the gate's table says its
+    mechanism covers. Both searches call it on every model they release.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted configuration the gate accepted; changed in place.
+
+    Returns
+    -------
+    estimator : estimator
+    """
+    for step in _fitted_steps(estimator):
+        rule = ALLOWED.get(type(step))
+        if rule is None or rule.kind != "dp" or rule.releases is None:
+            continue
+        unfitted = set(vars(clone(step)))
+        fitted = {name for name in vars(step)
+                  if name not in unfitted or (name.endswith("_") and not name.startswith("__"))}
+        for name in fitted - set(rule.releases) - set(PUBLIC_SHAPE):
+            delattr(step, name)
+    return estimator
+
+
+def check_public_parameters(estimator, context=""):
+    """Check every diffprivlib step's budget and declared public parameters, refit or not.
+
+    Decided from the parameters alone, before any data: ``epsilon`` must be a positive finite
+    number, and every public parameter of :data:`PUBLIC_PARAMETERS` that is given (bounds,
+    norms, classes) must be valid. ``epsilon="1.0"``, ``data_norm=-1`` or ``bounds=(1, 0)``
+    would otherwise fail every partition fit (each silently scored ``error_score``, so the
+    selection runs on constants), infinite bounds would hang diffprivlib's samplers, and NaN
+    bounds would release a model of NaNs. None is left to :func:`check_release`, which
+    requires what a released model needs.
+
+    Raises
+    ------
+    GateError
+        Naming the step, the parameter, its value and what is valid.
+    """
+    errors = []
+    for path, step in _steps(estimator):
+        rule = ALLOWED.get(type(step))
+        if rule is None or rule.kind != "dp":
+            continue
+        try:
+            _budget(step, path, context, rule.spends)
+        except GateError as error:
+            errors.append(error)
+        if type(step) in _REGISTERED or not is_diffprivlib_model(step):
+            continue  # a registered class: its parameters mean what its author says
+        for name, check in PUBLIC_PARAMETERS.items():
+            value = getattr(step, name, None)
+            reason = None if value is None else check(value, name)
+            if reason is not None:
+                errors.append(_refusal(step, path, context, reason))
+    raise_refusals(errors)
+
+
+def check_input_width(estimator, n_features, context=""):
+    """Refuse per-feature bounds whose length is not the number of columns of ``X``.
+
+    Only for a diffprivlib model that receives ``X`` itself (the first step of the
+    estimator): after an encoder the width is the encoder's business. The shape of ``X`` is
+    public; a mismatch would fail every fit.
+    """
+    first = estimator
+    while isinstance(first, Pipeline):
+        steps = [step for _, step in first.steps if step not in (None, "passthrough")]
+        if not steps:
+            return
+        first = steps[0]
+    rule = ALLOWED.get(type(first))
+    if n_features is None or rule is None or rule.kind != "dp":
+        return
+    for name in ("bounds", "bounds_X"):
+        value = getattr(first, name, None)
+        if value is None:
+            continue
+        widths = {np.size(bound) for bound in value if np.ndim(bound) == 1}
+        if widths and widths != {n_features}:
+            _refuse(first, "", context,
+                    f"{name} gives {widths.pop()} values per bound but X has {n_features} "
+                    f"features; declare one (lower, upper) value per feature, or scalars")
+
+
+def _walk(step, path, sparse_input, context, errors):
+    """``(epsilon of the step and everything inside it, whether its output may be sparse)``;
+    every refusal found, in this step and the steps inside it, is appended to ``errors``
+    (a refused step counts for no epsilon), so that all are raised together."""
+    if step is None or (isinstance(step, str) and step == "passthrough"):
+        return 0.0, sparse_input
+    rule = ALLOWED.get(type(step))
+    if rule is None:  # nothing else can be checked on it, nor what it outputs
+        errors.append(_refusal(step, path, context, _why_refused(step)))
+        return 0.0, False
+    reasons = [rule.condition(step) if rule.condition is not None else None,
+               _sparse_remedy(step) if sparse_input and not rule.accepts_sparse else None]
+    errors.extend(_refusal(step, path, context, reason) for reason in reasons
+                  if reason is not None)
+    if rule.kind == "composition":
+        return _walk_composition(step, path, sparse_input, context, errors)
+    if rule.kind == "dp":
+        missing = [name for name in rule.declared if getattr(step, name) is None]
+        how = ("the registration of this class requires it" if type(step) in _REGISTERED
+               else "diffprivlib warns PrivacyLeakWarning")
+        errors.extend(_refusal(step, path, context,
+                               f"{name}=None would be read from the private data ({how}); "
+                               f"declare {name}=... from public knowledge")
+                      for name in missing)
+        try:
+            budget = _budget(step, path, context, rule.spends)
+        except GateError as error:
+            errors.append(error)
+            return 0.0, False
+        # What the fit really spends: the recorded budget times the entry's charge (which may
+        # read the declared parameters).
+        return (0.0 if missing else budget * rule.factor(step)), False
+    output = rule.output(step) if callable(rule.output) else rule.output
+    return 0.0, {DENSE: False, SAME: sparse_input, SPARSE: True}[output]
+
+
+def _walk_composition(step, path, sparse_input, context, errors):
+    if isinstance(step, Pipeline):
+        total, sparse = 0.0, sparse_input
+        for name, child in step.steps:
+            epsilon, sparse = _walk(child, _child(path, name), sparse, context, errors)
+            total += epsilon
+        return total, sparse
+    if isinstance(step, ColumnTransformer):
+        branches = [(name, child) for name, child, _ in step.transformers]
+        branches.append(("remainder", step.remainder))
+    else:  # FeatureUnion
+        branches = step.transformer_list
+    total, any_sparse = 0.0, False
+    for name, child in branches:
+        if isinstance(child, str) and child == "drop":
+            continue
+        epsilon, sparse = _walk(child, _child(path, name), sparse_input, context, errors)
+        total += epsilon
+        any_sparse = any_sparse or sparse
+    if isinstance(step, ColumnTransformer):
+        # The output is sparse when some branch is and the density falls below the threshold:
+        # that density is data-dependent, so any positive threshold counts as "may be sparse".
+        return total, any_sparse and step.sparse_threshold > 0
+    return total, any_sparse
+
+
+def _child(path, name):
+    """Step paths as in ``param_grid`` keys: ``columntransformer__num``."""
+    return f"{path}__{name}" if path else name
+
+
+def _budget(step, path, context, name="epsilon"):
+    """The step's budget (parameter ``name``), checked to be a positive finite number."""
+    epsilon = getattr(step, name)
+    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, Real) or not (
+        np.isfinite(epsilon) and epsilon > 0
+    ):
+        _refuse(step, path, context,
+                f"{name}={epsilon!r} ({type(epsilon).__name__}) is not a privacy budget; give "
+                f"a positive finite number, e.g. {name}=1.0")
+    return float(epsilon)
+
+
+def _why_refused(step):
+    name = type(step).__name__
+    if type(step).__module__.startswith("diffprivlib") or any(
+        isinstance(step, allowed) for allowed in ALLOWED
+    ):
+        return (f"{name} is not on the gate's allowlist (a subclass may change what fit reads "
+                "and spends); use the class it derives from, or pass refit=False")
+    if name in _META_REASONS:
+        return f"{_META_REASONS[name]}. Use a diffprivlib model, or pass refit=False"
+    remedy = _REMEDIES.get(name, "a diffprivlib model for this step")
+    return (f"{name} is fitted on the private data without differential privacy. Use {remedy}, "
+            "or pass refit=False to run the private selection only. If it is a differentially "
+            "private estimator of your own or from another library, register it, on your "
+            "responsibility, with skdptune.gate.register_dp_estimator")
+
+
+def _sparse_remedy(step):
+    return (f"it receives a sparse matrix, but {type(step).__name__} needs dense input (a "
+            "diffprivlib model would densify or fail after the selection was charged). Make the "
+            "input dense: OneHotEncoder(sparse_output=False), ColumnTransformer("
+            "sparse_threshold=0), or a dense X")
+
+
+def _refusal(step, path, context, reason):
+    """The :class:`GateError` refusing ``step`` (at ``path``) for ``reason``."""
+    where = f" ({context})" if context else ""
+    step_name = f"step {path!r}" if path else "the estimator"
+    error = GateError(
+        f"The refit gate refuses {step_name}{where}, {_short_repr(step)}: {reason}. See "
+        "skdptune.gate for what a released model may contain."
+    )
+    error.refusal_key = (path, reason)  # the same step and reason in another candidate
+    return error
+
+
+def _refuse(step, path, context, reason):
+    raise _refusal(step, path, context, reason)
+
+
+def _short_repr(step):
+    text = repr(step).replace("\n", " ")
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_candidate(candidate, context, *, release=True, sparse_input=False,
+                    seeded_search=False, n_features=None):
+    """Every check of one configuration the search may fit, before any data.
+
+    The one candidate check of both searches (a grid candidate, a sampled setting): scikit-learn's
+    parameter validation of every step (``skdptune._validation.validate_candidate``), the
+    record as the privacy unit (``skdptune._validation.check_record_wise``), the declared
+    public parameters (:func:`check_public_parameters`), the width of per-feature bounds when
+    ``n_features`` is given (:func:`check_input_width`), then, when its fit may be released,
+    the refit gate (:func:`check_release`). Every problem found (after the parameters are
+    valid) is raised at once, in one error of the first problem's class
+    (``skdptune._validation.raise_refusals``).
+
+    Parameters
+    ----------
+    candidate : estimator
+        The configuration (the search's estimator with the candidate's parameters).
+    context : str
+        Names the configuration in messages (e.g. ``"param_grid candidate {...}"``).
+    release : bool, default=True
+        Whether a fit of ``candidate`` may be released (then the gate decides).
+    sparse_input : bool, default=False
+        Whether ``X`` is sparse (see :func:`check_release`).
+    seeded_search : bool, default=False
+        Whether the search is seeded (see :func:`check_release`).
+    n_features : int or None, default=None
+        Number of columns of ``X``, to check per-feature bounds against; None skips that check.
+
+    Returns
+    -------
+    budget : (float, float) or None
+        What :func:`check_release` returns (the declared ``(epsilon, delta)``), or None when
+        ``release`` is False.
+    """
+    # Valid parameters first (the other checks read them); then every check, and every
+    # problem they find raised together (skdptune._validation.raise_refusals).
+    validate_candidate(candidate, context)
+    *_, budget = collect_refusals([
+        lambda: check_record_wise(candidate, context),
+        lambda: check_public_parameters(candidate, context),
+        lambda: n_features is None or check_input_width(candidate, n_features, context),
+        lambda: release and check_release(candidate, sparse_input=sparse_input,
+                                          context=context, seeded_search=seeded_search),
+    ])
+    return budget if release else None

@@ -1,0 +1,180 @@
+"""Private naive Bayes whose released model does not depend on which classes occur."""
+
+from types import SimpleNamespace
+
+import numpy as np
+from diffprivlib.mechanisms import GeometricTruncated
+from diffprivlib.models import GaussianNB as DPGaussianNB
+from diffprivlib.models.linear_regression import validate_data
+from diffprivlib.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+
+from ._validation import declared_classes
+
+
+class GaussianNB(DPGaussianNB):
+    r"""diffprivlib's ``GaussianNB`` (Vaidya, Shafiq, Basu & Hong 2013) over declared classes.
+
+    diffprivlib 0.6.6's fit releases noisy statistics only for the classes present in ``y``
+    (``np.unique(y)``), and ``classes_`` with them: a class held by a single record appears in
+    the released model or not with that record, and its statistics are exact zeros when it is
+    absent. No finite epsilon covers that. This class fits the same mechanisms for **every
+    declared class**, present or not, so the released model's shape and law depend on the
+    records only through the noisy statistics.
+
+    Mechanisms (per fit, ``d`` features, ``K`` declared classes, every record clipped to the
+    declared ``bounds`` ``[lower_j, upper_j]``, ``w_j = upper_j - lower_j``):
+
+    - the ``K`` class counts: ``GeometricTruncated(epsilon / 3, sensitivity=1)`` on ``[1,
+      n]``, then adjusted by diffprivlib's rule to sum to ``n`` (public under replace-one
+      adjacency): post-processing;
+    - per class and feature, the sum: ``LaplaceTruncated(epsilon / (3 d), sensitivity=w_j)``,
+      divided by the noisy count; the sum of squares about that mean:
+      ``LaplaceBoundedDomain(epsilon / (3 d), sensitivity=max(mean - lower_j, upper_j -
+      mean)**2)``, divided by the noisy count (diffprivlib's ``_update_mean_variance``).
+
+    Classes hold disjoint records, so the fit records ``epsilon``; a replaced record can move
+    between two classes, and the refit gate charges ``skdptune._gate.gaussian_nb_charge``
+    times ``epsilon`` for that (the same law as diffprivlib's, whose analysis holds here).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        The epsilon the fit records.
+    bounds : tuple
+        ``(lower, upper)``, scalars or one value per feature, declared from public knowledge.
+        Required: bounds read from the data are not private.
+    classes : array-like or None, default=None
+        The class labels, declared from public knowledge (every label of ``y`` must be one).
+        None reads them from the data with a ``PrivacyLeakWarning`` (not private; the refit
+        gate refuses to release such a fit).
+    priors : array-like of shape (n_classes,) or None, default=None
+        As in scikit-learn: fixed prior probabilities (in the order of ``classes_``).
+    var_smoothing : float, default=1e-9
+        Added to every variance (diffprivlib's ``epsilon_``; not scaled by the data).
+    random_state : int, RandomState or None, default=None
+        None draws the noise from :mod:`secrets`; a seed makes it reproducible, with no
+        guarantee.
+    accountant : BudgetAccountant or None, default=None
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        The noisy counts.
+    class_prior_ : ndarray of shape (n_classes,)
+    theta_, var_ : ndarray of shape (n_classes, n_features)
+        The noisy means and variances.
+    epsilon_ : float
+        ``var_smoothing``.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdptune.naive_bayes import GaussianNB
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(0, 1, (2000, 2))
+    >>> y = (X[:, 0] > 0.5).astype(int)
+    >>> model = GaussianNB(epsilon=5.0, bounds=(0, 1), classes=[0, 1, 2], random_state=0)
+    >>> model.fit(X, y).classes_
+    array([0, 1, 2])
+    """
+
+    _parameter_constraints = {
+        **DPGaussianNB._parameter_constraints,
+        "classes": ["array-like", None],
+    }
+
+    def __init__(self, *, epsilon=1.0, bounds=None, classes=None, priors=None,
+                 var_smoothing=1e-9, random_state=None, accountant=None):
+        super().__init__(epsilon=epsilon, bounds=bounds, priors=priors,
+                         var_smoothing=var_smoothing, random_state=random_state,
+                         accountant=accountant)
+        self.classes = classes
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the noisy class statistics of every declared class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : ignored
+            As in diffprivlib.
+
+        Returns
+        -------
+        self : GaussianNB
+        """
+        self._validate_params()
+        if self.bounds is None:
+            raise ValueError("bounds=None would be read from the private data; declare "
+                             "bounds=(lower, upper) from public knowledge")
+        self.accountant.check(self.epsilon, 0)
+        if sample_weight is not None:
+            self._warn_unused_args("sample_weight")
+        random_state = check_random_state(self.random_state)
+        X, y = validate_data(self, X, y)
+        check_classification_targets(y)
+        lower, upper = self._check_bounds(self.bounds, shape=X.shape[1])
+        X = self._clip_to_bounds(X, (lower, upper))
+        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
+        n_classes, n_features = len(self.classes_), X.shape[1]
+        if self.priors is not None:
+            priors = np.asarray(self.priors, dtype=float)
+            if len(priors) != n_classes or not np.isclose(priors.sum(), 1.0) or np.any(
+                    priors < 0):
+                raise ValueError(f"priors={self.priors!r} must be {n_classes} non-negative "
+                                 "probabilities, one per class of classes_, summing to 1.")
+        self.epsilon_ = self.var_smoothing
+        counts = _noisy_counts(y, self.classes_, self.epsilon, random_state)
+        self.theta_ = np.zeros((n_classes, n_features))
+        self.var_ = np.zeros((n_classes, n_features))
+        # diffprivlib's per-class mechanisms (its _update_mean_variance, from an empty past),
+        # given the expanded bounds without writing them into the ``bounds`` parameter.
+        mechanisms = SimpleNamespace(bounds=(lower, upper), epsilon=self.epsilon)
+        for i, label in enumerate(self.classes_):
+            # Sensitivities w_j (sums) and max(mean - lower, upper - mean)**2 (squares),
+            # epsilon / (3 d) each; disjoint records per class (parallel composition).
+            self.theta_[i], self.var_[i] = DPGaussianNB._update_mean_variance(
+                mechanisms, 0, self.theta_[i], self.var_[i], X[y == label],
+                random_state=random_state, n_noisy=counts[i])
+        self.var_ += self.epsilon_
+        self.class_count_ = counts.astype(float)
+        self.class_prior_ = (priors if self.priors is not None
+                             else self.class_count_ / self.class_count_.sum())
+        self.accountant.spend(self.epsilon, 0)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Not supported: each call would spend ``epsilon`` again on overlapping statistics.
+
+        Raises
+        ------
+        NotImplementedError
+        """
+        raise NotImplementedError(
+            "skdptune.naive_bayes.GaussianNB has no partial_fit: call fit on all the data, "
+            "which spends epsilon once.")
+
+
+def _noisy_counts(y, classes, epsilon, random_state):
+    """diffprivlib's noisy class counts (``GaussianNB._noisy_class_counts``) for every declared
+    class: ``GeometricTruncated(epsilon / 3, sensitivity=1)`` on ``[1, n]`` each (a count of 0
+    included), then one unit at a time towards the sum ``n`` (public), the smallest counts
+    first when above and the largest first when below: post-processing of the noisy counts."""
+    n_total = y.shape[0]
+    if n_total < len(classes):  # counts of at least 1 each could never sum to n
+        raise ValueError(f"{n_total} records are fewer than the {len(classes)} declared "
+                         "classes; GaussianNB needs at least one record per class.")
+    mechanism = GeometricTruncated(epsilon=epsilon / 3, sensitivity=1, lower=1, upper=n_total,
+                                   random_state=random_state)
+    counts = np.array([mechanism.randomise(int((y == label).sum())) for label in classes])
+    order = np.argsort(counts)
+    i = 0 if counts.sum() > n_total else len(classes) - 1
+    while counts.sum() != n_total:
+        step = np.sign(n_total - counts.sum())
+        counts[order[i]] = np.clip(counts[order[i]] + step, 1, n_total)
+        i = (i - step) % len(classes)
+    return counts
