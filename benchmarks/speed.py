@@ -411,7 +411,7 @@ def _default_search(estimator, grid):
 def per_fit_path():
     """Every candidate on the per-fit path: the registry of batched families emptied,
     restored on exit."""
-    from skdptune.batched import registry
+    from skdptune._batched import registry
 
     families = dict(registry.FAMILIES)
     registry.FAMILIES.clear()
@@ -494,7 +494,7 @@ def defaults_table(repetitions=3, smoke=False, per_fit_cap=PER_FIT_CAP, rows=Non
     A per-fit search predicted (:func:`predicted_per_fit_seconds`) to take more than
     ``per_fit_cap`` seconds is not run and reported as skipped.
     """
-    from skdptune.batched import registry
+    from skdptune._batched import registry
 
     data = {"adult": adult_frame(SMOKE_ROWS["adult"] if smoke else None)}
     n_big = SMOKE_ROWS["big"] if smoke else 1_000_000

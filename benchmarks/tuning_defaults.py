@@ -39,7 +39,7 @@ and one refit of every candidate and one search per family on HI and flights.
     grid ``n_estimators`` in {10, 30} x ``max_depth`` in {3, 5, 8} (6); default
     ``n_estimators=10, max_depth=5`` (diffprivlib's). ``--forest skdptune`` swaps in
     ``skdptune.ensemble.RandomForestClassifier`` (being written; the panels are then named
-    ``<table>-skrf``); today's run uses diffprivlib's.
+    ``<table>-skrf``); the before-run used diffprivlib's (see the amendment).
 
   Every model gets, for a charge of epsilon, the budget ``skdptune._gate.split_budget``
   gives it (half for ``GaussianNB`` with these bounds and for the forests, whose gate entries
@@ -103,8 +103,8 @@ before any run of the new defaults (the commit order is the evidence again):
   and naive Bayes candidate afresh, at every total and at every refit epsilon a search of
   either run used: the ``grid`` and ``default`` rows are judged on these fresh expected
   scores too, and their summary moves within its noise from the before-run's own table,
-  e.g. grid's worst cell from -3.6 to -3.4 points.) The forest panels are ``skrf`` (``--forest skdptune``:
-  :class:`skdptune.ensemble.RandomForestClassifier`, its expected scores refit afresh), so
+  e.g. grid's worst cell from -3.6 to -3.4 points.) The forest panels are ``skrf``
+  (:class:`skdptune.ensemble.RandomForestClassifier`, its expected scores refit afresh), so
   the before's ``rf`` cells and the after's ``skrf`` cells are different models, each judged
   against its own default.
 
@@ -112,9 +112,14 @@ Commands (from the repository root)::
 
     pip install -e .[benchmark-data]
     export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONPATH=.
-    nice -n 19 python benchmarks/tuning_defaults.py      # everything (resumable), then the table
+    # the after-run (method policy): the held-out tables, then the table (resumable)
+    nice -n 19 python benchmarks/tuning_defaults.py --panels tv16-lr tv16-nb tv16-skrf \
+        abortion-lr abortion-nb abortion-skrf nass-lr nass-nb nass-skrf doctor-lr doctor-nb \
+        doctor-skrf happiness-lr happiness-nb happiness-skrf
     python benchmarks/tuning_defaults.py --panels tv16-lr --totals 1 --reps 1
-    python benchmarks/tuning_defaults.py --methods default     # one method only
+    python benchmarks/tuning_defaults.py --methods grid    # today's code with default=None
+    # the before-run (83adcf0, every panel, methods grid and default, diffprivlib's forest):
+    PYTHONPATH=<checkout of 83adcf0> python <this script at c11140d> --forest diffprivlib
     python benchmarks/tuning_defaults.py --report              # the table from the CSVs only
     python benchmarks/tuning_defaults.py --smoke --out /tmp/smoke   # 1,000 rows a table, seconds
 
@@ -171,10 +176,15 @@ FOREST_CODES = {"diffprivlib": "rf", "skdptune": "skrf"}
 #: estimator (the panel's default candidate), the grid, ``epsilon=T`` and a fresh accountant.
 #: A new method (the lead's new defaults) is one more entry.
 METHODS = {
-    "grid": {},  # the before (83adcf0): default=None, selection_share 0.5
-    "default": {"default": "estimator"},  # the before: the protective margin
+    # The before (83adcf0) ran ``{}``, which was default=None with half of T to the selection:
+    # today's code gives that with default=None.
+    "grid": {"default": None},
+    # The before only: the protective margin (83adcf0), gone from today's code; not runnable.
+    "default": None,
     "policy": {},  # the after: today's defaults (the amendment above)
 }
+#: The methods today's code can run.
+RUNNABLE = [name for name, params in METHODS.items() if params is not None]
 
 
 @dataclass(frozen=True)
@@ -262,7 +272,7 @@ def table_split(table, n_rows=None):
             SimpleNamespace(row_norm=panels.ADULT_ROW_NORM, n_features=panels.ADULT_N_FEATURES))
 
 
-def all_panels(forest="rf", adult=None):
+def all_panels(forest="skrf", adult=None):
     """Every panel, held-out tables first; Adult's only when its file is there."""
     adult = datasets.adult_available() if adult is None else adult
     tables = [*HELD_OUT, *(t for t in CONTEXT if t != "adult" or adult)]
@@ -613,12 +623,14 @@ def main(argv=None):
     parser.add_argument("--totals", nargs="+", type=float, default=None,
                         help=f"total epsilons (default {TOTALS})")
     parser.add_argument("--reps", type=int, default=None, help=f"repetitions (default {REPS})")
-    parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS))
+    parser.add_argument("--methods", nargs="+", choices=RUNNABLE, default=["policy"],
+                        help="methods to run (default: policy, today's defaults)")
     parser.add_argument("--refits", type=int, default=None,
                         help="DP refits per candidate and epsilon, for every panel (default: "
                              f"{REFITS}, {REFITS_LARGE} on {LARGE_TABLES})")
-    parser.add_argument("--forest", choices=list(FOREST_CODES), default="diffprivlib",
-                        help="the forest family's class (default: diffprivlib's)")
+    parser.add_argument("--forest", choices=list(FOREST_CODES), default="skdptune",
+                        help="the forest family's class (default: skdptune's; the gate "
+                             "refuses diffprivlib's since issue 34, and the before-run used it)")
     parser.add_argument("--out", type=Path, default=None,
                         help=f"output folder (default {RESULTS})")
     parser.add_argument("--report", action="store_true", help="only write table.md")

@@ -80,7 +80,7 @@ def initial_centres(lower, upper, unit):
     boundary, and each next one maximises the smaller of its distance to the points kept
     and twice its distance to the boundary (distances in units of each feature's width). No
     data are read. Batched over leading axes: the batched engine draws every partition's
-    seeds with this function (``skdptune.batched.dp_lloyd``).
+    seeds with this function (``skdptune._batched.dp_lloyd``).
 
     Parameters
     ----------

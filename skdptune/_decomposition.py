@@ -139,7 +139,7 @@ def private_releases(X, epsilon, data_norm, bounds, n_vectors, random_state):
     """What one fit of :class:`PCA` releases: the DP mean, the noisy eigenvalues and the
     eigenvectors (the class docstring gives the mechanisms and their shares).
 
-    The batched engine's partition step for :class:`PCA` (``skdptune.batched.bingham_pca``)
+    The batched engine's partition step for :class:`PCA` (``skdptune._batched.bingham_pca``)
     fits each partition with this function.
 
     Parameters

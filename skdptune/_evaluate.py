@@ -9,7 +9,7 @@ mean over ``k`` partitions has sensitivity ``1 / k`` for every candidate at once
 partition fits do. They are therefore not charged: each gets a throw-away accountant, and its
 warnings are recorded and dropped (``skdptune._dp_fit.private_fit_context``).
 
-Two paths. The batched engine (``skdptune.batched.engine.batched_work``) fits the
+Two paths. The batched engine (``skdptune._batched.engine.batched_work``) fits the
 candidates it has a family for on all partitions at once, in blocks of partitions, with the
 law of the per-fit path's fits. The per-fit path fits every other candidate on every
 partition, one fit at a time: a task fits a batch of candidates on one partition, so that its
@@ -36,7 +36,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils.validation import _num_samples
 
 from ._sklearn_compat import _check_method_params, _safe_indexing
-from .batched.engine import batched_work
+from ._batched.engine import batched_work
 from ._dp_fit import fit, plain_warnings, private_fit_context, reemit, set_accountants, with_params
 from .exceptions import ScorerOutputError
 from ._utility import EMPTY_PART_UTILITY, is_plain_accuracy

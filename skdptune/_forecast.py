@@ -80,9 +80,9 @@ class Forecast:
         (None from :func:`forecast_selection`, which knows no search).
     paths : tuple of str or None
         Per candidate, in grid order: ``"batched"`` (all partitions fitted by an array program,
-        ``skdptune/batched/``) or ``"per-fit"`` (one estimator fit per partition), decided
+        ``skdptune/_batched/``) or ``"per-fit"`` (one estimator fit per partition), decided
         from the parameters as the evaluate stage decides
-        (``skdptune.batched.engine.candidate_paths``). None from :func:`forecast_selection`.
+        (``skdptune._batched.engine.candidate_paths``). None from :func:`forecast_selection`.
     policy : skdptune._default_policy.Policy or None
         The search's tuning policy (the selection's share, the default's margin, the expected
         gain), None without a default. When it declines, there is no selection: the gaps are

@@ -47,7 +47,7 @@ from ._dp_fit import (
     set_accountants,
     with_params,
 )
-from .batched.engine import candidate_paths
+from ._batched.engine import candidate_paths
 from ._evaluate import partition_utilities
 from .exceptions import NoisySelectionWarning, SelectionDeclinedWarning
 from ._partition_scaling import check_user_rules, partition_ratio, rescaled_params
@@ -361,7 +361,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
     verbose : int, default=0
         Above 0, prints what ``GridSearchCV`` prints ("Fitting k partitions for each of m
         candidates, totalling N fits") and how many of those fits run batched (an array
-        program over all partitions, ``skdptune/batched/``) or one by one, decided from
+        program over all partitions, ``skdptune/_batched/``) or one by one, decided from
         the parameters as :meth:`forecast` decides, before they run; then, as the fits
         complete, how many are done and an estimate of the time left (from the pace of those
         done, after the first task and at every tenth of the work); then one line for the

@@ -411,7 +411,7 @@ def simplified_silhouettes(nearest, second):
     """Each row's simplified silhouette ``(b - a) / b`` from its distances ``a`` to the
     nearest centre and ``b`` to the second nearest (0 where ``b`` is 0): what
     :class:`SimplifiedSilhouetteScorer` averages, also over the batched engine's partitions
-    (``skdptune.batched.dp_lloyd``).
+    (``skdptune._batched.dp_lloyd``).
 
     Parameters
     ----------

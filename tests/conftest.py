@@ -108,7 +108,7 @@ def partition_fits(monkeypatch):
     path has its own tests in ``test_batched.py``.
     """
     from skdptune import _evaluate as evaluate, _search as search
-    from skdptune.batched import registry
+    from skdptune._batched import registry
 
     monkeypatch.setattr(registry, "FAMILIES", {})
 
@@ -138,7 +138,7 @@ def count_paths(monkeypatch, family=None):
     ``{"per_fit": ..., "batched": ...}``, updated as fits run; with ``family``, every batched
     block must be of that family."""
     from skdptune import _evaluate as evaluate
-    from skdptune.batched import engine
+    from skdptune._batched import engine
 
     seen = {"per_fit": 0, "batched": 0}
     per_fit, blocks = evaluate._evaluate_batch, engine._run_block
@@ -158,11 +158,11 @@ def count_paths(monkeypatch, family=None):
 
 
 def batched_groups(estimator, candidates, X, y, utility):
-    """The batched engine's groups of candidates (``skdptune.batched.engine._groups``) as
+    """The batched engine's groups of candidates (``skdptune._batched.engine._groups``) as
     ``(family, ids, plans, data)``; ``data.steps``: each candidate's partition steps, or None."""
     from types import SimpleNamespace
 
-    from skdptune.batched import engine
+    from skdptune._batched import engine
 
     return [(group.family, group.ids, group.plans,
              SimpleNamespace(**vars(group.data), steps=group.steps))
@@ -176,7 +176,7 @@ def batched_values(family, ids, plans, data, splits, utility, entropy=0, n_jobs=
     with ``n_jobs`` (cut as the engine cuts them for that many workers)."""
     from joblib import Parallel, effective_n_jobs
 
-    from skdptune.batched import engine
+    from skdptune._batched import engine
 
     group = engine._Group(family, list(ids), list(plans), data, getattr(data, "steps", None))
     work = engine.BatchedWork([group], splits, utility, error_score, entropy,
@@ -244,7 +244,7 @@ def assert_cut_and_company_change_nothing(values, candidates, monkeypatch, block
     ``(n_candidates, n_partitions)`` utilities: the second candidate alone gets what it gets
     among the others, blocks of about ``block_cells`` cells and two workers change nothing,
     and another entropy changes them."""
-    from skdptune.batched import engine
+    from skdptune._batched import engine
 
     whole = values(candidates)
     np.testing.assert_array_equal(values(candidates, ids=[1])[0], whole[1])

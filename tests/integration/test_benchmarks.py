@@ -119,7 +119,7 @@ class _Ticks:
 def test_the_default_settings_table_runs_at_smoke_size(speed, capsys, monkeypatch):
     # Issue 17: `speed.py --defaults`, at tiny sizes: every row of the issue, the batched
     # engine, the per-fit path and GridSearchCV(cv=5), with the forecast's counts per path.
-    from skdptune.batched import registry
+    from skdptune._batched import registry
 
     monkeypatch.setattr(speed, "time", _Ticks())
     families = dict(registry.FAMILIES)
@@ -479,41 +479,44 @@ def test_the_held_out_tables_filter_and_label_each_record_as_declared(stand_in_t
 
 def test_tuning_defaults_smoke_runs_every_method_and_rebuilds_its_table(
         stand_in_tables, tmp_path, monkeypatch, capsys):
-    # Issue 35's benchmark at tiny size: every held-out and context panel (Adult excepted), both
-    # methods, the released model's law read from the search, a table rebuilt from the CSVs.
+    # Issue 35's benchmark at tiny size: held-out and context panels (Adult excepted), every
+    # method today's code runs, the released model's law read from the search, a table rebuilt
+    # from the CSVs.
     monkeypatch.delitem(sys.modules, "tuning_defaults", raising=False)
     import csv
 
     import tuning_defaults
 
-    panels = ["tv16-lr", "abortion-nb", "nass-rf", "doctor-lr", "happiness-nb", "hi-rf"]
-    tuning_defaults.main(["--smoke", "--panels", *panels, "--out", str(tmp_path)])
+    panels = ["tv16-lr", "abortion-nb", "nass-skrf", "doctor-lr", "happiness-nb", "hi-skrf"]
+    tuning_defaults.main(["--smoke", "--panels", *panels, "--out", str(tmp_path), "--methods",
+                          *tuning_defaults.RUNNABLE])
     with (tmp_path / "runs.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     assert [(row["panel"], row["method"]) for row in rows] == [
-        (panel, method) for panel in panels for method in tuning_defaults.METHODS]
+        (panel, method) for panel in panels for method in tuning_defaults.RUNNABLE]
     with (tmp_path / "expected.csv").open() as handle:
         expected = list(csv.DictReader(handle))
     for row in rows:
         assert float(row["epsilon_spent"]) == pytest.approx(1.0)
         assert float(row["delta_spent"]) <= 1e-6
-        # Today's split: half of T to the selection without a default, a quarter with one; the
-        # refit gives check_share of its part to trivial_lead_.
-        share = {"grid": 0.5, "default": 0.25}[row["method"]]
-        assert float(row["refit_epsilon"]) == pytest.approx((1 - share) * 0.95)
+        # Without a default, half of T to the selection and check_share of the rest to
+        # trivial_lead_; with today's policy, 1,000 rows decline to select: the estimator as
+        # given gets the whole T.
+        refit = {"grid": 0.5 * 0.95, "policy": 1.0}[row["method"]]
+        assert float(row["refit_epsilon"]) == pytest.approx(refit)
         # The released model's candidate has expected scores at its refit epsilon.
         assert any(e["panel"] == row["panel"] and e["index"] == row["selected_index"]
                    and float(e["epsilon"]) == pytest.approx(float(row["refit_epsilon"]))
                    for e in expected)
-    n_candidates = {"lr": 20, "nb": 6, "rf": 6}
+    n_candidates = {"lr": 20, "nb": 6, "skrf": 6}
     for panel in panels:
         at_total = [e for e in expected if e["panel"] == panel and float(e["epsilon"]) == 1.0]
         assert len(at_total) == n_candidates[panel.rsplit("-", 1)[1]]
         assert sum(e["default"] == "True" for e in at_total) == 1
         assert {int(e["refits"]) for e in at_total} == {tuning_defaults.SMOKE_REFITS}
     table = (tmp_path / "table.md").read_text()
-    assert table.count("| default | ") >= len(panels) and "## Held-out tables" in table
-    assert "## Context tables" in table and "| hi-rf (" in table
+    assert table.count("| policy | ") >= len(panels) and "## Held-out tables" in table
+    assert "## Context tables" in table and "| hi-skrf (" in table
     # The cells' gains are the released candidates' expected scores minus the default's at T.
     cells = {(c["method"], c["panel"]): c for c in tuning_defaults.cells(tmp_path)}
     for row in rows:
@@ -529,8 +532,10 @@ def test_tuning_defaults_smoke_runs_every_method_and_rebuilds_its_table(
     assert len((tmp_path / "runs.csv").read_text().splitlines()) == 1 + len(rows)
     tuning_defaults.main(["--report", "--out", str(tmp_path)])
     assert (tmp_path / "table.md").read_text() == table
-    # The forest is a setting: skdptune's class names its own panels.
+    # The forest is a setting: diffprivlib's class names its own panels.
     with pytest.raises(SystemExit):
-        tuning_defaults.main(["--smoke", "--panels", "nass-rf", "--forest", "skdptune",
-                              "--out", str(tmp_path)])
+        tuning_defaults.main(["--smoke", "--panels", "nass-rf", "--out", str(tmp_path)])
+    # The before-only method cannot run on today's code.
+    with pytest.raises(SystemExit):
+        tuning_defaults.main(["--smoke", "--methods", "default", "--out", str(tmp_path)])
     sys.modules.pop("tuning_defaults", None)

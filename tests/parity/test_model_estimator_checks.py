@@ -8,10 +8,13 @@ from skdptune.cluster import KMeans
 from skdptune.decomposition import PCA
 
 #: Large budgets and a seed, so that the checks' comparisons see the models, not the noise;
-#: bounds that hold the checks' data.
+#: bounds that hold the checks' data. PCA's: the eigenvalues' noise (scale 2 data_norm**2 /
+#: its share of epsilon) must stay below the checks' small variances, or every noisy
+#: eigenvalue is clipped to 0 and score() meets a singular covariance (at 1e3 it depended on
+#: the seed's stream).
 ESTIMATORS = [
     KMeans(3, bounds=(-10.0, 10.0), epsilon=1e3, random_state=0, accountant=BudgetAccountant()),
-    PCA(2, data_norm=30.0, bounds=(-10.0, 10.0), epsilon=1e3, random_state=0,
+    PCA(2, data_norm=30.0, bounds=(-10.0, 10.0), epsilon=1e6, random_state=0,
         accountant=BudgetAccountant()),
 ]
 
@@ -30,10 +33,6 @@ def _expected_failed_checks(estimator):
                                           "diffprivlib",
             "check_sample_weight_equivalence_on_dense_data": "sample_weight is ignored",
         })
-    else:
-        failures["check_pipeline_consistency"] = (
-            "score inverts the noisy covariance, singular when noise clips an eigenvalue to 0 "
-            "on the check's few records")
     return failures
 
 

@@ -1,4 +1,4 @@
-"""Batched partition fits (skdptune.batched): diffprivlib's GaussianNB as an array program
+"""Batched partition fits (skdptune._batched): diffprivlib's GaussianNB as an array program
 (and skdptune's, over declared classes).
 
 What is checked: which candidates take the batched path and which fall back; that each piece
@@ -30,7 +30,7 @@ from conftest import (
     per_fit_values,
 )
 from skdptune import PrivateGridSearchCV, _evaluate as evaluate
-from skdptune.batched import common, engine, gaussian_nb
+from skdptune._batched import common, engine, gaussian_nb
 from skdptune.naive_bayes import GaussianNB as DeclaredGaussianNB
 from skdptune._utility import EMPTY_PART_UTILITY, make_utility
 

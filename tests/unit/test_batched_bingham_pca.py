@@ -34,8 +34,8 @@ from conftest import (
     same_selection_law_p_value,
 )
 from skdptune import PrivateGridSearchCV
-from skdptune.batched import bingham_pca, dp_lloyd, engine, logistic_regression, registry
-from skdptune.batched.contract import FIT_FAILED
+from skdptune._batched import bingham_pca, dp_lloyd, engine, logistic_regression, registry
+from skdptune._batched.contract import FIT_FAILED
 from skdptune.cluster import KMeans
 from skdptune.decomposition import PCA
 from skdptune.linear_model import LogisticRegression

@@ -33,8 +33,8 @@ from conftest import (
     same_selection_law_p_value,
 )
 from skdptune import PrivateGridSearchCV
-from skdptune.batched import dp_lloyd, engine, registry
-from skdptune.batched.contract import FIT_FAILED
+from skdptune._batched import dp_lloyd, engine, registry
+from skdptune._batched.contract import FIT_FAILED
 from skdptune._cluster import COUNT_SENSITIVITY, KMeans, budget_split
 from skdptune.decomposition import PCA
 from skdptune._partition import partition_labels, split_indices

@@ -1,4 +1,4 @@
-"""The batched engine's door (skdptune.batched.engine): the family contract kept by every
+"""The batched engine's door (skdptune._batched.engine): the family contract kept by every
 registered family, a family added by a registry row alone, the version pin, and how a group is
 cut into tasks.
 
@@ -26,8 +26,8 @@ from sklearn.pipeline import Pipeline
 
 from conftest import class_blobs, count_paths, per_fit_values
 from skdptune import PrivateGridSearchCV
-from skdptune.batched import engine, gaussian_nb, kmeans, registry
-from skdptune.batched.contract import (
+from skdptune._batched import engine, gaussian_nb, kmeans, registry
+from skdptune._batched.contract import (
     ACCURACY,
     CODES,
     NO_TARGET,

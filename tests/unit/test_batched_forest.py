@@ -1,4 +1,4 @@
-"""Batched partition fits of random trees and forests (skdptune.batched.forest): diffprivlib's
+"""Batched partition fits of random trees and forests (skdptune._batched.forest): diffprivlib's
 RandomForestClassifier and DecisionTreeClassifier, and skdptune's (skdptune.ensemble,
 skdptune.tree), which fit the same law with secure noise.
 
@@ -32,7 +32,7 @@ from scipy import stats
 
 from conftest import batched_groups, batched_values, class_blobs, count_paths, per_fit_values
 from skdptune import PrivateGridSearchCV
-from skdptune.batched import engine, forest
+from skdptune._batched import engine, forest
 from skdptune.ensemble import RandomForestClassifier as SecureForest
 from skdptune.tree import DecisionTreeClassifier as SecureTree
 from skdptune._tree import heap_tree, split_thresholds

@@ -33,9 +33,9 @@ from conftest import (
     partitions_moved,
 )
 from skdptune import PrivateGridSearchCV
-from skdptune.batched import engine, kmeans
-from skdptune.batched.common import nearest_centres
-from skdptune.batched.contract import FIT_FAILED
+from skdptune._batched import engine, kmeans
+from skdptune._batched.common import nearest_centres
+from skdptune._batched.contract import FIT_FAILED
 from skdptune._utility import kmeans_score_range, make_utility
 
 ALPHA = 1e-3

@@ -1,4 +1,4 @@
-"""The batched emulation of scipy's L-BFGS-B (``skdptune.batched.lbfgsb``).
+"""The batched emulation of scipy's L-BFGS-B (``skdptune._batched.lbfgsb``).
 
 It must reproduce ``scipy.optimize.fmin_l_bfgs_b`` per problem (the same iterates, the same
 stopping point and iteration count, to rounding) on the perturbed logistic objectives that
@@ -15,7 +15,7 @@ import pytest
 from scipy import optimize
 from scipy.special import expit
 
-from skdptune.batched import lbfgsb, logistic_regression
+from skdptune._batched import lbfgsb, logistic_regression
 
 FACTR, PGTOL = 64, 1e-4  # diffprivlib's factr, and its default tol
 

@@ -33,7 +33,7 @@ from sklearn.preprocessing import Normalizer
 
 from conftest import batched_groups, batched_values, count_paths
 from skdptune import PrivateGridSearchCV, _evaluate as evaluate
-from skdptune.batched import engine, logistic_regression
+from skdptune._batched import engine, logistic_regression
 from skdptune.linear_model import LogisticRegression as CalibratedLogisticRegression
 from skdptune._linear_model import logistic_features, logistic_unit_ball
 from skdptune._utility import make_utility

@@ -23,10 +23,10 @@ from sklearn.pipeline import Pipeline
 
 from conftest import batched_groups, batched_values, column_ks, count_paths, per_fit_values
 from skdptune import PrivateGridSearchCV
-from skdptune.batched import engine, gaussian_nb, pca
+from skdptune._batched import engine, gaussian_nb, pca
 from skdptune._partition import partition_labels, split_indices
 from skdptune._utility import make_utility
-from skdptune.batched.common import project
+from skdptune._batched.common import project
 
 ALPHA = 1e-3
 BOUNDS = (-3.0, 3.0)

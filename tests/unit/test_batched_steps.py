@@ -1,4 +1,4 @@
-"""Batched pipeline steps (skdptune.batched): public steps from the gate's table, diffprivlib's
+"""Batched pipeline steps (skdptune._batched): public steps from the gate's table, diffprivlib's
 StandardScaler as a partition step, ColumnTransformer stages on DataFrames.
 
 What is checked: which pipelines take the batched path; that the public steps are the gate's
@@ -28,9 +28,9 @@ from sklearn.preprocessing import Binarizer, OneHotEncoder, OrdinalEncoder
 
 from conftest import batched_groups, batched_values, column_ks, per_fit_values
 from skdptune import PrivateGridSearchCV, _evaluate as evaluate, _gate as gate
-from skdptune.batched import engine, standard_scaler
-from skdptune.batched import pipeline as batched_pipeline
-from skdptune.batched.contract import Block
+from skdptune._batched import engine, standard_scaler
+from skdptune._batched import pipeline as batched_pipeline
+from skdptune._batched.contract import Block
 from skdptune.naive_bayes import GaussianNB as DeclaredGaussianNB
 from skdptune._partition import partition_labels, split_indices
 from skdptune._partition_scaling import partition_ratio

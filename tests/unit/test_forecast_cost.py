@@ -2,7 +2,7 @@
 candidates take the batched path (array programs over all partitions) or the per-fit path.
 
 The forecast decides the paths from the parameters only, through the routing that the evaluate
-stage itself uses (:func:`skdptune.batched.engine.candidate_paths`); ``fit`` with ``verbose >= 1``
+stage itself uses (:func:`skdptune._batched.engine.candidate_paths`); ``fit`` with ``verbose >= 1``
 prints the same counts before it runs the fits, and nothing with ``verbose=0``.
 """
 
@@ -17,7 +17,7 @@ from sklearn.preprocessing import Normalizer
 import skdptune._search
 from conftest import batched_groups
 from skdptune import PrivateGridSearchCV
-from skdptune.batched import gaussian_nb, registry
+from skdptune._batched import gaussian_nb, registry
 from skdptune._utility import make_utility
 
 CLASSES = [0, 1]  # binary_data's labels, declared

@@ -21,7 +21,7 @@ from scipy import stats
 
 from conftest import batched_groups, batched_values
 from skdptune import PrivateGridSearchCV
-from skdptune.batched import logistic_regression
+from skdptune._batched import logistic_regression
 from skdptune.exceptions import GateError
 from skdptune._gate import check_release
 from skdptune._linear_model import LogisticRegression, logistic_features, logistic_unit_ball

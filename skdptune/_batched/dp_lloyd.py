@@ -19,7 +19,7 @@ done here in its place:
   candidate to the per-fit path, which gives it the real fit's outcome). ``y`` and
   ``sample_weight`` are not read (``TARGET`` is ``NO_TARGET``).
 - ``n < K`` raises ``ValueError``: that partition is
-  :data:`~skdptune.batched.contract.FIT_FAILED` (``error_score``, as on the per-fit path).
+  :data:`~skdptune._batched.contract.FIT_FAILED` (``error_score``, as on the per-fit path).
 - ``n_iter = _calc_iters(d, n)`` (diffprivlib's, the method the fit calls, on the partition's
   own ``n``) and ``budget_split(epsilon, d, n_iter)``: each partition its own.
 - The seeds: ``initial_centres`` of ``POOL * m`` uniform draws (from the partition's stream in
@@ -76,7 +76,7 @@ def _is_silhouette(utility, candidate):
     return type(getattr(utility, "scorer", None)) is SimplifiedSilhouetteScorer
 
 
-#: The family contract (:class:`~skdptune.batched.contract.Family`): the score is
+#: The family contract (:class:`~skdptune._batched.contract.Family`): the score is
 #: :class:`~skdptune.utility.SimplifiedSilhouetteScorer` (the default of ``scoring=None`` on
 #: skdptune's ``KMeans``), the held-out rows' mean simplified silhouette times the share of
 #: centres not found empty, in ``[0, 1]``; ``fit`` does not read ``y``, which may be None.
@@ -157,8 +157,8 @@ def plan(estimator, n_features):
 
 def partition_scores(plans, block, rngs):
     """The simplified silhouette of every plan's fit on every partition of a block (the family
-    contract, :meth:`~skdptune.batched.contract.Family.partition_scores`);
-    :data:`~skdptune.batched.contract.FIT_FAILED` where the real fit raises."""
+    contract, :meth:`~skdptune._batched.contract.Family.partition_scores`);
+    :data:`~skdptune._batched.contract.FIT_FAILED` where the real fit raises."""
     result = np.empty((len(plans), block.n_parts))
     for j, candidate in enumerate(plans):
         centres, empty, failed = fit_partitions(candidate, block.X_train, block.part_train,

@@ -160,7 +160,7 @@ def declared_codes(classes, labels):
 
 
 def bind_declared(plan, labels):
-    """``plan`` bound to the labels of ``y`` (:class:`~skdptune.batched.contract.BindsLabels`)
+    """``plan`` bound to the labels of ``y`` (:class:`~skdptune._batched.contract.BindsLabels`)
     for a family whose plans carry skdptune's declared ``classes`` and their ``code_map``
     (frozen dataclasses): each label code's position among the declared classes
     (:func:`declared_codes`, a function of that label and the public classes only); a plan
@@ -302,7 +302,7 @@ def transform_pca_partitions(mean, components, failed, block):
     ----------
     mean, components, failed
         As :func:`fit_pca_partitions` returns them.
-    block : skdptune.batched.contract.Block
+    block : skdptune._batched.contract.Block
 
     Returns
     -------

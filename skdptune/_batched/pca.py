@@ -1,7 +1,7 @@
 """diffprivlib's ``PCA`` as a partition step: every partition's own fit, inside the task.
 
 A partition step is a DP transformer before a family's estimator (see
-:mod:`skdptune.batched`). Each partition's pipeline fits its own copy on the partition's
+:mod:`skdptune._batched`). Each partition's pipeline fits its own copy on the partition's
 training rows and applies it to that partition's training and held-out rows; here each
 partition's fit is emulated with noise from the partition's own stream whose law is that of
 diffprivlib's fit with the step's (already partition-rescaled) parameters, so that the family
@@ -110,7 +110,7 @@ def plan(step, n_features):
 def transform_partitions(plan, block, rngs):
     """Each partition's rows through its own PCA, fitted on its own training rows (the
     partition step contract,
-    :meth:`~skdptune.batched.contract.PartitionStep.transform_partitions`)."""
+    :meth:`~skdptune._batched.contract.PartitionStep.transform_partitions`)."""
     return transform_pca_partitions(*fit_partitions(plan, block.X_train, block.part_train,
                                                     block.n_parts, rngs), block)
 

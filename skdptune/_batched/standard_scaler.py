@@ -109,7 +109,7 @@ def plan(step, n_features):
 def transform_partitions(plan, block, rngs):
     """Each partition's rows through its own scaler, fitted on its own training rows (the
     partition step contract,
-    :meth:`~skdptune.batched.contract.PartitionStep.transform_partitions`)."""
+    :meth:`~skdptune._batched.contract.PartitionStep.transform_partitions`)."""
     mean, scale = fit_partitions(plan, block.X_train, block.part_train, block.n_parts, rngs)
     return (_apply(plan, mean, scale, block.X_train, block.part_train),
             _apply(plan, mean, scale, block.X_val, block.part_val))

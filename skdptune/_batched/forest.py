@@ -104,7 +104,7 @@ from .common import comparable_labels, declared_bounds
 from .contract import ACCURACY, CODES
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
-#: :class:`~skdptune.batched.contract.Family`): accuracy, from label codes.
+#: :class:`~skdptune._batched.contract.Family`): accuracy, from label codes.
 SCORE, TARGET = ACCURACY, CODES
 
 #: Above this many labels (in ``y`` or declared) the per-leaf arrays stop being cheap.
@@ -276,7 +276,7 @@ def bind_labels(candidate, labels):
 
 def partition_scores(plans, block, rngs):
     """Accuracy of every plan's fit on every partition of a block (the family contract,
-    :meth:`~skdptune.batched.contract.Family.partition_scores`). The plans are bound to the
+    :meth:`~skdptune._batched.contract.Family.partition_scores`). The plans are bound to the
     labels (:func:`bind_labels`); a partition's training rows arrive in the order of its fit
     (they decide which tree a row trains)."""
     result = np.empty((len(plans), block.n_parts))
@@ -316,7 +316,7 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, rngs):
         Bound to the labels.
     X_train, y_train, part_train, n_parts
         A block's training rows, label codes (the rows of the maps) and partitions (as
-        :class:`~skdptune.batched.contract.Block`).
+        :class:`~skdptune._batched.contract.Block`).
     rngs : list of numpy.random.Generator
         One stream per partition.
 

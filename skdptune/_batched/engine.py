@@ -10,9 +10,9 @@ routing (the forecast, ``fit``'s verbose line):
 
 The contract with the families, the privacy argument, the noise streams, the routing and the
 version pin: ``DESIGN.md``, "The batched engine". In short: a candidate whose final estimator's
-exact class is in :data:`~skdptune.batched.registry.FAMILIES`, after public steps and at most
-one partition stage (:mod:`skdptune.batched.pipeline`), scored by the family's
-:class:`~skdptune.batched.contract.Score`, without fit or scorer parameters, is fitted on all
+exact class is in :data:`~skdptune._batched.registry.FAMILIES`, after public steps and at most
+one partition stage (:mod:`skdptune._batched.pipeline`), scored by the family's
+:class:`~skdptune._batched.contract.Score`, without fit or scorer parameters, is fitted on all
 partitions at once by its family; everything else takes the per-fit path.
 """
 
@@ -91,7 +91,7 @@ def _route(configured, utility):
     """The routing of one candidate, from its parameters and the scorer only.
 
     A :class:`~sklearn.pipeline.Pipeline` cut by
-    :func:`~skdptune.batched.pipeline.split_pipeline`, a final estimator whose exact class has
+    :func:`~skdptune._batched.pipeline.split_pipeline`, a final estimator whose exact class has
     a family, and a utility that is the family's score (its ``SCORE.matches``). What follows
     depends on the data, in :func:`batched_work` only: the steps applied to all rows, the
     conversion of ``X`` and ``y`` and the family's ``plan`` at the width they give; a failure
@@ -106,7 +106,7 @@ def _route(configured, utility):
     Returns
     -------
     route : types.SimpleNamespace or None
-        ``steps``, ``stage``, ``final`` (:func:`~skdptune.batched.pipeline.split_pipeline`) and
+        ``steps``, ``stage``, ``final`` (:func:`~skdptune._batched.pipeline.split_pipeline`) and
         ``family``; None for the per-fit path.
     """
     split = pipeline.split_pipeline(configured)
@@ -415,7 +415,7 @@ def _run_block(family, plans, candidate_ids, X, task, n_classes, entropy, steps=
     problem = check_scores(family, scores, len(plans), block.n_parts)
     if problem is not None:
         raise RuntimeError(f"The batched family {family.__name__} broke its contract "
-                           f"(skdptune.batched.contract.Family): {problem}.")
+                           f"(skdptune._batched.contract.Family): {problem}.")
     return scores
 
 
@@ -492,7 +492,7 @@ class BatchedWork:
         A partition without training or held-out rows (NaN) scores
         :data:`~skdptune.utility.EMPTY_PART_UTILITY`, as on the per-fit path; a score is
         mapped by the utility's range and clip; a partition whose real fit would raise
-        (:data:`~skdptune.batched.contract.FIT_FAILED`) scores ``error_score``, and under
+        (:data:`~skdptune._batched.contract.FIT_FAILED`) scores ``error_score``, and under
         ``"raise"`` its group's candidates are returned in ``redo``: the per-fit path raises
         the real fit's error.
 

@@ -70,7 +70,7 @@ from .common import (
 from .contract import ACCURACY, CODES, FIT_FAILED
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
-#: :class:`~skdptune.batched.contract.Family`).
+#: :class:`~skdptune._batched.contract.Family`).
 SCORE, TARGET = ACCURACY, CODES
 
 #: Above this many classes the per-partition arrays (partitions x classes x features) and the
@@ -170,14 +170,14 @@ def plan(estimator, n_features):
 
 def bind_labels(candidate, labels):
     """``candidate`` (a :class:`GaussianNBPlan`) bound to the labels of ``y``, or None:
-    :func:`~skdptune.batched.common.bind_declared` (the family contract,
-    :class:`~skdptune.batched.contract.BindsLabels`)."""
+    :func:`~skdptune._batched.common.bind_declared` (the family contract,
+    :class:`~skdptune._batched.contract.BindsLabels`)."""
     return bind_declared(candidate, labels)
 
 
 def partition_scores(plans, block, rngs):
     """Accuracy of every plan's fit on every partition of a block (the family contract,
-    :meth:`~skdptune.batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
+    :meth:`~skdptune._batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
     real fit raises (``priors`` whose length is not the partition's number of classes;
     fewer training rows than declared classes)."""
     result = np.empty((len(plans), block.n_parts))
@@ -210,7 +210,7 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
         Bound to the labels (:func:`bind_labels`) when it declares classes.
     X_train, y_train, part_train, n_parts, n_classes
         A block's training rows, codes, partitions (as
-        :class:`~skdptune.batched.contract.Block`).
+        :class:`~skdptune._batched.contract.Block`).
     rngs : list of numpy.random.Generator
         One stream per partition.
 

@@ -7,7 +7,7 @@ A :class:`~sklearn.pipeline.Pipeline` before a family's estimator is batched in 
   met) learn nothing from the rows: applied once to all rows (:func:`transform_all_rows`), they
   give what every partition's own pipeline computes on its rows.
 - Then at most one partition stage: a DP transformer of
-  :data:`~skdptune.batched.registry.PARTITION_STEPS`, or a
+  :data:`~skdptune._batched.registry.PARTITION_STEPS`, or a
   :class:`~sklearn.compose.ColumnTransformer` whose branches are public steps,
   ``"passthrough"``/``"drop"`` or partition steps. Its public branches are applied once to all
   rows (:func:`lay_out`); each partition step is fitted per partition, on the partition's own
@@ -239,7 +239,7 @@ class StepPlan(NamedTuple):
     start, stop : int
         Its input columns in the laid-out ``X`` (:func:`lay_out`).
     module : module
-        An entry of :data:`~skdptune.batched.registry.PARTITION_STEPS`.
+        An entry of :data:`~skdptune._batched.registry.PARTITION_STEPS`.
     plan : object
         The module's plan of the candidate's step.
     """
@@ -294,7 +294,7 @@ def apply_partition_steps(pieces, block, partitions, entropy, candidate):
     Parameters
     ----------
     pieces : tuple of StepPlan
-    block : skdptune.batched.contract.Block
+    block : skdptune._batched.contract.Block
         The block's rows in the layout.
     partitions : ndarray
         The block's partition indices (key the streams).
@@ -304,7 +304,7 @@ def apply_partition_steps(pieces, block, partitions, entropy, candidate):
 
     Returns
     -------
-    block : skdptune.batched.contract.Block
+    block : skdptune._batched.contract.Block
         Non-finite rows (a partition whose step fit raises) replaced by zeros.
     failed : ndarray of shape (block.n_parts,), bool
         The partitions with a non-finite row, training or held-out: the real pipeline would

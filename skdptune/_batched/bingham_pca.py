@@ -2,7 +2,7 @@
 own fit, inside the task.
 
 A partition step is a DP transformer before a family's estimator (see
-:mod:`skdptune.batched`). Each partition's pipeline fits its own copy on the partition's
+:mod:`skdptune._batched`). Each partition's pipeline fits its own copy on the partition's
 training rows and applies it to that partition's training and held-out rows; here each
 partition is fitted by the model module's own function,
 :func:`skdptune.decomposition.private_releases` (the DP mean with half of ``epsilon`` unless
@@ -22,7 +22,7 @@ here in its place:
   fraction or ``"mle"`` (a width chosen from the noisy spectrum), or above ``d``, and
   ``whiten=True`` (the projections divided by the noisy variances): the per-fit path.
 - ``k > n`` raises ``ValueError``: that partition's rows come out NaN, which the engine scores
-  :data:`~skdptune.batched.contract.FIT_FAILED` (``error_score``, as on the per-fit path).
+  :data:`~skdptune._batched.contract.FIT_FAILED` (``error_score``, as on the per-fit path).
 - ``private_releases(X, epsilon, data_norm, bounds or None, k, random_state)``: the same call;
   ``random_state`` a ``RandomState`` seeded from the partition's stream (one generator for
   every draw of the fit, as ``fit`` passes one). The noisy eigenvalues are drawn (they are part
@@ -30,7 +30,7 @@ here in its place:
   transform without ``whiten`` does not read.
 - ``components_``: ``oriented(vectors)[:k]`` (``svd_flip``, as ``_set_components``);
   ``transform`` (scikit-learn's): ``X @ components_.T - mean_ @ components_.T`` on unclipped
-  rows (:func:`~skdptune.batched.common.project`).
+  rows (:func:`~skdptune._batched.common.project`).
 
 Every quantity of a partition is a function of its own training rows, the public parameters
 and its own stream.
@@ -117,7 +117,7 @@ def plan(step, n_features):
 def transform_partitions(plan, block, rngs):
     """Each partition's rows through its own PCA, fitted on its own training rows (the
     partition step contract,
-    :meth:`~skdptune.batched.contract.PartitionStep.transform_partitions`); NaN rows for a
+    :meth:`~skdptune._batched.contract.PartitionStep.transform_partitions`); NaN rows for a
     partition whose fit raises (fewer training rows than ``n_components``)."""
     return transform_pca_partitions(*fit_partitions(plan, block.X_train, block.part_train,
                                                     block.n_parts, rngs), block)
@@ -126,7 +126,7 @@ def transform_partitions(plan, block, rngs):
 def fit_partitions(plan, X_train, part_train, n_parts, rngs):
     """The emulated ``mean_`` and ``components_`` of every partition's fit, and where the fit
     raises (fewer training rows than ``n_components``): ``plan`` (a :class:`BinghamPCAPlan`)
-    and the rest as :func:`~skdptune.batched.common.fit_pca_partitions` takes and returns
+    and the rest as :func:`~skdptune._batched.common.fit_pca_partitions` takes and returns
     them."""
     return fit_pca_partitions(partial(_fit_one, plan), plan.n_features, plan.n_components,
                               X_train, part_train, n_parts, rngs)

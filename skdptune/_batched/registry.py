@@ -1,9 +1,9 @@
 """The batched engine's registry: which classes it fits, and with which module.
 
 Plain dicts of class -> module, matched by exact class (a subclass may change ``fit``).
-Adding a family is its module (:class:`~skdptune.batched.contract.Family`) and one row of
+Adding a family is its module (:class:`~skdptune._batched.contract.Family`) and one row of
 :data:`FAMILIES`; adding a partition step, its module
-(:class:`~skdptune.batched.contract.PartitionStep`) and one row of :data:`PARTITION_STEPS`.
+(:class:`~skdptune._batched.contract.PartitionStep`) and one row of :data:`PARTITION_STEPS`.
 """
 
 from diffprivlib.models import (

@@ -47,7 +47,7 @@ in its place:
   ``X coef_ + intercept_``; the score is ``BoundedR2Scorer.scores_of`` (R² of predictions and
   targets clipped to ``bounds_y``), the one definition the per-fit path calls. A score that
   is not finite (a NaN prediction of a diverged solve) is
-  :data:`~skdptune.batched.contract.FIT_FAILED`, as the per-fit path scores a NaN
+  :data:`~skdptune._batched.contract.FIT_FAILED`, as the per-fit path scores a NaN
   ``error_score``.
 
 Here every partition of a block at once: each partition's sums (``n``, ``X'1``, ``X'X``,
@@ -74,7 +74,7 @@ from .._validation import nonnegative_finite
 from .common import at_least, checked_params, declared_bounds, laplace
 from .contract import BOUNDED_R2, FIT_FAILED, VALUES
 
-#: The family contract (:class:`~skdptune.batched.contract.Family`): the search's default
+#: The family contract (:class:`~skdptune._batched.contract.Family`): the search's default
 #: bounded R², from float targets (``y`` is not encoded).
 SCORE, TARGET, MAX_CLASSES = BOUNDED_R2, VALUES, None
 
@@ -328,7 +328,7 @@ def solve(c, b, Q, alpha=0.0):
 
 def partition_scores(plans, block, rngs):
     """The bounded R² of every plan's fit on every partition of a block (the family
-    contract, :meth:`~skdptune.batched.contract.Family.partition_scores`):
+    contract, :meth:`~skdptune._batched.contract.Family.partition_scores`):
     :meth:`~skdptune.utility.BoundedR2Scorer.scores_of`, at most 1 (the engine maps it by the
     utility's range); :data:`FIT_FAILED` where it is not finite (a diverged solve)."""
     fitted = block.n_train > 0

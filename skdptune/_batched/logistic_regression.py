@@ -9,7 +9,7 @@ for every partition of a block at once. The noise is drawn from the partition's 
 and what is done here in its place:
 
 - ``classes_`` are the labels present in the partition's training rows; fewer than two raise
-  ``ValueError`` (here: :data:`~skdptune.batched.contract.FIT_FAILED`, which the engine scores as the
+  ``ValueError`` (here: :data:`~skdptune._batched.contract.FIT_FAILED`, which the engine scores as the
   per-fit path scores a failed fit). Two classes: one problem, the larger label positive, with
   all of ``epsilon``. More: one-vs-rest, one problem per present class, each with ``epsilon /
   n_present`` (sequential composition over the classes), each its own noise vector.
@@ -50,7 +50,7 @@ and what is done here in its place:
   optimum: huge noise, weak regularisation, an intercept on which the loss has saturated),
   the problem is solved by diffprivlib's own solver instead: its objective (scikit-learn's
   loss, the same formula in numpy, plus the perturbation) minimised by
-  :func:`skdptune.batched.lbfgsb.minimize`, scipy's L-BFGS-B without bounds reproduced on all
+  :func:`skdptune._batched.lbfgsb.minimize`, scipy's L-BFGS-B without bounds reproduced on all
   those problems at once (each its own memory, line search and stopping tests; the same
   iterates and iteration count as scipy's, to rounding), with diffprivlib's arguments.
   Where the objective has no minimum at all (noise on the intercept beyond a class's count,
@@ -97,7 +97,7 @@ from .common import at_least, bind_declared, checked_params, declared_labels, la
 from .contract import ACCURACY, CODES, FIT_FAILED
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
-#: :class:`~skdptune.batched.contract.Family`).
+#: :class:`~skdptune._batched.contract.Family`).
 SCORE, TARGET = ACCURACY, CODES
 
 #: Above this many classes the one-vs-rest problems (candidates x classes x partitions, each
@@ -249,8 +249,8 @@ def plan(estimator, n_features):
 
 def bind_labels(candidate, labels):
     """``candidate`` (a :class:`LogisticRegressionPlan`) bound to the labels of ``y``, or None:
-    :func:`~skdptune.batched.common.bind_declared` (the family contract,
-    :class:`~skdptune.batched.contract.BindsLabels`)."""
+    :func:`~skdptune._batched.common.bind_declared` (the family contract,
+    :class:`~skdptune._batched.contract.BindsLabels`)."""
     return bind_declared(candidate, labels)
 
 
@@ -326,7 +326,7 @@ def noise_vectors(normals, gammas, scale):
 
 def partition_scores(plans, block, rngs):
     """Accuracy of every plan's fit on every partition of a block (the family contract,
-    :meth:`~skdptune.batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
+    :meth:`~skdptune._batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
     partition's training rows hold fewer than two classes without declared classes
     (diffprivlib's fit raises).
 
@@ -418,7 +418,7 @@ def fit_partitions(candidate, X_train, y_train, part_train, n_parts, n_classes, 
     candidate : LogisticRegressionPlan
     X_train, y_train, part_train, n_parts, n_classes
         A block's training rows, codes, partitions (as
-        :class:`~skdptune.batched.contract.Block`).
+        :class:`~skdptune._batched.contract.Block`).
     rngs : list of numpy.random.Generator
         One stream per partition.
     problems : optional
@@ -540,7 +540,7 @@ class _Fit:
 
 def _lbfgsb_in_chunks(fits):
     """diffprivlib's ``fmin_l_bfgs_b(f, 0, factr=64, pgtol=tol, maxiter=max_iter)`` on every
-    fit's ``lbfgsb`` problems, by :func:`~skdptune.batched.lbfgsb.minimize`: the plans'
+    fit's ``lbfgsb`` problems, by :func:`~skdptune._batched.lbfgsb.minimize`: the plans'
     problems together (each with its own plan's ``tol`` and ``max_iter``), in groups whose
     gathered rows take about :data:`LBFGSB_BYTES` (the problems are independent: how they are
     grouped changes nothing). Writes their coefficients into each fit's ``w``."""

@@ -6,16 +6,16 @@ partition utility lying in ``[0, 1]`` and depending on its own partition's recor
 fits every partition at once, with emulation noise whose law is that of diffprivlib's fit on
 the same partition, gives the selection the same input distribution, much faster.
 
-- :mod:`~skdptune.batched.engine`: the door (which candidates, and their partition utilities);
-- :mod:`~skdptune.batched.contract`: what a family receives and returns;
-- :mod:`~skdptune.batched.registry`: which classes have a family or a partition step;
-- :mod:`~skdptune.batched.pipeline`: pipelines, their public steps and partition steps;
-- one module per family (:mod:`~skdptune.batched.gaussian_nb`,
-  :mod:`~skdptune.batched.logistic_regression` with :mod:`~skdptune.batched.lbfgsb`,
-  :mod:`~skdptune.batched.linear_regression`, :mod:`~skdptune.batched.forest`,
-  :mod:`~skdptune.batched.kmeans` for diffprivlib's ``KMeans`` and
+- :mod:`~skdptune._batched.engine`: the door (which candidates, and their partition utilities);
+- :mod:`~skdptune._batched.contract`: what a family receives and returns;
+- :mod:`~skdptune._batched.registry`: which classes have a family or a partition step;
+- :mod:`~skdptune._batched.pipeline`: pipelines, their public steps and partition steps;
+- one module per family (:mod:`~skdptune._batched.gaussian_nb`,
+  :mod:`~skdptune._batched.logistic_regression` with :mod:`~skdptune._batched.lbfgsb`,
+  :mod:`~skdptune._batched.linear_regression`, :mod:`~skdptune._batched.forest`,
+  :mod:`~skdptune._batched.kmeans` for diffprivlib's ``KMeans`` and
   ``batched.dp_lloyd`` for :class:`skdptune.cluster.KMeans`) and per partition
-  step (:mod:`~skdptune.batched.standard_scaler`, :mod:`~skdptune.batched.pca` for
+  step (:mod:`~skdptune._batched.standard_scaler`, :mod:`~skdptune._batched.pca` for
   diffprivlib's ``PCA`` and ``batched.bingham_pca`` for
   :class:`skdptune.decomposition.PCA`).
 

@@ -14,7 +14,7 @@ is done here in its place:
   :func:`plan` (anything else sends the candidate to the per-fit path); the engine gives
   float64 ``X`` and ignores ``y`` (``TARGET`` is ``NO_TARGET``: ``y`` may be None).
 - ``n < K`` raises ``ValueError``: that partition is
-  :data:`~skdptune.batched.contract.FIT_FAILED` (``error_score``, as on the per-fit path).
+  :data:`~skdptune._batched.contract.FIT_FAILED` (``error_score``, as on the per-fit path).
 - ``iters = int(max(min(epsilon / epsilon_m, 7), 2))`` with ``epsilon_m = sqrt(500 K**3 / n**2
   (d + cbrt(4 d rho**2))**3)``, ``rho = 0.225`` (``_calc_iters``): here, the same expression of
   the partition's own ``n`` (:func:`iterations`); each partition runs its own number of passes.
@@ -45,7 +45,7 @@ is done here in its place:
   sensitivity=upper_i - lower_i, lower=c * lower_i, upper=c * upper_i)`` on the sum of its
   clipped rows (``c`` the noisy count): the value clamped into the domain, then Laplace noise
   conditioned on the domain (diffprivlib's rejection sampler), here by inverse CDF
-  (:func:`~skdptune.batched.common.laplace_within`). Its scale solves an equation homogeneous
+  (:func:`~skdptune._batched.common.laplace_within`). Its scale solves an equation homogeneous
   in ``(sensitivity, domain width)``: ``(upper_i - lower_i)`` times the solution for
   sensitivity 1 and domain ``[0, c]``, found by diffprivlib's own bisection run elementwise on
   arrays (:func:`unit_scales`). The centre is ``noisy_sum / c``; clusters absent from the
@@ -77,7 +77,7 @@ from .common import (
 )
 from .contract import FIT_FAILED, NEGATIVE_INERTIA, NO_TARGET
 
-#: The family contract (:class:`~skdptune.batched.contract.Family`): the estimator's own
+#: The family contract (:class:`~skdptune._batched.contract.Family`): the estimator's own
 #: ``score`` (``scoring=None``); neither diffprivlib's ``fit`` nor ``KMeans.score`` reads
 #: ``y``, which may be None.
 SCORE, TARGET, MAX_CLASSES = NEGATIVE_INERTIA, NO_TARGET, None
@@ -402,7 +402,7 @@ def score_partitions(centers, X_val, part_val, n_parts):
 def partition_scores(plans, block, rngs):
     """``KMeans.score`` (minus the held-out inertia, not yet mapped to a utility) of every
     plan's fit on every partition of a block (the family contract,
-    :meth:`~skdptune.batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
+    :meth:`~skdptune._batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
     real fit raises."""
     result = np.empty((len(plans), block.n_parts))
     for j, candidate in enumerate(plans):
