@@ -31,10 +31,14 @@ run it under ``nice``.
         nice -n 19 python benchmarks/kmeans_selection.py run     # about 1 h on 2 cores
     PYTHONPATH=. python benchmarks/kmeans_selection.py report    # a second
     PYTHONPATH=. python benchmarks/kmeans_selection.py run --smoke   # seconds: 1 small search
+    # today's defaults at T = 2 (the tuning policy), kept apart from the run above:
+    PYTHONPATH=. nice -n 19 python benchmarks/kmeans_selection.py \\
+        --out benchmarks/results/kmeans_selection/policy run --epsilons 2 --n-jobs 2
 """
 
 import argparse
 import json
+import os
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -48,7 +52,10 @@ from lib.runs import machine, run_units, stable_seed
 from skdptune import PrivateGridSearchCV
 from skdptune.cluster import KMeans
 
-OUT = Path(__file__).resolve().parent / "results" / "kmeans_selection"
+#: Where the runs and the table go; ``--out`` sets it, through the environment so that the
+#: worker processes of ``--n-jobs`` write there too.
+OUT = Path(os.environ.get("KMEANS_SELECTION_OUT",
+                          Path(__file__).resolve().parent / "results" / "kmeans_selection"))
 KS, EPSILONS, REPS, ROWS = (3, 5, 8), (1.0, 2.0, 4.0), 10, 20_000
 GRID = {"n_clusters": list(range(2, 11))}
 BOUNDS, HALF_WIDTH, SEPARATION, SPREAD, WIDTH = (-12.0, 12.0), 9.0, 5.0, 0.5, 2
@@ -92,7 +99,7 @@ def search_once(k, epsilon, rep, n_rows):
         "selected": int(search.best_params_["n_clusters"]),
         "best_score": float(search.best_score_),
         "best_score_std": float(search.best_score_std_),
-        "n_partitions": int(search.n_partitions_),
+        "n_partitions": search.n_partitions_ or 0,  # 0: the tuning policy declined to select
         "privacy_spent": float(search.privacy_spent_[0]),
         "charged": float(accountant.total()[0]),
         "non_private": non_private_choice(X),
@@ -146,6 +153,8 @@ def report(_):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=None,
+                        help="folder of the runs and the table (default: results/kmeans_selection)")
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="fit the searches (resumable)")
     run_parser.add_argument("--ks", type=int, nargs="+", default=list(KS))
@@ -157,10 +166,13 @@ def main():
                             help="one search of 2,000 rows (k=3, epsilon 4), kept apart")
     commands.add_parser("report", help="tabulate the searches run")
     args = parser.parse_args()
+    global OUT
+    if args.out is not None:
+        OUT = args.out.resolve()
+        os.environ["KMEANS_SELECTION_OUT"] = str(OUT)
     if args.command == "report":
         report(args)
     elif args.smoke:
-        global OUT
         OUT = OUT / "smoke"
         print(search_once(3, 4.0, 0, 2000))
     else:
