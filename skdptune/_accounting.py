@@ -289,7 +289,8 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         The selection's budget, explicit; the refit then spends what its estimator declares.
     selection_share : float
         The selection's share of ``total`` when the search refits, in ``[0, 1)``; 0: the
-        search declines to select (the refit gets all of ``total``).
+        search declines to select, and the refit gets all of ``total`` (no check is bought
+        from it: the estimator as given is released with the whole budget).
     score_share : float
         The ``best_score_`` estimate's share of the selection budget (0 with a callable refit,
         which releases no ``best_score_``, as ``GridSearchCV``).
@@ -314,6 +315,8 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
     else:
         # Selection, refit and check compose sequentially: the shares add up to the total.
         share = selection_share
+        if share == 0:  # declined: the estimator as given gets everything (issue 35)
+            check_share = 0.0
         selection_epsilon = share * total
         release_epsilon = total - selection_epsilon
         refit_epsilon = (1 - check_share) * release_epsilon

@@ -1200,10 +1200,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             # A callable refit releases no best_score_ (as GridSearchCV): no score share.
             score_share=0.0 if callable(self.refit) else self.score_share,
             refit=bool(self.refit),
-            # A declined selection releases the estimator as given with the whole budget
-            # (issue 35): no check is bought from its refit.
-            check_share=(0.0 if lead is None or (policy is not None and policy.declined)
-                         else self.check_share),
+            check_share=0.0 if lead is None else self.check_share,
         )
 
     def _random_states(self):
