@@ -61,9 +61,9 @@ from ._trivial import trials_test
 from ._utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
 from ._validation import (
     check_input_data,
+    collect_refusals,
     input_shape,
     min_samples,
-    raise_refusals,
     refuse_keywords,
     route_fit_params,
 )
@@ -551,24 +551,23 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # no setting can fix is refused whichever settings are sampled: the estimator is
         # checked as the distributions leave it (a parameter they set, a missing data_norm
         # or a placeholder step, is theirs to fix), as the grid search checks its candidates.
-        errors, contexts = [], []  # every setting's problems, raised together
-        for setting, note in _representative_settings(self.param_distributions):
+        def check(setting, context):
             candidate = with_params(estimator, setting, source="param_distributions setting")
-            context = (f"param_distributions setting {setting}{note}" if setting
-                       else "the estimator")
-            try:
-                check_candidate(candidate, context, sparse_input=issparse(X),
-                                seeded_search=self.random_state is not None)
-                if self.trial_epsilon is None:  # epsilon is the total: it replaces the steps'
-                    check_budget_not_tuned(
-                        split_budget(candidate, 1.0), setting, source="param_distributions",
-                        remedy="trial_epsilon",
-                        total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
-                    )
-            except (TypeError, ValueError) as error:
-                errors.append(error)
-                contexts.append(context)
-        raise_refusals(errors, contexts)
+            check_candidate(candidate, context, sparse_input=issparse(X),
+                            seeded_search=self.random_state is not None)
+            if self.trial_epsilon is None:  # epsilon is the total: it replaces the steps'
+                check_budget_not_tuned(
+                    split_budget(candidate, 1.0), setting, source="param_distributions",
+                    remedy="trial_epsilon",
+                    total=DEFAULT_EPSILON if self.epsilon is None else self.epsilon,
+                )
+
+        settings = _representative_settings(self.param_distributions)
+        contexts = [f"param_distributions setting {setting}{note}" if setting
+                    else "the estimator" for setting, note in settings]
+        # Every setting's problems, raised together.
+        collect_refusals([lambda setting=setting, context=context: check(setting, context)
+                          for (setting, _), context in zip(settings, contexts)], contexts)
         if y is None:
             raise ValueError(
                 "y=None was passed to fit, but PrivateRandomizedSearchCV scores every trial on "

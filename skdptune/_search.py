@@ -76,9 +76,9 @@ from ._utility import (
 from ._validation import (
     check_input_data,
     check_scorer_applies,
+    collect_refusals,
     input_shape,
     min_samples,
-    raise_refusals,
     refuse_keywords,
     route_fit_params,
 )
@@ -911,19 +911,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         refit: the grid can swap steps), every problem of every candidate raised at once (a
         step all candidates share, once); what each refit declares (None with
         ``refit=False``)."""
-        declared, errors, contexts = [], [], []
-        for params in candidates:
-            context = f"param_grid candidate {params}"
-            try:
-                declared.append(check_candidate(
-                    with_params(estimator, params), context, release=bool(self.refit),
-                    sparse_input=sparse_input, seeded_search=self.random_state is not None,
-                    n_features=n_features))
-            except (TypeError, ValueError) as error:
-                errors.append(error)
-                contexts.append(context)
-        raise_refusals(errors, contexts)
-        return declared
+        contexts = [f"param_grid candidate {params}" for params in candidates]
+        return collect_refusals([
+            lambda params=params, context=context: check_candidate(
+                with_params(estimator, params), context, release=bool(self.refit),
+                sparse_input=sparse_input, seeded_search=self.random_state is not None,
+                n_features=n_features)
+            for params, context in zip(candidates, contexts)
+        ], contexts)
 
     def _candidate_parameters(self, estimator, candidates, declared_by_gate, budget, ratio):
         """Every candidate's refit parameters (with the refit's share of the budget), its

@@ -90,27 +90,33 @@ def raise_refusals(errors, contexts=None):
     raise combined from None
 
 
-def collect_refusals(checks):
+def collect_refusals(checks, contexts=None):
     """Run every check, then raise what they refused together (:func:`raise_refusals`).
 
     Parameters
     ----------
     checks : iterable of callable
-        Checks of one configuration that do not depend on each other, each called with no
-        argument; a check refuses by raising ``TypeError`` or ``ValueError``.
+        Checks that do not depend on each other, each called with no argument; a check
+        refuses by raising ``TypeError`` or ``ValueError``.
+    contexts : list of str or None, default=None
+        The configuration each check examines (one per check, as in
+        :func:`raise_refusals`), for checks of several configurations; None for checks of
+        one.
 
     Returns
     -------
     results : list
         Each check's return value, when none refused.
     """
-    results, errors = [], []
-    for check in checks:
+    checks = list(checks)
+    results, errors, refused_in = [], [], []
+    for check, context in zip(checks, contexts or [None] * len(checks)):
         try:
             results.append(check())
         except (TypeError, ValueError) as error:
             errors.append(error)
-    raise_refusals(errors)
+            refused_in.append(context)
+    raise_refusals(errors, refused_in if contexts is not None else None)
     return results
 
 
