@@ -56,6 +56,7 @@ from ._gate import (
     split_budget,
     zero_out_epsilon,
 )
+from ._rehearsal import check_categories, rehearse, schema_of
 from ._trials import PER_RECORD_SCORES, draw_settings, run_trials, split_records
 from ._trivial import trials_test
 from ._utility import BoundedSquaredErrorScorer, declared_bounds_y, make_utility
@@ -601,6 +602,16 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         n_samples = _num_samples(X)
         check_consistent_length(X, y)
         check_input_data(X, y, estimator, check_sparse=False)  # the gate followed sparse input
+        # Every representative setting on public rows of X's schema, after the checks whose
+        # refusals say more: a configuration that fails every fit is refused in full.
+        # Not the ends of a distribution's support (a data_norm of 1.8e308 is a value the
+        # gate must judge, not one a fit will meet): the medians and the lists' values.
+        typical = [(setting, context) for (setting, note), context in zip(settings, contexts)
+                   if "of the support" not in note]
+        built = [with_params(estimator, setting, source="param_distributions setting")
+                 for setting, _ in typical]
+        rehearse(built, [context for _, context in typical], schema_of(X, y))
+        check_categories(X, built)
         rate = (self.subsample or 1.0) * min(self.validation_fraction,
                                              1 - self.validation_fraction)
         needed = min_samples(1, min(rate, 1 - (self.subsample or 0.0)))

@@ -13,12 +13,10 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-from diffprivlib.accountant import BudgetAccountant
 from scipy.sparse import issparse
 from sklearn.base import clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid
-from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
@@ -27,7 +25,6 @@ from ._sklearn_compat import (
     Interval,
     StrOptions,
     _fit_context,
-    _safe_indexing,
 )
 from ._accounting import (
     Charge,
@@ -42,9 +39,7 @@ from ._base import BasePrivateSearch, Plan
 from ._dp_fit import (
     MeasuringAccountant,
     fit_for_release,
-    private_fit_context,
     revealing,
-    set_accountants,
     with_params,
 )
 from ._batched.engine import candidate_paths
@@ -60,6 +55,7 @@ from ._gate import (
     split_budget,
     zero_out_epsilon,
 )
+from ._rehearsal import check_categories, final_width, rehearse, schema_of
 from ._partition import auto_n_partitions, partition_labels, split_indices
 from ._default_policy import SHARE_WITHOUT_DEFAULT, choose, refit_noise
 from .selection import SELECTORS, OneShotSelector, SelectionResult, _as_selector
@@ -772,10 +768,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
         n_samples = _num_samples(X)  # public: the guarantee is for replace-one adjacency
         n_features = input_shape(X)["n_features_in_"]
         candidates, default_index = self._default(selector, estimator, candidates)
-        # The gate before the policy, whose width of a pipeline fits its first steps.
         declared = self._check_candidates(estimator, candidates, sparse_input=issparse(X),
                                           n_features=n_features)
-        policy = self._policy(estimator, candidates, default_index, n_samples, X)
+        schema = schema_of(X, y)
+        policy = self._policy(estimator, candidates, default_index, n_samples, schema)
         budget = self._budget(lead, policy)
         n_partitions = None if budget.declined else self._n_partitions(
             n_samples, len(candidates), budget.selector_epsilon)
@@ -792,7 +788,12 @@ class PrivateGridSearchCV(BasePrivateSearch):
             self, estimator, scorer, fit_params,
             scorer_name=self.refit if isinstance(self.scoring, (list, tuple, set, dict)) else None,
         )
+        built = [with_params(estimator, params) for params in candidates]
         self._check_data(X, y, estimator, n_samples, n_partitions)
+        # Last, after the checks whose refusals say more: on public rows of X's schema, a
+        # configuration that fails every fit is refused in full, nothing charged.
+        rehearse(built, [f"param_grid candidate {params}" for params in candidates], schema)
+        check_categories(X, built)
         offsets = None
         if default_index is not None and not budget.declined:
             margin = policy.margin if self.default_margin == "auto" else self.default_margin
@@ -876,13 +877,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
             )
         return candidates, matches[0]
 
-    def _policy(self, estimator, candidates, default_index, n_samples, X, n_features=None):
+    def _policy(self, estimator, candidates, default_index, n_samples, schema):
         """The tuning policy (``skdptune._default_policy.choose``) of a search with a
         default: the selection's share (with ``selection_share="auto"``, ``epsilon`` the
         total and a refit) and the default's margin; None without a default. Public
         quantities only: ``epsilon``, ``n``, the candidates, and the default's family and
-        input width (a function of the pipeline's parameters and the schema of ``X``; without
-        rows of ``X``, the forecast's, ``n_features``)."""
+        input width, from ``schema`` (``skdptune._rehearsal.final_width``: the pipeline's
+        parameters and the schema of ``X``, never its values)."""
         if default_index is None:
             return None
         selection_epsilon = self._explicit_budget(
@@ -901,7 +902,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             return choose(total if selection_epsilon is None else selection_epsilon,
                           refit_noise=0.0, share=1.0, **common)
         default = with_params(estimator, candidates[default_index])
-        width = _final_width(default, X) if X is not None else (n_features or 1)
+        width = final_width(default, schema)
         noise = refit_noise(default, n_samples, width)
         share = None if self.selection_share == "auto" else self.selection_share
         return choose(total, refit_noise=noise, share=share, **common)
@@ -1106,11 +1107,11 @@ class PrivateGridSearchCV(BasePrivateSearch):
             raise ValueError(
                 "n_partitions='auto' and the tuning policy of a default candidate are chosen "
                 "from the number of records: pass the data you will fit, search.forecast(X) "
-                "(only its shape is read, and its first rows for a pipeline's width), or its "
+                "(only its shape and schema are read), or its "
                 "size, search.forecast(n_samples=...)."
             )
-        policy = self._policy(estimator, candidates, default_index, n_samples,
-                              X if _has_rows(X) else None, n_features=n_features)
+        schema = schema_of(X) if _has_rows(X) else schema_of(None, n_features=n_features)
+        policy = self._policy(estimator, candidates, default_index, n_samples, schema)
         budget = self._budget(policy=policy)
         if budget.declined:
             return Forecast(selector=type(selector).__name__, n_candidates=len(candidates),
@@ -1319,33 +1320,6 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self.best_estimator_ = keep_released(best)  # only what its mechanisms cover
         rule = "a-priori reservation: the largest budget a candidate of the grid declares"
         return cost, rule
-
-
-def _final_width(estimator, X):
-    """The number of columns reaching the last step of ``estimator`` (a pipeline), or the
-    columns of ``X``.
-
-    A pipeline's steps before the last are fitted on the first rows of ``X`` with
-    throw-away accountants inside ``skdptune._dp_fit.private_fit_context`` (nothing they
-    print or warn is shown), only to read their output's width: for the steps the gate
-    admits, a function of their parameters and the schema of ``X``, not of the values. When
-    that fails (a step that needs more rows), the columns of ``X``.
-    """
-    n_features = input_shape(X)["n_features_in_"] or 1
-    if not isinstance(estimator, Pipeline) or len(estimator.steps) < 2:
-        return n_features
-    prefix = clone(estimator[:-1])
-    set_accountants(prefix, BudgetAccountant())
-    rows = np.arange(min(_num_samples(X), _WIDTH_ROWS))
-    try:
-        with private_fit_context(reveal=False):
-            return int(np.shape(prefix.fit_transform(_safe_indexing(X, rows)))[1])
-    except Exception:  # noqa: BLE001 - the width is a model's input, not a refusal
-        return n_features
-
-
-#: Rows ``_final_width`` fits a pipeline's first steps on.
-_WIDTH_ROWS = 50
 
 
 def _has_rows(X):

@@ -526,7 +526,7 @@ def _branches_outcome(step, X, mask, infinite, path):
         branches, rest = [], np.ones(len(mask), dtype=bool)
         for name, child, columns in step.transformers:
             selected = np.zeros(len(mask), dtype=bool)
-            selected[_columns(X, columns, len(mask))] = True
+            selected[column_indices(X, columns, len(mask))] = True
             rest &= ~selected
             branches.append((name, child, mask & selected))
         branches.append(("remainder", step.remainder, mask & rest))
@@ -542,7 +542,7 @@ def _branches_outcome(step, X, mask, infinite, path):
     return REMOVES, path
 
 
-def _columns(X, columns, n_columns):
+def column_indices(X, columns, n_columns):
     """Column indices a ``ColumnTransformer`` branch selects (its callable selectors read the
     schema); all of them when they cannot be resolved (conservative: the branch is checked)."""
     if X is None:

@@ -24,7 +24,7 @@ from sklearn.svm import SVC, LinearSVC
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import GateError
 from skdptune._partition import partition_labels, split_indices
-from test_faults import N_SAMPLES, MockDPClassifier, assert_charged, make_data
+from test_faults import N_SAMPLES, MockDPClassifier, assert_charged, is_private, make_data
 
 CLASSES = [0, 1]  # the labels of binary_data and mixed_frame(), declared
 
@@ -212,24 +212,29 @@ class CountingClassifier(MockDPClassifier):
     """Counts its fits on the class (n_jobs=1: the same process)."""
 
     n_fits = 0
+    n_rehearsals = 0
 
     def __init__(self, epsilon=1.0, accountant=None, candidate=0):
         super().__init__(epsilon=epsilon, accountant=accountant)
         self.candidate = candidate
 
     def fit(self, X, y, sample_weight=None):
-        type(self).n_fits += 1
+        if is_private(X):
+            type(self).n_fits += 1
+        else:
+            type(self).n_rehearsals += 1
         return super().fit(X, y)
 
 
 def test_five_thousand_candidates_fit_exactly_k_times_each_with_linear_storage():
     X, y = make_data()
     n_candidates, k = 5000, 2
-    CountingClassifier.n_fits = 0
+    CountingClassifier.n_fits = CountingClassifier.n_rehearsals = 0
     accountant = BudgetAccountant()
     fitted = search(CountingClassifier(), {"candidate": list(range(n_candidates))}, accountant,
                     n_partitions=k, refit=False, selector="exponential").fit(X, y)
     assert CountingClassifier.n_fits == n_candidates * k
+    assert CountingClassifier.n_rehearsals == n_candidates  # once each, on public rows
     assert len(fitted.cv_results_["params"]) == n_candidates
     for key, values in fitted.cv_results_.items():
         assert len(values) == n_candidates, key
@@ -245,7 +250,8 @@ class RecordingClassifier(MockDPClassifier):
     fits = []
 
     def fit(self, X, y, sample_weight=None):
-        type(self).fits.append((np.asarray(X)[:, 0].copy(), sample_weight))
+        if is_private(X):  # the rehearsal's public rows are not the data's
+            type(self).fits.append((np.asarray(X)[:, 0].copy(), sample_weight))
         return super().fit(X, y, sample_weight=sample_weight)
 
 

@@ -27,6 +27,12 @@ pytestmark = pytest.mark.filterwarnings("ignore:The selector selected no candida
 ERROR_SCORE = 0.125  # distinctive, so the spy can tell failed partitions apart
 
 
+def is_private(X):
+    """Whether ``X`` holds rows of :func:`make_data` (integer row ids in column 0), not the
+    rehearsal's public rows (``skdptune._rehearsal``: uniform values there)."""
+    return bool(np.all(np.asarray(X)[:, 0] == np.round(np.asarray(X)[:, 0])))
+
+
 class MockDPClassifier(ClassifierMixin, BaseEstimator):
     """A cheap stand-in for a diffprivlib classifier, with scripted faults.
 
@@ -35,7 +41,8 @@ class MockDPClassifier(ClassifierMixin, BaseEstimator):
 
     fail : None or str
         ``"partitions"``: raise in every fit on fewer than ``N_SAMPLES`` rows (all partition
-        fits, not the refit); ``"refit"``: raise in a fit on ``N_SAMPLES`` rows; ``"always"``;
+        fits, not the refit); ``"refit"``: raise in a fit on ``N_SAMPLES`` rows; ``"always"``
+        (the rehearsal's public rows included: the only mode the rehearsal sees);
         ``"interrupt"`` / ``"interrupt_refit"``: KeyboardInterrupt in partition fits / the
         refit; ``"exit"``: kill the process when not ``parent_pid`` (a dying joblib worker).
     fail_rows : tuple of int
@@ -51,6 +58,9 @@ class MockDPClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         X = np.asarray(X)
+        if self.fail != "always" and not is_private(X):
+            self.classes_ = np.unique(y)  # the rehearsal (public rows): no scripted fault
+            return self
         is_refit = len(X) == N_SAMPLES
         if self.fail == "exit" and os.getpid() != self.parent_pid:
             os._exit(1)
@@ -163,15 +173,20 @@ def test_candidate_failing_on_all_partitions_is_not_selected_and_fit_succeeds(
     assert_charged(accountant, search.privacy_spent_)
 
 
-def test_only_candidate_failing_everywhere_raises_and_charges_the_reservation():
+def test_a_candidate_failing_everywhere_is_refused_in_full_before_the_charge(
+    partition_results,
+):
+    # Before (issue 38): every partition fit failed, the selection and the refit's
+    # reservation were charged, then the refit failed with its message withheld. A fit that
+    # fails whatever the rows fails on the rehearsal's public rows too: refused, in full.
     X, y = make_data()
     accountant = BudgetAccountant()
     search = make_search(MockDPClassifier(fail="always"), {"epsilon": [1.0]}, accountant)
-    with pytest.raises(PrivateFitError, match="raised ValueError in MockDPClassifier") as error:
+    with pytest.raises(ValueError, match=r"\{'epsilon': 1.0\} cannot be fitted.*public rows"
+                                         r".*nothing was charged.*scripted failure \(always"):
         search.fit(X, y)
-    assert "scripted failure" not in str(error.value)  # the message is withheld
-    # The selection, in its own entry, then the refit's reservation: it started.
-    assert accountant.spent_budget == [(1.0, 0.0), (1.0, 0.0)]
+    assert accountant.spent_budget == []
+    assert list(partition_results) == []  # no private row was fitted
 
 
 def test_failure_only_in_refit_charges_the_selection_and_the_reservation():

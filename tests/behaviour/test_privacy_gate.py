@@ -306,12 +306,9 @@ def test_refused_refit_charge_after_a_failed_refit_withdraws_everything(binary_d
     # Before: selection_, best_params_ and best_score_ stayed, with nothing charged.
     X, y = binary_data
     accountant = RecordingAccountant(refuse_after=1)  # accepts the selection only
-    unknown = pd.DataFrame({"c": np.array(["a", "b", "ssn=123-45-6789"])[np.arange(len(X)) % 3]})
-    pipeline = make_pipeline(OneHotEncoder(categories=[["a", "b"]], sparse_output=False),
-                             GaussianNB(classes=CLASSES, bounds=BOUNDS))
-    search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, accountant)
+    search = grid_search(ssn_pipeline(), {"gaussiannb__epsilon": [1.0]}, accountant)
     with pytest.raises(BudgetError, match="refused"):
-        search.fit(unknown, y)
+        search.fit(ssn_frame(len(X)), y)
     assert [name for name in vars(search) if name.endswith("_")] == []
     assert [call for call in accountant.calls if call[0] == "spend"] == [("spend", 1.0, 0.0)]
 
@@ -593,17 +590,47 @@ def ssn_frame(n_samples):
     return pd.DataFrame({"c": values})
 
 
-def test_refit_errors_never_quote_the_data(binary_data):
+def parse_codes(frame):
+    """A user's row-wise parser that fails on text it does not know, quoting it: a failure
+    that depends on the records' values, which no check before the data can foresee."""
+    values = np.asarray(frame, dtype=object)
+    for value in values.ravel():
+        if value not in ("a", "b"):
+            raise ValueError(f"cannot parse {value!r}")
+    return (values == "a").astype(float)
+
+
+def ssn_pipeline():
+    return make_pipeline(RowWiseFunctionTransformer(parse_codes),
+                         GaussianNB(classes=CLASSES, bounds=BOUNDS))
+
+
+def test_an_undeclared_category_is_refused_before_the_charge_without_its_value(binary_data):
+    # Before (issue 38): the selection and the refit's reservation were charged, then the
+    # refit failed on the one record's category, its message withheld.
     X, y = binary_data
     pipeline = make_pipeline(OneHotEncoder(categories=[["a", "b"]], sparse_output=False),
                              GaussianNB(classes=CLASSES, bounds=BOUNDS))
+    accountant = RecordingAccountant()
+    search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, accountant)
+    with pytest.raises(ValueError, match="column 'c' holds values that are not among the "
+                                         r"categories \['a', 'b'\]") as error:
+        search.fit(ssn_frame(len(X)), y)
+    assert "ssn" not in str(error.value) and "123-45" not in str(error.value)
+    assert accountant.calls == []
+
+
+def test_refit_errors_never_quote_the_data(binary_data):
+    X, y = binary_data
+    pipeline = ssn_pipeline()
     accountant = BudgetAccountant()
     search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, accountant)
     with pytest.raises(PrivateFitError) as error:
         search.fit(ssn_frame(len(X)), y)
     message = str(error.value)
     assert "ssn" not in message and "123-45" not in message
-    assert "ValueError in step 'onehotencoder' (OneHotEncoder)" in message
+    assert ("ValueError in step 'rowwisefunctiontransformer' (RowWiseFunctionTransformer)"
+            in message)
     assert error.value.__context__ is None and error.value.__cause__ is None
     # The selection, then the failed refit's reservation (epsilon=1 times its charge).
     assert accountant.spent_budget == [(1.0, 0.0), (GNB_CHARGE, 0.0)]

@@ -949,16 +949,17 @@ def test_a_callable_refit_returning_no_valid_index(binary_data, returned, error,
     assert not hasattr(search, "best_estimator_")
 
 
-class AlwaysFails(StrictParamsClassifier):
-    def fit(self, X, y):
-        raise ValueError("scripted failure")
+def failing_score(estimator, X, y):
+    raise ValueError("scripted failure")
 
 
 def test_when_nothing_is_selected_the_warning_names_failing_fits(binary_data,
                                                                   recording_selector):
-    # Before: "consider a larger epsilon" only, though every fit had failed.
+    # Before: "consider a larger epsilon" only, though every score had failed. (A fit that
+    # fails on any rows is refused before the data: the rehearsal.)
     X, y = binary_data
-    search = search_of(AlwaysFails(), {"foo_param": [1, 2]}, refit=False, scoring="accuracy",
+    search = search_of(StrictParamsClassifier(), {"foo_param": [1, 2]}, refit=False,
+                       scoring=failing_score, utility_range=(0, 1),
                        selector=recording_selector(index=None, delegate=False))
     with pytest.warns(UserWarning, match=r"fits or scores failed: each failure scores "
                                          r"error_score=0.0.*error_score='raise'.*"

@@ -90,17 +90,26 @@ def test_gaussian_nb_with_accuracy_takes_the_batched_path(binary_data, paths, in
      {}),
     (GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {},
      {"sample_weight": np.ones(300)}),
-    (GaussianNB(bounds=(0, 1), priors=[0.5, 0.6]), {"var_smoothing": [1e-9]},
-     {"error_score": 0.0}, {}),
     (type("MyNB", (GaussianNB,), {})(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {}, {}),
-    (LogisticRegression(data_norm=2.0, warm_start=True), {"C": [1.0]}, {}, {}),
-], ids=["scorer", "fit_params", "priors_not_summing_to_one", "subclass",
-        "unsupported_other_family"])
+], ids=["scorer", "fit_params", "subclass"])
 def test_everything_else_takes_the_per_fit_path(binary_data, paths, estimator, grid,
                                                 search_params, fit_params):
     X, y = binary_data
     _search(estimator, grid, **search_params).fit(X, y, **fit_params)
     assert paths == {"per_fit": 4, "batched": 0}
+
+
+def test_a_candidate_every_fit_rejects_reaches_no_path(binary_data, paths):
+    # Priors not summing to one, a warm start: the families' plans refuse them, and so does
+    # every real fit, so the rehearsal on public rows refuses the grid before the data
+    # (skdptune._rehearsal).
+    X, y = binary_data
+    with pytest.raises(ValueError, match="public rows.*The sum of the priors should be 1"):
+        _search(GaussianNB(bounds=(0, 1), priors=[0.5, 0.6]), {"var_smoothing": [1e-9]},
+                error_score=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="public rows.*warm_start=True is not supported"):
+        _search(LogisticRegression(data_norm=2.0, warm_start=True), {"C": [1.0]}).fit(X, y)
+    assert paths == {"per_fit": 0, "batched": 0}
 
 
 def test_a_grid_is_split_between_the_paths(binary_data, paths):

@@ -98,7 +98,7 @@ def test_search_forecast_reads_the_shape_of_the_data_it_is_given():
     # (never its values), as does forecast(X.shape); n_samples= still works.
     search = PrivateGridSearchCV(GaussianNB(classes=CLASSES, bounds=(0, 1)),
                                  {"var_smoothing": [1e-9, 1e-3]}, default=None)
-    with pytest.raises(ValueError, match=r"search.forecast\(X\) \(only its shape is read"):
+    with pytest.raises(ValueError, match=r"search.forecast\(X\) \(only its shape and schema are read"):
         search.forecast()
     X = np.full((5000, 3), np.nan)  # values unread
     expected = search.forecast(n_samples=5000, n_features=3)
