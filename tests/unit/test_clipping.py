@@ -5,11 +5,11 @@ Deterministic: no noise is drawn here.
 
 import numpy as np
 import pytest
+from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import StandardScaler
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures
-from diffprivlib.accountant import BudgetAccountant
 
 from skdptune._clipping import clip_to_norm
 from skdptune.cluster import KMeans
