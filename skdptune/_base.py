@@ -9,8 +9,10 @@ the very same accountant object.
 """
 
 import copyreg
+import functools
 import gc
 import os
+import secrets
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,14 +46,54 @@ _PARALLEL_ADVICE = (
     "on a dask cluster through joblib.parallel_backend('dask'))."
 )
 
-# Accountants that arrived as copies: unpickled (alone or inside a search), deep-copied, or
-# inherited by a forked child. Weak references where the accountant allows them (diffprivlib's
-# does), else strong ones.
+# Which accountants a search may charge: only one whose construction skdptune witnessed in
+# this very process, or that the user affirmed here with set_params(accountant=...).
+#
+# Why this does not depend on what any process imported: every diffprivlib BudgetAccountant
+# constructed in a process where skdptune is imported gets this process's token (a random
+# value drawn at import and redrawn in every forked child) from the wrapped __init__ below,
+# and a copy never runs __init__: unpickling (whatever pickled it: pickle, cloudpickle,
+# multiprocessing, dask; with or without skdptune in the sending process, which pickles by
+# diffprivlib's own reduce when it has not imported skdptune) and deep copies rebuild the
+# object from its state, and the reducer below strips the token from that state; a forked
+# child inherits the parent's token, which is no longer its own. So a copy never carries the
+# token of the process it is charged in, whether skdptune was imported in the receiving
+# process before or after it arrived. (Marking accountants as they are unpickled would miss
+# one unpickled before skdptune is imported there.) The price: an accountant constructed
+# before `import skdptune` in the same process cannot be told from a copy either, and is
+# refused until affirmed.
+_ORIGIN = "_skdptune_origin"
+_PROCESS_TOKEN = secrets.token_hex(16)
+
+
+def _witnessing(init):
+    """``BudgetAccountant.__init__`` that also records this process's token on the new
+    accountant (once per process: a reload of this module does not wrap it again)."""
+    if getattr(init, "_skdptune_witness", False):
+        return init
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.__dict__[_ORIGIN] = _PROCESS_TOKEN
+
+    __init__._skdptune_witness = True
+    return __init__
+
+
+BudgetAccountant.__init__ = _witnessing(BudgetAccountant.__init__)
+
+# Other accountants (any object with check and spend, which a search also takes) carry no
+# token: those that arrived as copies inside a search (unpickled, deep-copied, inherited by a
+# fork) are listed here. Weak references where the accountant allows them, else strong ones.
 _COPIED_ACCOUNTANTS = weakref.WeakSet()
 _COPIED_STRONG = []
 
 
 def _mark_copied(accountant):
+    if isinstance(accountant, BudgetAccountant):
+        accountant.__dict__.pop(_ORIGIN, None)
+        return
     try:
         _COPIED_ACCOUNTANTS.add(accountant)
     except TypeError:
@@ -59,6 +101,10 @@ def _mark_copied(accountant):
 
 
 def _unmark_copied(accountant):
+    """Affirm ``accountant`` as this process's own (``set_params(accountant=...)``)."""
+    if isinstance(accountant, BudgetAccountant):
+        accountant.__dict__[_ORIGIN] = _PROCESS_TOKEN
+        return
     try:
         _COPIED_ACCOUNTANTS.discard(accountant)
     except TypeError:
@@ -66,6 +112,8 @@ def _unmark_copied(accountant):
 
 
 def _is_copied(accountant):
+    if isinstance(accountant, BudgetAccountant):
+        return accountant.__dict__.get(_ORIGIN) != _PROCESS_TOKEN
     try:
         return accountant in _COPIED_ACCOUNTANTS
     except TypeError:
@@ -73,26 +121,16 @@ def _is_copied(accountant):
 
 
 def _reduce_accountant(accountant):
-    """How :mod:`pickle` (and :func:`copy.deepcopy`) copy a diffprivlib ``BudgetAccountant``:
-    as the class itself would be copied, rebuilt by :func:`_rebuilt_accountant`.
+    """How :mod:`pickle` (and :func:`copy.deepcopy`) copy a diffprivlib ``BudgetAccountant``
+    where skdptune is imported: as the class itself would be copied, without this process's
+    token, so that the copy (here or in another process) is refused until affirmed.
 
     Registered with :func:`copyreg.pickle`, which every pickler consults (pickle, cloudpickle
-    under joblib's loky backend, multiprocessing's spawn and forkserver, dask): an accountant
-    sent to another process on its own, not inside a search, arrives marked as a copy too.
+    under joblib's loky backend, multiprocessing's spawn and forkserver, dask).
     """
     constructor, arguments, state = accountant.__reduce_ex__(2)[:3]
-    return _rebuilt_accountant, (constructor, arguments, state)
-
-
-def _rebuilt_accountant(constructor, arguments, state):
-    """Rebuild a pickled ``BudgetAccountant`` and mark it as a copy: a search refuses to charge
-    it (:class:`~skdptune.exceptions.AccountantCopyError`) until the user sets it again with
-    ``set_params(accountant=...)``, saying that this copy is the accountant to charge."""
-    accountant = constructor(*arguments)
-    if state:
-        accountant.__dict__.update(state)
-    _mark_copied(accountant)
-    return accountant
+    state = {name: value for name, value in (state or {}).items() if name != _ORIGIN}
+    return constructor, arguments, state
 
 
 copyreg.pickle(BudgetAccountant, _reduce_accountant)
@@ -105,19 +143,17 @@ _FORKED = False
 
 
 def _after_fork_in_child():
-    """Mark every accountant the child inherited as a copy (``os.register_at_fork``).
+    """Make every accountant the child inherited a copy (``os.register_at_fork``).
 
-    One pass over the objects the garbage collector tracks, at each fork: diffprivlib
-    accountants wherever they are referenced (a search created in the child may be given one
-    the parent made), and the accountant of every search (any class with ``check`` and
-    ``spend``).
+    A new token for this process: the diffprivlib accountants inherited carry the parent's.
+    Other accountants: one pass over the objects the garbage collector tracks, marking the
+    accountant of every search.
     """
-    global _FORKED
+    global _FORKED, _PROCESS_TOKEN
     _FORKED = True
+    _PROCESS_TOKEN = secrets.token_hex(16)
     for obj in gc.get_objects():
-        if isinstance(obj, BudgetAccountant):
-            _mark_copied(obj)
-        elif isinstance(obj, BasePrivateSearch) and obj.__dict__.get("accountant") is not None:
+        if isinstance(obj, BasePrivateSearch) and obj.__dict__.get("accountant") is not None:
             _mark_copied(obj.accountant)
 
 
@@ -251,6 +287,8 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
                 "cross_val_score(search, ..., n_jobs=2), GridSearchCV(search, n_jobs=2) or "
                 "joblib.Parallel), deep-copied, or inherited by a forked process "
                 "(multiprocessing's 'fork' start method): charging it would not charge yours. "
+                "(A diffprivlib accountant constructed in this process before skdptune was "
+                "imported cannot be told from a copy either.) "
                 f"{_PARALLEL_ADVICE} If this copy is the accountant you mean to charge (this "
                 "process's own), set it again: search.set_params(accountant=...)."
             )

@@ -6,10 +6,9 @@ import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import KMeans as DPKMeans
-# diffprivlib's own validate_data: scikit-learn's function from 1.6, the method before.
-from diffprivlib.models.k_means import validate_data
 from sklearn.utils import check_random_state
 
+from ._clipping import validate_clippable
 from ._sklearn_compat import Interval
 from ._validation import declared_box
 
@@ -378,7 +377,7 @@ class KMeans(DPKMeans):
         accountant.check(self.epsilon, 0)
         if sample_weight is not None:
             self._warn_unused_args("sample_weight")
-        X = validate_data(self, X, accept_sparse=False, dtype=[np.float64, np.float32])
+        X = validate_clippable(self, X, accept_sparse=False, dtype=[np.float64, np.float32])
         n_samples, n_features = X.shape
         if n_samples < self.n_clusters:
             raise ValueError(f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}")

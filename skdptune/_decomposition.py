@@ -8,15 +8,13 @@ import sklearn.decomposition._pca as sk_pca
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import PCA as DPPCA
-# diffprivlib's own validate_data: scikit-learn's function from 1.6, the method before.
-from diffprivlib.models.linear_regression import validate_data
 from diffprivlib.tools import mean
-from diffprivlib.validation import clip_to_norm
 from scipy.linalg import null_space
 from scipy.optimize import brentq
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
+from ._clipping import clip_to_norm, validate_clippable
 from ._sklearn_compat import Interval
 from ._validation import declared_box
 
@@ -326,8 +324,8 @@ class PCA(DPPCA):
         accountant = BudgetAccountant.load_default(self.accountant)
         accountant.check(self.epsilon, 0)
         # A copy, whatever `copy` says: the caller's X is never changed.
-        X = validate_data(self, X, dtype=[np.float64, np.float32], copy=True,
-                          accept_sparse=False, ensure_2d=True)
+        X = validate_clippable(self, X, dtype=[np.float64, np.float32], copy=True,
+                               accept_sparse=False, ensure_2d=True)
         n_samples, n_features = X.shape
         n_components = self._resolved_components(n_samples, n_features)
         n_vectors = n_components if isinstance(n_components, Integral) else n_features

@@ -50,9 +50,9 @@ class RandomForestClassifier(DPRandomForestClassifier):
     - a row is counted for class ``i`` when its label equals ``classes[i]`` (diffprivlib hands
       its trees the labels' positions in ``classes`` and counts those, which is right only for
       ``classes=[0, 1, ...]``);
-    - rows reach their leaves by scikit-learn's ``Tree.apply`` on ``X`` rounded to float32,
-      the comparisons ``predict`` makes; ``bounds`` and ``classes`` must be declared; a warm
-      start is refused.
+    - rows reach their leaves by scikit-learn's ``Tree.apply`` on ``X`` clipped to the bounds
+      and rounded to float32, the comparisons ``predict`` makes; ``bounds`` and ``classes``
+      must be declared; a warm start is refused.
 
     Privacy (replace-one adjacency, ``n`` public): which block a record trains is decided by
     its position and the structure source, not by the data, and a replaced record keeps its
@@ -72,8 +72,9 @@ class RandomForestClassifier(DPRandomForestClassifier):
         The budget of every leaf's label (recorded once per fit).
     bounds : tuple, default=None
         ``(lower, upper)``, numbers or one value per feature, from public knowledge; a fit
-        without them raises ``ValueError``. Rows outside them are not clipped: each still
-        reaches one leaf per tree, the one ``predict`` gives it.
+        without them raises ``ValueError``. Rows are clipped to them (infinities too) before
+        the cast to float32, so no value fails the fit; a row outside them reaches the leaf
+        its bound does in each tree (see :class:`~skdptune.tree.DecisionTreeClassifier`).
     classes : array-like of shape (n_classes,), default=None
         The labels, from public knowledge; a fit without them raises ``ValueError``.
     n_jobs : int, default=1
@@ -155,7 +156,8 @@ class RandomForestClassifier(DPRandomForestClassifier):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Converted to float32, as ``predict`` converts it.
+            Clipped to ``bounds``, then converted to float32, as ``predict`` converts it;
+            NaN raises ``ValueError``.
         y : array-like of shape (n_samples,)
         sample_weight : ignored
             As in diffprivlib (warned about).

@@ -250,7 +250,9 @@ _KMEANS_RELEASES = {
     "cluster_centers_": "the last iteration's noisy sums over noisy counts, clipped to the box "
                         "(post-processing), empty ones redrawn from the box",
     "empty_clusters_": "which noisy counts fell below 2 noise scales: post-processing",
-    "n_iter_": "the parameter max_iter: public",
+    "n_iter_": "diffprivlib's KMeans._calc_iters(d, n): int(max(2, min(7, epsilon / e_m))) "
+               "with e_m = sqrt(500 n_clusters**3 / n**2 * (d + cbrt(4 d 0.225**2))**3), of "
+               "epsilon, n_clusters and the numbers of records n and features d: public",
     "_n_threads": "1, a constant scikit-learn's predict reads",
 }
 _PCA_RELEASES = {

@@ -8,14 +8,12 @@ from diffprivlib.mechanisms import Laplace, LaplaceFolded
 from diffprivlib.models import LinearRegression
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
 from diffprivlib.models.logistic_regression import _logistic_regression_path
-# diffprivlib's own validate_data: scikit-learn's function from 1.6, the method before.
-from diffprivlib.models.linear_regression import validate_data
 from diffprivlib.tools import mean
 from diffprivlib.utils import check_random_state
-from diffprivlib.validation import clip_to_norm
 from scipy.optimize import minimize
 from sklearn.utils.multiclass import check_classification_targets
 
+from ._clipping import clip_to_norm, validate_clippable
 from ._sklearn_compat import Interval
 from ._validation import declared_classes
 
@@ -297,8 +295,8 @@ class Ridge(LinearRegression):
         if sample_weight is not None:
             self._warn_unused_args("sample_weight")
         random_state = check_random_state(self.random_state)
-        X, y = validate_data(self, X, y, accept_sparse=False, y_numeric=True,
-                             multi_output=True)
+        X, y = validate_clippable(self, X, y, accept_sparse=False, y_numeric=True,
+                                  multi_output=True)
         targets = y.reshape(len(y), -1)
         n_features, n_targets = X.shape[1], targets.shape[1]
         bounds_X = self._check_bounds(self.bounds_X, n_features)
@@ -519,7 +517,7 @@ class LogisticRegression(DPLogisticRegression):
         self.accountant.check(self.epsilon, 0)
         if sample_weight is not None:
             self._warn_unused_args("sample_weight")
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        X, y = validate_clippable(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = declared_classes(self.classes, y, type(self).__name__)
         # One problem for two classes (the second positive), else one per class, each with

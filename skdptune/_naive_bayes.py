@@ -5,10 +5,10 @@ from types import SimpleNamespace
 import numpy as np
 from diffprivlib.mechanisms import GeometricTruncated
 from diffprivlib.models import GaussianNB as DPGaussianNB
-from diffprivlib.models.linear_regression import validate_data
 from diffprivlib.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
+from ._clipping import validate_clippable
 from ._validation import declared_classes
 
 
@@ -115,7 +115,7 @@ class GaussianNB(DPGaussianNB):
         if sample_weight is not None:
             self._warn_unused_args("sample_weight")
         random_state = check_random_state(self.random_state)
-        X, y = validate_data(self, X, y)
+        X, y = validate_clippable(self, X, y)
         check_classification_targets(y)
         lower, upper = self._check_bounds(self.bounds, shape=X.shape[1])
         X = self._clip_to_bounds(X, (lower, upper))

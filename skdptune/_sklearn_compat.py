@@ -3,6 +3,8 @@
 A scikit-learn upgrade that moves one of these touches this file only.
 """
 
+import inspect
+
 from sklearn.base import _fit_context
 from sklearn.metrics._scorer import _check_multimetric_scoring, _PassthroughScorer
 from sklearn.model_selection._search import _yield_masked_array_for_each_param
@@ -13,7 +15,7 @@ from sklearn.utils._param_validation import (
     Options,
     StrOptions,
 )
-from sklearn.utils import _safe_indexing
+from sklearn.utils import _safe_indexing, check_array
 from sklearn.utils._indexing import _get_column_indices
 
 try:  # scikit-learn >= 1.7
@@ -23,7 +25,14 @@ except ImportError:  # scikit-learn 1.4 to 1.6
 from sklearn.utils._metadata_requests import _raise_for_params, _routing_enabled
 from sklearn.utils.validation import _check_method_params, _get_feature_names, _num_features
 
+# check_array's keyword for NaN and infinity: ensure_all_finite from scikit-learn 1.6,
+# force_all_finite before.
+ALL_FINITE_KEYWORD = ("ensure_all_finite"
+                      if "ensure_all_finite" in inspect.signature(check_array).parameters
+                      else "force_all_finite")
+
 __all__ = [
+    "ALL_FINITE_KEYWORD",
     "HasMethods",
     "Interval",
     "NODE_DTYPE",

@@ -15,10 +15,9 @@ from numbers import Integral, Real
 import numpy as np
 from diffprivlib.mechanisms import PermuteAndFlip
 from diffprivlib.models import DecisionTreeClassifier as DPDecisionTreeClassifier
-# diffprivlib's own validate_data: scikit-learn's function from 1.6, the method before.
-from diffprivlib.models.forest import validate_data
 from sklearn.utils import check_random_state
 
+from ._clipping import validate_clippable
 from ._sklearn_compat import NODE_DTYPE, Interval, Tree
 
 # scikit-learn's marks in a Tree's nodes: a leaf has no children and no split.
@@ -200,9 +199,13 @@ def prepare_fit(estimator, X, y, sample_weight):
     Checks the parameters (scikit-learn's constraints), refuses undeclared ``bounds`` or
     ``classes`` (before the accountant and the data: diffprivlib would read them from the
     data), checks the accountant for ``epsilon``, warns that ``sample_weight`` is ignored (as
-    diffprivlib does), validates ``X`` (as float32, what ``predict`` compares) and ``y``, and
-    expands the bounds (one value per feature, finite: diffprivlib's ``check_bounds`` lets NaN
-    through).
+    diffprivlib does), validates ``X`` in float64 (infinities let through, NaN refused:
+    ``skdptune._clipping.validate_clippable``) and ``y``, expands the bounds (one value per
+    feature, finite: diffprivlib's ``check_bounds`` lets NaN through), clips ``X`` to them,
+    and only then rounds it to float32, what ``predict`` compares. Clipped first, no finite
+    value (``1e39`` is beyond float32's range) or infinity can fail the fit; a clipped row
+    reaches the leaf its unclipped value would (every threshold lies within the bounds),
+    unless the bound itself rounds across a threshold in float32.
 
     Parameters
     ----------
@@ -213,6 +216,7 @@ def prepare_fit(estimator, X, y, sample_weight):
     Returns
     -------
     X : ndarray of shape (n_samples, n_features), float32
+        Clipped to the bounds.
     y : ndarray of shape (n_samples,)
     bounds : (ndarray, ndarray)
         ``(lower, upper)``, one value per feature.
@@ -225,7 +229,7 @@ def prepare_fit(estimator, X, y, sample_weight):
     ------
     ValueError
         Naming ``bounds`` or ``classes`` when not declared, and ``bounds`` when of the wrong
-        width, ``lower > upper``, NaN or infinite.
+        width, ``lower > upper``, NaN or infinite; when ``X`` holds NaN.
     """
     estimator._validate_params()
     for name in ("bounds", "classes"):
@@ -236,11 +240,14 @@ def prepare_fit(estimator, X, y, sample_weight):
     estimator.accountant.check(estimator.epsilon, 0)
     if sample_weight is not None:
         estimator._warn_unused_args("sample_weight")
-    X, y = validate_data(estimator, X, y, multi_output=False, dtype=np.float32)
+    X, y = validate_clippable(estimator, X, y, multi_output=False, dtype=np.float64)
     lower, upper = estimator._check_bounds(estimator.bounds, shape=X.shape[1])
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
         raise ValueError(f"bounds={estimator.bounds!r} is not finite (NaN or infinity); declare "
                          "bounds=(lower, upper) with finite values from public knowledge.")
+    # Clip, then cast: the cast of an unclipped value beyond float32's range would fail the
+    # fit (after a search has charged it) on one record's value.
+    X = np.clip(X, lower, upper).astype(np.float32)
     return (X, y, (lower, upper), np.ravel(estimator.classes),
             *random_sources(estimator.random_state))
 
@@ -262,8 +269,9 @@ class DecisionTreeClassifier(DPDecisionTreeClassifier):
       law for empty leaves, from a secure source);
     - the fitted model keeps no seed or generator state, the declared parameters as given,
       and in ``tree_`` only the splits and the labels (impurities and sample counts are 0);
-    - rows reach their leaves by scikit-learn's ``Tree.apply`` on ``X`` rounded to float32,
-      the comparisons ``predict`` makes (diffprivlib compares float64 values when fitting).
+    - rows reach their leaves by scikit-learn's ``Tree.apply`` on ``X`` clipped to the
+      bounds and rounded to float32, the comparisons ``predict`` makes (diffprivlib compares
+      float64 values when fitting).
 
     Privacy (replace-one adjacency, ``n`` public): the structure is data-independent. One
     record is counted in one leaf; each leaf's label is ``PermuteAndFlip(epsilon,
@@ -282,8 +290,10 @@ class DecisionTreeClassifier(DPDecisionTreeClassifier):
         The budget of each leaf's label (recorded once per fit).
     bounds : tuple, default=None
         ``(lower, upper)``, numbers or one value per feature, from public knowledge; a fit
-        without them raises ``ValueError``. Rows outside them are not clipped: each still
-        reaches one leaf, the one ``predict`` gives it.
+        without them raises ``ValueError``. Rows are clipped to them (infinities too) before
+        the cast to float32, so no value fails the fit; a row outside them reaches the leaf
+        its bound does, the one ``predict`` gives its own value unless the bound rounds across
+        a threshold in float32 (every threshold lies within the bounds).
     classes : array-like of shape (n_classes,), default=None
         The labels, from public knowledge; a fit without them raises ``ValueError``.
     random_state : None, int or numpy.random.RandomState, default=None
@@ -342,7 +352,8 @@ class DecisionTreeClassifier(DPDecisionTreeClassifier):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Converted to float32, as ``predict`` converts it.
+            Clipped to ``bounds``, then converted to float32, as ``predict`` converts it;
+            NaN raises ``ValueError``.
         y : array-like of shape (n_samples,)
         sample_weight : ignored
             As in diffprivlib (warned about).

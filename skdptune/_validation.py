@@ -393,8 +393,11 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
 #: giving :data:`REJECTS` (its fit raises), :data:`REMOVES` (its output is finite) or
 #: :data:`PASSES` (its output keeps them where its input had them), given whether the
 #: non-finite values include an infinity. Every diffprivlib model (and skdptune's, which
-#: derive from them) rejects them, whatever its tag says: diffprivlib's ``StandardScaler``
-#: inherits ``allow_nan`` from scikit-learn's but its fit refuses NaN. Compositions are walked
+#: derive from them) is taken to reject them, whatever its tag says: diffprivlib's
+#: ``StandardScaler`` inherits ``allow_nan`` from scikit-learn's but its fit refuses NaN.
+#: (skdptune's own models clip an infinity to their declared bounds, for the infinities an
+#: earlier step's overflow makes, ``skdptune._clipping``; one in ``X`` itself is still
+#: refused here, as a mistake in the input.) Compositions are walked
 #: (:func:`_non_finite_outcome`). A step in neither is judged by its tag: ``allow_nan=False``
 #: rejects; ``True`` accepts (what it outputs is its own business). Adding a class is one row.
 REJECTS, REMOVES, PASSES = "rejects", "removes", "passes"

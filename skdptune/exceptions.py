@@ -47,9 +47,11 @@ class AccountantCopyError(RuntimeError):
     A search pickled into another process (``cross_val_score(search, ..., n_jobs=2)``),
     deep-copied, or inherited by a process forked from the user's (``multiprocessing`` with the
     ``fork`` start method, where no unpickling runs) arrives with a copy of its accountant; so
-    does a diffprivlib ``BudgetAccountant`` sent to another process on its own (unpickled or
-    deep-copied anywhere, it is marked as a copy) and handed to a search built there.
-    Charging the copy would leave the user's accountant short of what was spent, silently. A
+    does a diffprivlib ``BudgetAccountant`` sent to another process on its own and handed to a
+    search built there, whichever process pickled it and whether or not it had imported
+    skdptune: a search charges only an accountant constructed in its own process after
+    skdptune was imported there (or affirmed, below), so one constructed before that import
+    is refused too. Charging the copy would leave the user's accountant short of what was spent, silently. A
     shallow ``copy.copy`` shares the accountant and is not a copy of it. To charge a copy on
     purpose (it is that process's own accountant), set it again with
     ``search.set_params(accountant=...)``.

@@ -19,8 +19,8 @@ done here in its place (skdptune's classes differ where the list says so, :data:
   when all lower (upper) bounds are ``allclose`` to their minimum (maximum), every feature is
   clipped to that minimum and maximum (the float32 values then become float64); otherwise per
   feature, into the float32 array. Here: the same branch and dtypes (:func:`_fit_values`).
-  skdptune's classes do not clip: every row reaches one leaf as ``predict`` sends it, by
-  scikit-learn's ``Tree.apply`` on ``X`` rounded to float32 (the tree too).
+  skdptune's classes clip each feature to its bounds in float64, then round to float32, and
+  send every row where scikit-learn's ``Tree.apply`` sends those values (the tree too).
 - ``classes`` (declared; None falls back) raveled into ``classes_``; ``y`` becomes
   ``np.searchsorted(classes_, y)`` as float64, and each tree is given those *positions* with
   ``classes`` as its labels, so a tree's count of class ``i`` is the number of its rows whose
@@ -124,8 +124,8 @@ CHUNK_CELLS = 2 ** 22
 #: differ in what their trees compare and count (the module docstring): ``"diffprivlib
 #: forest"`` fits float32 values clipped by diffprivlib's ``clip_to_bounds`` and counts
 #: positions in ``classes_``; ``"diffprivlib tree"`` fits float64 values so clipped and counts
-#: labels; ``"skdptune"`` fits float32 values unclipped (scikit-learn's ``Tree.apply``) and
-#: counts labels.
+#: labels; ``"skdptune"`` fits float64 values clipped per feature, then rounded to float32
+#: (scikit-learn's ``Tree.apply``), and counts labels.
 LAWS = {
     RandomForestClassifier: "diffprivlib forest",
     DecisionTreeClassifier: "diffprivlib tree",
@@ -397,10 +397,11 @@ def predict_partitions(candidate, trees, X, part):
 def _fit_values(candidate, X):
     """The values a fit compares with thresholds: ``X`` in the fit's dtype, clipped as
     diffprivlib's ``clip_to_bounds`` clips it (both of its branches), or, for skdptune's
-    classes, rounded to float32 and not clipped (what ``Tree.apply`` compares)."""
-    if candidate.law == "skdptune":
-        return X.astype(np.float32).astype(np.float64)
+    classes, clipped per feature and then rounded to float32 (what ``Tree.apply`` compares,
+    ``skdptune._tree.prepare_fit``)."""
     lower, upper = candidate.lower, candidate.upper
+    if candidate.law == "skdptune":
+        return np.clip(X, lower, upper).astype(np.float32).astype(np.float64)
     X = X.astype(np.float32) if candidate.law == "diffprivlib forest" else X
     if np.allclose(lower, np.min(lower)) and np.allclose(upper, np.max(upper)):
         # np.clip with float64 scalars: a float32 array becomes float64.

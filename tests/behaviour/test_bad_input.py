@@ -12,13 +12,17 @@ import pytest
 import scipy.sparse as sp
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import StandardScaler
+from skdptune.cluster import KMeans
+from skdptune.decomposition import PCA
+from skdptune.ensemble import RandomForestClassifier
 from skdptune.naive_bayes import GaussianNB
-from skdptune.linear_model import LogisticRegression
+from skdptune.linear_model import LogisticRegression, Ridge
+from skdptune.tree import DecisionTreeClassifier
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import OneHotEncoder, PolynomialFeatures
 from sklearn.svm import SVC, LinearSVC
 
 from skdptune import PrivateGridSearchCV
@@ -368,3 +372,51 @@ def test_refusing_unknown_keywords_leaves_the_parameters_alone(make):
     assert clone(search).get_params()["epsilon"] == 0.5
     with pytest.raises(ValueError, match="Invalid parameter 'cv'"):
         search.set_params(cv=5)
+
+
+BOUNDS = (0.0, 1.0)
+RELEASED_FAMILIES = {
+    "logistic": LogisticRegression(classes=CLASSES, data_norm=2.0),
+    "ridge": Ridge(bounds_X=BOUNDS, bounds_y=BOUNDS),
+    "gaussian_nb": GaussianNB(classes=CLASSES, bounds=BOUNDS),
+    "tree": DecisionTreeClassifier(classes=CLASSES, bounds=BOUNDS, max_depth=3),
+    "forest": RandomForestClassifier(classes=CLASSES, bounds=BOUNDS, max_depth=3,
+                                     n_estimators=3),
+    "kmeans": KMeans(bounds=BOUNDS, n_clusters=2),
+    "pca_logistic": make_pipeline(PCA(n_components=2, data_norm=2.0, bounds=BOUNDS),
+                                  LogisticRegression(classes=CLASSES, data_norm=2.0)),
+    "scaler_logistic": make_pipeline(StandardScaler(bounds=BOUNDS),
+                                     LogisticRegression(classes=CLASSES, data_norm=2.0)),
+    "scaler_tree": make_pipeline(StandardScaler(bounds=BOUNDS), DecisionTreeClassifier(
+        classes=CLASSES, bounds=(-3.0, 3.0), max_depth=3)),
+    "scaler_ridge": make_pipeline(StandardScaler(bounds=BOUNDS),
+                                  Ridge(bounds_X=(-3.0, 3.0), bounds_y=BOUNDS)),
+    "polynomial_gaussian_nb": make_pipeline(PolynomialFeatures(2),
+                                            GaussianNB(classes=CLASSES, bounds=BOUNDS)),
+}
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("value", [1e39, -1e39, 1e308, -np.finfo(float).max, 1.0 + 1e-9,
+                                   -5e-324],
+                         ids=["1e39", "-1e39", "1e308", "-max", "just_above", "subnormal"])
+@pytest.mark.parametrize("family", RELEASED_FAMILIES)
+def test_one_extreme_record_is_charged_and_released_as_an_ordinary_one(binary_data, family,
+                                                                       value):
+    # Issue 38, item 3: a value finite in float64 but beyond float32's range in a tree's
+    # refit was charged the whole budget and then raised PrivateFitError, where 0.7 released
+    # a model. Every released family (and pipelines where a step overflows on the value, so
+    # that the next receives an infinity) clips to its declared bounds before any cast:
+    # the search releases a model and charges what it charges with an ordinary record.
+    estimator = RELEASED_FAMILIES[family]
+    X = binary_data[0].copy()
+    y = X[:, 1].copy() if "ridge" in family else binary_data[1]
+    y = None if family == "kmeans" else y
+    charged = []
+    for record in (0.7, value):
+        X[7, 0] = record
+        accountant = BudgetAccountant()
+        fitted = search(estimator, {}, accountant).fit(X, y)
+        assert hasattr(fitted, "best_estimator_")
+        charged.append(accountant.total())
+    assert charged[1] == pytest.approx(charged[0], rel=1e-12)

@@ -10,6 +10,8 @@ checked with an accountant that records every call: nothing may be checked or ch
 import copy
 import os
 import pickle
+import subprocess
+import sys
 import uuid
 import warnings
 
@@ -554,6 +556,80 @@ def test_an_accountant_sent_alone_to_a_worker_is_not_charged_silently(binary_dat
     assert refused.startswith("refused") and "set_params(accountant=...)" in refused
     assert charged_in_worker == [(1.0, 0.0), (GNB_CHARGE, 0.0)]  # the affirmed copy only
     assert accountant.spent_budget == []  # the user's own, in this process: never charged
+
+
+# Issue 38, item 4: a process that never imported skdptune pickles an accountant with
+# diffprivlib's own reduce, not skdptune's copyreg reducer.
+_PICKLED_WITHOUT_SKDPTUNE = """
+import pickle, sys
+from diffprivlib.accountant import BudgetAccountant
+data = pickle.dumps(BudgetAccountant())
+assert not any(name.split(".")[0] == "skdptune" for name in sys.modules)
+sys.stdout.buffer.write(data)
+"""
+
+
+def _run(script, data=b""):
+    return subprocess.run([sys.executable, "-c", script], input=data, capture_output=True,
+                          check=True, timeout=120).stdout
+
+
+def _fit_with_an_accountant_pickled_elsewhere(data, X, y):
+    """Run in a worker: unpickle the accountant here, then charge it through a search."""
+    return _fit_with_an_accountant_sent_alone(pickle.loads(data), X, y)
+
+
+@pytest.mark.parametrize("where", ["here", "spawn"])
+def test_an_accountant_pickled_where_skdptune_was_never_imported_is_refused(binary_data,
+                                                                            where):
+    # Before: the copy guard lived in skdptune's copyreg reducer, which only a process that
+    # has imported skdptune pickles with: such an accountant, unpickled in a worker that
+    # imports skdptune, was charged there silently (the user's stays at 0).
+    X, y = binary_data
+    data = _run(_PICKLED_WITHOUT_SKDPTUNE)
+    if where == "here":
+        outcome = _fit_with_an_accountant_pickled_elsewhere(data, X, y)
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            outcome = pool.apply(_fit_with_an_accountant_pickled_elsewhere, (data, X, y))
+    refused, charged_after_affirming = outcome
+    assert refused.startswith("refused") and "set_params(accountant=...)" in refused
+    assert charged_after_affirming == [(1.0, 0.0), (GNB_CHARGE, 0.0)]
+
+
+_CHARGED_BEFORE_AND_AFTER_IMPORT = """
+import pickle, sys
+import numpy as np
+from diffprivlib.accountant import BudgetAccountant
+accountant = pickle.loads(sys.stdin.buffer.read()) if {unpickle} else BudgetAccountant()
+from skdptune import PrivateGridSearchCV
+from skdptune.exceptions import AccountantCopyError
+from skdptune.naive_bayes import GaussianNB
+rng = np.random.default_rng(0)
+X = rng.random((300, 3))
+y = (X[:, 0] > 0.5).astype(int)
+search = PrivateGridSearchCV(GaussianNB(bounds=(0, 1), classes=[0, 1]), {{}}, epsilon=1.0,
+                             accountant=accountant, random_state=0)
+try:
+    search.fit(X, y)
+except AccountantCopyError:
+    print("refused", accountant.total()[0])
+search.set_params(accountant=accountant).fit(X, y)
+print("affirmed", accountant.total()[0] > 0)
+"""
+
+
+@pytest.mark.parametrize("unpickle", [True, False], ids=["unpickled", "constructed"])
+def test_an_accountant_that_predates_importing_skdptune_is_refused_until_affirmed(unpickle):
+    # Unpickled in the receiving process before skdptune is imported there, a copy cannot be
+    # marked as it arrives: the guard does not depend on that order, because a search charges
+    # only an accountant whose construction skdptune witnessed in its process. The price: one
+    # constructed before the import is refused alike, until set_params affirms it.
+    data = _run(_PICKLED_WITHOUT_SKDPTUNE) if unpickle else b""
+    out = _run(_CHARGED_BEFORE_AND_AFTER_IMPORT.format(unpickle=unpickle), data).decode()
+    assert out.split() == ["refused", "0", "affirmed", "True"]
 
 
 def test_an_unpickled_accountant_is_a_copy_until_set_again(binary_data):

@@ -7,6 +7,8 @@ attribute in a diffprivlib release fails here until it is classified), and a pub
 fitted attributes depend on its parameters and the shape of ``X`` only.
 """
 
+import re
+
 import numpy as np
 import pytest
 from diffprivlib import models as dp
@@ -117,6 +119,35 @@ def test_the_solvers_iteration_count_is_not_released():
         epsilon=1.0, n_partitions=5, accountant=BudgetAccountant(), random_state=0).fit(X, y)
     assert not hasattr(search.best_estimator_, "n_iter_")
     assert hasattr(search.best_estimator_, "coef_")
+
+
+def test_every_justification_names_only_parameters_its_class_has():
+    # Issue 38, item 5: KMeans's n_iter_ was justified as "the parameter max_iter", which
+    # neither skdptune's KMeans nor diffprivlib's has.
+    for cls, rule in ALLOWED.items():
+        for name, why in (rule.releases or {}).items():
+            for parameter in re.findall(r"\bparameters? (\w+)", why):
+                assert parameter in cls._get_param_names(), (cls.__name__, name, why)
+
+
+@pytest.mark.parametrize("epsilon, n, d, k, expected", [
+    (0.1, 500, 5, 4, 2),  # the floor
+    (1.0, 1000, 2, 2, 3),  # epsilon / e_m = 3.49
+    (2.0, 1000, 2, 2, 6),  # 6.97: truncated, not rounded
+    (10.0, 2000, 2, 2, 7),  # the cap
+])
+def test_kmeans_iteration_count_is_the_public_formula_its_entry_states(epsilon, n, d, k,
+                                                                       expected):
+    # n_iter_ = int(max(2, min(7, epsilon / e_m))), e_m = sqrt(500 k**3 / n**2 * (d + cbrt(4 d
+    # 0.225**2))**3) (diffprivlib 0.6.6's _calc_iters): the same for any values of the data.
+    e_m = np.sqrt(500 * k ** 3 / n ** 2 * (d + np.cbrt(4 * d * 0.225 ** 2)) ** 3)
+    assert int(max(2, min(7, epsilon / e_m))) == expected
+    rng = np.random.default_rng(0)
+    for X in (rng.random((n, d)), np.zeros((n, d)), rng.random((n, d)) ** 8):
+        model = KMeans(n_clusters=k, epsilon=epsilon, bounds=BOUNDS,
+                       accountant=BudgetAccountant()).fit(X)
+        assert model.n_iter_ == expected
+    assert "_calc_iters" in ALLOWED[KMeans].releases["n_iter_"]
 
 
 #: A configuration of every public entry that its condition accepts, with the input it takes.

@@ -421,3 +421,34 @@ def test_split_thresholds_stay_in_the_box_their_ancestors_leave():
         else:
             assert np.all(threshold[same, node] >= threshold[same, parent])
     assert np.all((threshold >= lower[feature]) & (threshold <= upper[feature]))
+
+
+@MAKERS
+@pytest.mark.parametrize("value, bound", [
+    (1e39, 1.0), (-1e39, 0.0), (1e308, 1.0), (-np.finfo(float).max, 0.0), (np.inf, 1.0),
+    (1.0 + 1e-9, 1.0), (-5e-324, 0.0),
+], ids=["1e39", "-1e39", "1e308", "-max", "inf", "just_above", "negative_subnormal"])
+def test_a_value_outside_the_bounds_is_fitted_as_its_bound(make, value, bound):
+    # Issue 38, item 3: a value finite in float64 but beyond float32's range (1e39) made
+    # validate_data(dtype=float32) raise, after a search had charged the fit. The fit clips
+    # to the declared bounds before the cast: with the same seed, the record fitted with its
+    # extreme value gives the very model it gives fitted with its bound.
+    X, y = _data()
+    extreme, clipped = X.copy(), X.copy()
+    extreme[0, 0], clipped[0, 0] = value, bound
+    models = [make(random_state=1, epsilon=1e3).fit(data, y) for data in (extreme, clipped)]
+    for fitted, expected in zip(*map(_trees, models)):
+        np.testing.assert_array_equal(fitted.tree_.threshold, expected.tree_.threshold)
+        np.testing.assert_array_equal(fitted.tree_.value, expected.tree_.value)
+    assert models[0].accountant.total()[0] == pytest.approx(1e3)
+
+
+@MAKERS
+def test_nan_is_refused_without_quoting_a_value(make):
+    X, y = _data()
+    X[0, 0] = np.nan
+    model = make()
+    with pytest.raises(ValueError, match="X contains NaN") as raised:
+        model.fit(X, y)
+    assert "nan" not in str(raised.value).replace("NaN", "")
+    assert model.accountant.total() == (0, 0)
