@@ -12,9 +12,8 @@ no place in a declared domain: it is refused, as scikit-learn's models refuse it
 """
 
 import numpy as np
-# diffprivlib's own validate_data: scikit-learn's function from 1.6, the method before.
-from diffprivlib.models.linear_regression import validate_data
 
+from ._diffprivlib import validate_data
 from ._sklearn_compat import ALL_FINITE_KEYWORD
 
 #: The largest finite float64: an infinity is clipped to it before a row's norm is computed.

@@ -7,13 +7,13 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace, LaplaceFolded
 from diffprivlib.models import LinearRegression
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
-from diffprivlib.models.logistic_regression import _logistic_regression_path
 from diffprivlib.tools import mean
 from diffprivlib.utils import check_random_state
 from scipy.optimize import minimize
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._clipping import clip_to_norm, validate_clippable
+from ._diffprivlib import logistic_regression_path
 from ._sklearn_compat import Interval
 from ._validation import declared_classes
 
@@ -530,7 +530,7 @@ class LogisticRegression(DPLogisticRegression):
         coefficients = np.vstack([
             # diffprivlib's objective perturbation on rows in the unit ball (its calibrated
             # case, see the class docstring), epsilon / K per problem.
-            _logistic_regression_path(
+            logistic_regression_path(
                 Z, y, epsilon=self.epsilon / len(positives), data_norm=inner_norm,
                 pos_class=positive, Cs=[self.C * scale ** 2], fit_intercept=False,
                 max_iter=self.max_iter, tol=self.tol, verbose=self.verbose,

@@ -9,6 +9,7 @@ from diffprivlib.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._clipping import validate_clippable
+from ._diffprivlib import update_mean_variance
 from ._validation import declared_classes
 
 
@@ -137,7 +138,7 @@ class GaussianNB(DPGaussianNB):
         for i, label in enumerate(self.classes_):
             # Sensitivities w_j (sums) and max(mean - lower, upper - mean)**2 (squares),
             # epsilon / (3 d) each; disjoint records per class (parallel composition).
-            self.theta_[i], self.var_[i] = DPGaussianNB._update_mean_variance(
+            self.theta_[i], self.var_[i] = update_mean_variance(
                 mechanisms, 0, self.theta_[i], self.var_[i], X[y == label],
                 random_state=random_state, n_noisy=counts[i])
         self.var_ += self.epsilon_
