@@ -24,6 +24,10 @@ def _expected_failed_checks(estimator):
         "check_estimators_overwrite_params": (
             "fit records its epsilon on the accountant, a parameter shared on purpose (as every "
             "diffprivlib model does)"),
+        "check_estimators_nan_inf": (
+            "an infinity is clipped to the declared domain, not refused: one record that an "
+            "earlier step overflows must not fail a refit after the charge (issue 38); NaN is "
+            "still refused"),
     }
     if isinstance(estimator, KMeans):
         failures.update({
