@@ -55,16 +55,16 @@ from sklearn.preprocessing import (
     PolynomialFeatures,
 )
 
-from ._cluster import KMeans
-from ._decomposition import PCA
+from ._models.cluster import KMeans
+from ._models.decomposition import PCA
 from ._partition_scaling import RULES as SCALING_RULES
 from ._partition_scaling import ScalingRule
-from ._ensemble import RandomForestClassifier
+from ._models.ensemble import RandomForestClassifier
 from .exceptions import GateError
 from ._linear_model import LogisticRegression, Ridge
-from ._naive_bayes import GaussianNB
+from ._models.naive_bayes import GaussianNB
 from ._preprocessing import RowWiseFunctionTransformer
-from ._tree import DecisionTreeClassifier
+from ._models.tree import DecisionTreeClassifier
 from ._validation import (
     check_record_wise,
     collect_refusals,

@@ -8,9 +8,9 @@ from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import KMeans as DPKMeans
 from sklearn.utils import check_random_state
 
-from ._clipping import validate_clippable
-from ._sklearn_compat import Interval
-from ._validation import declared_box
+from .._clipping import validate_clippable
+from .._sklearn_compat import Interval
+from .._validation import declared_box
 
 #: Su et al.'s coordinate normalisation factor (diffprivlib's ``rho``): with it, the share of
 #: an iteration's budget that buys the counts against one coordinate's sums is

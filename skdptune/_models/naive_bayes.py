@@ -8,9 +8,9 @@ from diffprivlib.models import GaussianNB as DPGaussianNB
 from diffprivlib.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._clipping import validate_clippable
-from ._diffprivlib import update_mean_variance
-from ._validation import declared_classes
+from .._clipping import validate_clippable
+from .._diffprivlib import update_mean_variance
+from .._validation import declared_classes
 
 
 class GaussianNB(DPGaussianNB):

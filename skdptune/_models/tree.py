@@ -17,8 +17,8 @@ from diffprivlib.mechanisms import PermuteAndFlip
 from diffprivlib.models import DecisionTreeClassifier as DPDecisionTreeClassifier
 from sklearn.utils import check_random_state
 
-from ._clipping import validate_clippable
-from ._sklearn_compat import NODE_DTYPE, Interval, Tree
+from .._clipping import validate_clippable
+from .._sklearn_compat import NODE_DTYPE, Interval, Tree
 
 # scikit-learn's marks in a Tree's nodes: a leaf has no children and no split.
 _LEAF, _UNDEFINED = -1, -2

@@ -14,9 +14,9 @@ from scipy.optimize import brentq
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
-from ._clipping import clip_to_norm, validate_clippable
-from ._sklearn_compat import Interval
-from ._validation import declared_box
+from .._clipping import clip_to_norm, validate_clippable
+from .._sklearn_compat import Interval
+from .._validation import declared_box
 
 
 def bingham(A, rng):
