@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from diffprivlib import models as dp
 
+from ._gate import ALLOWED, is_registered
 from ._partition import auto_n_partitions
 
 #: Prior probability that the default is already the best candidate of the grid.
@@ -85,30 +86,63 @@ def _n_problems(estimator):
     return 1 if n_classes <= 2 else n_classes
 
 
-def _n_classes(estimator):
-    classes = getattr(estimator, "classes", None)
-    return 2 if classes is None else len(np.unique(np.asarray(classes)))
-
-
-#: Each family's noise dimension ``D``, ``dimension(estimator, width)`` with ``width`` the
-#: columns its input has: the quantities its mechanism perturbs, each by noise of scale ``1 /
-#: (n * epsilon)``. Keyed by diffprivlib's classes and found through the estimator's MRO
-#: (skdptune's models derive from them); any other class: its input's width plus one.
+#: The noise dimension ``D``, ``dimension(estimator, width)`` with ``width`` the columns its
+#: input has (the quantities its mechanism perturbs, each by noise of scale ``1 / (n *
+#: epsilon)``), of the linear families, whose facts are not in rooms yet. Every other DP model
+#: of the library declares its own in its room (``skdptune._models``), which the gate's row
+#: carries (``Rule.noise_dimension``). Keyed by diffprivlib's classes and found through the
+#: estimator's MRO (skdptune's linear models derive from them).
 NOISE_DIMENSIONS = {
     # Objective perturbation: a noise vector over the coefficients and the intercept, per
     # one-vs-rest problem.
     dp.LogisticRegression: lambda step, width: (width + int(step.fit_intercept))
     * _n_problems(step),
-    # A mean and a variance per feature and class.
-    dp.GaussianNB: lambda step, width: width * _n_classes(step),
     # The functional mechanism's monomials: d (d + 1) / 2 + d + 1 (one target).
     dp.LinearRegression: lambda step, width: width * (width + 1) // 2 + width + 1,
-    # A permute-and-flip label per leaf.
-    dp.RandomForestClassifier: lambda step, width: step.n_estimators * 2 ** step.max_depth,
-    dp.DecisionTreeClassifier: lambda step, width: 2 ** step.max_depth,
-    # A noisy sum per cluster and feature, and a count.
-    dp.KMeans: lambda step, width: step.n_clusters * (width + 1),
 }
+
+
+def noise_dimension(step, width):
+    """The noise dimension ``D`` of a configured step whose input has ``width`` columns.
+
+    One of the library's own DP models: its gate row's (``Rule.noise_dimension``, from the
+    model's room), or, for the linear ones, :data:`NOISE_DIMENSIONS` through its MRO; never a
+    guess. Any other class: the first of its MRO that declares one (diffprivlib's models in
+    their gate rows, a subclass as its parent), else ``width + 1``.
+
+    Parameters
+    ----------
+    step : estimator
+    width : int
+
+    Returns
+    -------
+    D : int
+
+    Raises
+    ------
+    NotImplementedError
+        For an allowed DP class of skdptune that declares no noise dimension.
+    """
+    mro = type(step).__mro__
+    rule = ALLOWED.get(type(step))
+    if (rule is not None and rule.kind == "dp" and not is_registered(type(step))
+            and type(step).__module__.startswith("skdptune.")):
+        dimension = rule.noise_dimension or next(
+            (NOISE_DIMENSIONS[cls] for cls in mro if cls in NOISE_DIMENSIONS), None)
+        if dimension is None:
+            raise NotImplementedError(
+                f"{type(step).__name__} is one of skdptune's DP models but declares no noise "
+                "dimension for the tuning policy: give its room's FACTS one "
+                "(skdptune._models.facts.ModelFacts.noise_dimension)")
+        return dimension(step, width)
+    for cls in mro:
+        rule = ALLOWED.get(cls)
+        dimension = (rule.noise_dimension if rule is not None else None) or NOISE_DIMENSIONS.get(
+            cls)
+        if dimension is not None:
+            return dimension(step, width)
+    return width + 1
 
 
 def refit_noise(estimator, n_samples, width):
@@ -128,12 +162,7 @@ def refit_noise(estimator, n_samples, width):
         In utility units times epsilon.
     """
     final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
-    dimension = width + 1
-    for cls in type(final).__mro__:
-        if cls in NOISE_DIMENSIONS:
-            dimension = NOISE_DIMENSIONS[cls](final, width)
-            break
-    return REFIT_NOISE_CONSTANT * float(dimension) / n_samples
+    return REFIT_NOISE_CONSTANT * float(noise_dimension(final, width)) / n_samples
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,11 @@ Kinds of entries:
   release. Its public bounds (``bounds``, ``data_norm``, ...) must be declared, or diffprivlib
   would read them from the data (a ``PrivacyLeakWarning``). A user's own DP estimator joins
   this kind with :func:`register_dp_estimator`, on the user's responsibility.
+  skdptune's own DP models (but the linear ones, whose facts are still here) keep their
+  entries' facts in their rooms, ``skdptune/_models/``: beside the mechanism, ``FACTS``
+  (what a fit releases and really spends, its zero-out factor, why, its noise dimension),
+  each with its proof; their rows here read ``FACTS``. diffprivlib's own models are audited
+  here: all but ``StandardScaler`` are refused in a released fit, each with why.
 - ``"composition"``: ``Pipeline``, ``ColumnTransformer``, ``FeatureUnion``. They add nothing
   of their own; every branch (and ``remainder``) must be allowed. Their steps see the same
   records, so their budgets add up (sequential composition; columns are not records).
@@ -55,16 +60,12 @@ from sklearn.preprocessing import (
     PolynomialFeatures,
 )
 
-from ._cluster import KMeans
-from ._decomposition import PCA
+from ._linear_model import LogisticRegression, Ridge
+from ._models import cluster, decomposition, ensemble, naive_bayes, tree
 from ._partition_scaling import RULES as SCALING_RULES
 from ._partition_scaling import ScalingRule
-from ._ensemble import RandomForestClassifier
-from .exceptions import GateError
-from ._linear_model import LogisticRegression, Ridge
-from ._naive_bayes import GaussianNB
 from ._preprocessing import RowWiseFunctionTransformer
-from ._tree import DecisionTreeClassifier
+from .exceptions import GateError
 from ._validation import (
     check_record_wise,
     collect_refusals,
@@ -116,6 +117,11 @@ class Rule:
         other attribute the fit set, so a value outside the proof (a solver's iteration count)
         is never released. None (a registered class): kept as the class sets them, on the
         registration's word.
+    noise_dimension : callable or None
+        For ``"dp"`` entries: ``noise_dimension(step, width) -> int``, the quantities the
+        mechanism perturbs for an input of ``width`` columns, which the tuning policy weighs
+        (``skdptune._default_policy.refit_noise``); None: the policy's own table, or ``width +
+        1`` for a class that is not the library's.
     """
 
     kind: str
@@ -128,6 +134,7 @@ class Rule:
     charge: Optional[Callable] = None
     zero_out: Optional[Callable] = None
     releases: Optional[dict] = None
+    noise_dimension: Optional[Callable] = None
 
     def factor(self, step):
         """What a fit of ``step`` spends per unit of its ``spends`` parameter (1 unless the
@@ -198,46 +205,34 @@ PUBLIC_PARAMETERS = {
 }
 
 
-def _dp(*declared, releases, zero_out=None, condition=None, charge=None,
+def _dp(*declared, releases, zero_out=None, condition=None, charge=None, noise_dimension=None,
         why="a diffprivlib model: pure epsilon-DP given declared bounds; spends `epsilon` once "
             "per fit"):
     return Rule("dp", why, declared=declared, condition=condition, charge=charge,
-                zero_out=zero_out, releases=releases)
+                zero_out=zero_out, releases=releases, noise_dimension=noise_dimension)
+
+
+def _dp_from(facts):
+    """The row of one of skdptune's own DP models: every fact from its room's ``FACTS``
+    (:class:`skdptune._models.facts.ModelFacts`), the proofs beside them there."""
+    return Rule("dp", facts.why, declared=facts.declared, condition=facts.condition,
+                charge=facts.charge, zero_out=facts.zero_out, releases=facts.releases,
+                noise_dimension=facts.noise_dimension)
 
 
 #: Fitted attributes every released step may keep: the number and names of the columns of the
 #: ``X`` it received, public (the shape and schema of ``X``, as for every scikit-learn model).
 PUBLIC_SHAPE = ("n_features_in_", "feature_names_in_")
 
-# What each DP model's released fit keeps, and why its mechanism covers it. An attribute that
-# a fit sets and that is not listed is removed before release (keep_released); the test that
-# lists every released attribute (tests/unit/test_released_attributes.py) fails when a
-# diffprivlib release adds one, so that it is classified here.
+# What each DP model's released fit keeps, and why its mechanism covers it (skdptune's own
+# models: their rooms' RELEASES). An attribute that a fit sets and that is not listed is
+# removed before release (keep_released); the test that lists every released attribute
+# (tests/unit/test_released_attributes.py) fails when a diffprivlib release adds one, so that
+# it is classified.
 _LOGISTIC_RELEASES = {
     "classes_": "the declared classes",
     "coef_": "the minimiser of the perturbed objective: post-processing of the noise vector",
     "intercept_": "the same minimiser's intercept coordinate",
-}
-_GAUSSIAN_NB_RELEASES = {
-    "classes_": "the declared classes",
-    "class_count_": "the noisy class counts (GeometricTruncated)",
-    "class_prior_": "the noisy class counts, normalised (post-processing)",
-    "theta_": "noisy means: noisy sums (LaplaceTruncated) over noisy counts",
-    "var_": "noisy variances (LaplaceBoundedDomain) plus epsilon_",
-    "epsilon_": "var_smoothing itself in diffprivlib (a parameter, not the data's variance)",
-}
-_TREE_RELEASES = {
-    "classes_": "the declared classes",
-    "n_classes_": "the number of declared classes",
-    "n_outputs_": "1",
-    "tree_": "splits drawn from the declared bounds alone; leaf values the PermuteAndFlip "
-             "labels; node counts and impurities zeros",
-}
-_FOREST_RELEASES = {
-    "classes_": "the declared classes",
-    "n_classes_": "the number of declared classes",
-    "n_outputs_": "1",
-    "estimators_": "the fitted trees, each kept as its own entry says",
 }
 _RIDGE_RELEASES = {
     "coef_": "the minimiser of the penalised noisy objective: post-processing",
@@ -246,132 +241,12 @@ _RIDGE_RELEASES = {
     "noise_scale_": "a function of epsilon, the declared bounds and the width: public",
     "alpha_": "alpha + noise_alpha * noise_scale_: public",
 }
-_KMEANS_RELEASES = {
-    "cluster_centers_": "the last iteration's noisy sums over noisy counts, clipped to the box "
-                        "(post-processing), empty ones redrawn from the box",
-    "empty_clusters_": "which noisy counts fell below 2 noise scales: post-processing",
-    "n_iter_": "diffprivlib's KMeans._calc_iters(d, n): int(max(2, min(7, epsilon / e_m))) "
-               "with e_m = sqrt(500 n_clusters**3 / n**2 * (d + cbrt(4 d 0.225**2))**3), of "
-               "epsilon, n_clusters and the numbers of records n and features d: public",
-    "_n_threads": "1, a constant scikit-learn's predict reads",
-}
-_PCA_RELEASES = {
-    "mean_": "the DP mean (diffprivlib.tools.mean, LaplaceTruncated), zeros when centered",
-    "components_": "the Bingham (exponential-mechanism) draws",
-    "explained_variance_": "noisy eigenvalues (Laplace) over n - 1: post-processing",
-    "explained_variance_ratio_": "the same noisy eigenvalues, normalised",
-    "singular_values_": "square roots of the noisy eigenvalues",
-    "noise_variance_": "the mean of the noisy eigenvalues not kept",
-    "n_components_": "n_components, or read from the noisy eigenvalues (post-processing)",
-    "n_samples_": "the number of records n (public under replace-one adjacency)",
-}
 _SCALER_RELEASES = {
     "mean_": "noisy means (diffprivlib.tools.nanmean, Laplace)",
     "var_": "noisy variances (diffprivlib.tools.nanvar)",
     "scale_": "the square root of var_: post-processing",
     "n_samples_seen_": "the number of records n (public under replace-one adjacency)",
 }
-
-
-def tree_charge(step):
-    """What a random decision tree or forest spends per unit of the ``epsilon`` it records: 2.
-
-    The law of diffprivlib 0.6.6's ``DecisionTreeClassifier`` and ``RandomForestClassifier``,
-    which :class:`skdptune.tree.DecisionTreeClassifier` and
-    :class:`skdptune.ensemble.RandomForestClassifier` fit with secure noise. A tree's splits
-    are drawn from the declared bounds alone (public). Each leaf's label is
-    ``PermuteAndFlip(epsilon, sensitivity=1, monotonic=True)`` on the leaf's class counts;
-    leaves hold disjoint records (parallel composition). The monotonic form (exponent
-    ``epsilon / sensitivity``) is ``epsilon``-DP only when a neighbouring dataset moves every
-    count the same way, as adding or removing a record does. Replacing one (the library's
-    adjacency) lowers a count and raises another: in one leaf (a new label), or in two leaves
-    (a new row). Either way the labels are ``2 epsilon``-DP (the non-monotone form's exponent
-    is ``epsilon / (2 sensitivity)``). The forest gives each tree all of ``epsilon`` on a
-    disjoint, position-based block of the records (parallel composition: a replaced record
-    keeps its block), so it spends what one tree does.
-
-    Parameters
-    ----------
-    step : DecisionTreeClassifier or RandomForestClassifier
-
-    Returns
-    -------
-    factor : float
-    """
-    return 2.0
-
-
-def gaussian_nb_charge(step):
-    """What diffprivlib 0.6.6's ``GaussianNB`` spends per unit of the ``epsilon`` it records:
-    ``(4 + 2 mean_j(M_j / w_j)) / 3``, with ``w_j = upper_j - lower_j`` and ``M_j =
-    max(|lower_j|, |upper_j|)`` from the declared bounds (2 for bounds ``[0, 1]``).
-
-    Its fit releases, per class present, a count (``GeometricTruncated(epsilon / 3,
-    sensitivity=1)``), then per feature a sum (``LaplaceTruncated(epsilon / (3 d),
-    sensitivity=w_j)``, divided by the noisy count) and a sum of squares about that mean
-    (``LaplaceBoundedDomain(epsilon / (3 d), sensitivity=max(mean - lower_j, upper_j -
-    mean)**2)``); classes hold disjoint records, so it records ``epsilon``. Replacing a record
-    by one of another class changes two classes' releases at once: two counts by 1 each
-    (``2 epsilon / 3``), two sums of each feature by up to ``M_j`` each (``2 (M_j / w_j)
-    epsilon / (3 d)``, which exceeds ``w_j`` when the bounds exclude 0), and two sums of squares
-    by up to their sensitivity each (``2 epsilon / 3``). Sequential composition over the
-    three gives the factor; a replacement within a class costs at most ``epsilon``. The class
-    labels themselves (``classes_``) are not covered: see the documentation's known faults.
-
-    Parameters
-    ----------
-    step : GaussianNB
-        With declared ``bounds``.
-
-    Returns
-    -------
-    factor : float
-    """
-    lower, upper = (np.asarray(bound, dtype=float) for bound in step.bounds)
-    ratio = np.maximum(np.abs(lower), np.abs(upper)) / (upper - lower)
-    return float((4.0 + 2.0 * np.mean(ratio)) / 3.0)
-
-
-def tree_zero_out(step):
-    """What a tree or forest spends per unit of its recorded ``epsilon`` under zero-out
-    adjacency: 1.
-
-    A null record contributes to no leaf: one leaf's count of one class falls by one, a change
-    in one direction, for which the monotone permute-and-flip (exponent ``epsilon /
-    sensitivity``) is ``epsilon``-DP; the other leaves (and the forest's other trees, on
-    disjoint blocks) are unchanged (parallel composition). The splits read no data.
-    """
-    return 1.0
-
-
-def gaussian_nb_zero_out(step):
-    """What diffprivlib 0.6.6's ``GaussianNB`` spends per unit of its recorded ``epsilon``
-    under zero-out adjacency: ``(2 + mean_j(M_j / w_j)) / 3`` (1 for bounds ``[0, 1]``),
-    with ``w_j`` and ``M_j`` as in :func:`gaussian_nb_charge`.
-
-    A null record changes one class's releases only: its count by 1
-    (``GeometricTruncated(epsilon / 3, sensitivity=1)``: ``epsilon / 3``), each feature's sum by
-    ``|x_j| <= M_j`` against the calibrated ``w_j`` (``(M_j / w_j) epsilon / (3 d)`` each),
-    and each sum of squares about the released mean by one term, at most its calibrated
-    sensitivity (``epsilon / (3 d)`` each). Sequential composition gives the factor.
-    """
-    lower, upper = (np.asarray(bound, dtype=float) for bound in step.bounds)
-    ratio = np.maximum(np.abs(lower), np.abs(upper)) / (upper - lower)
-    return float((2.0 + np.mean(ratio)) / 3.0)
-
-
-def kmeans_zero_out(step):
-    """What :class:`skdptune.cluster.KMeans` spends per unit of its ``epsilon`` under zero-out
-    adjacency: 1/2.
-
-    Each iteration releases the clusters' counts (Laplace, L1 sensitivity 2 when a record is
-    replaced: one count falls, another rises) and their sums of ``x_j - c_j`` about the box's
-    middle ``c`` (sensitivity ``w_j``, the box's width: the record leaves one cluster's sum
-    and joins another's, each change at most ``w_j / 2``). A null record is in no cluster: one
-    count moves by 1 and one sum by ``|x_j - c_j| <= w_j / 2``, half of each calibrated
-    sensitivity. Sequential composition over the iterations: half.
-    """
-    return 0.5
 
 
 def logistic_zero_out(step):
@@ -505,15 +380,6 @@ def _pca_release(step):
             "refit=False (its partition fits, never released, still select)")
 
 
-def _pca_centring(step):
-    # A released PCA(centered=False) releases a DP mean over the declared bounds.
-    if step.centered or step.bounds is not None:
-        return None
-    return ("centered=False releases a DP mean of the features, and bounds=None would read "
-            "their domain from the private data; declare bounds=(lower, upper) from public "
-            "knowledge, or centered=True for data centred by public knowledge")
-
-
 def _declared_categories(step):
     reasons = []
     if isinstance(step.categories, str):
@@ -581,24 +447,19 @@ def _sparse_if(attribute):
 
 
 _PUBLIC_ROW_WISE = "stateless and row-wise: fitting reads nothing private"
-_TREE_WHY = ("diffprivlib's random decision trees with the structure and the leaf labels from "
-             "separate sources, the labels secure: pure DP given declared bounds and classes; a "
-             "fit spends tree_charge (2) times the `epsilon` it records under replace-one "
-             "adjacency, and is charged that")
 _DIFFPRIVLIB_TREE_WHY = ("refused in a released fit: diffprivlib 0.6.6's trees draw their leaf "
                          "labels from a generator the model carries or that the program seeds "
                          "(_diffprivlib_tree_release says why); partition fits only")
 
-#: The allowlist. Adding a class is one line here, with its reason.
+#: The allowlist. Adding a class is one line here, with its reason; one of skdptune's own DP
+#: models reads its facts from its room (``skdptune/_models/``). diffprivlib's own models are
+#: audited here: refused in a released fit (each with why), their charge, zero-out factor and
+#: noise dimension those of skdptune's model of the same law.
 ALLOWED = {
-    # diffprivlib models, with the public bounds each needs (else it reads them from the data).
-    GaussianNB: _dp("bounds", "classes", charge=gaussian_nb_charge,
-                    zero_out=gaussian_nb_zero_out, releases=_GAUSSIAN_NB_RELEASES,
-                    why="diffprivlib's GaussianNB over declared classes: pure DP given declared "
-                        "bounds and classes; a fit spends gaussian_nb_charge times the "
-                        "`epsilon` it records under replace-one adjacency, and is charged "
-                        "that"),
-    dp.GaussianNB: _dp("bounds", charge=gaussian_nb_charge, zero_out=gaussian_nb_zero_out,
+    naive_bayes.GaussianNB: _dp_from(naive_bayes.FACTS),
+    dp.GaussianNB: _dp("bounds", charge=naive_bayes.gaussian_nb_charge,
+                       zero_out=naive_bayes.gaussian_nb_zero_out,
+                       noise_dimension=naive_bayes.gaussian_nb_noise_dimension,
                        condition=_gaussian_nb_release, releases={},
                        why="refused in a released fit: its classes come from the data "
                            "(_gaussian_nb_release); partition fits only"),
@@ -624,33 +485,28 @@ ALLOWED = {
                    "linear_model.noisy_objective), then a public penalty (post-processing): "
                    "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
     dp.KMeans: _dp("bounds", condition=_kmeans_release, releases={},
+                   noise_dimension=cluster.kmeans_noise_dimension,
                    why="refused in a released fit: diffprivlib 0.6.6's KMeans is not DP "
                        "(_kmeans_release says why); partition fits only"),
     dp.PCA: _dp("data_norm", condition=_pca_release, releases={},
+                noise_dimension=decomposition.pca_noise_dimension,
                 why="refused in a released fit: diffprivlib 0.6.6's PCA overspends "
                     "(_pca_release says why); partition fits only"),
-    KMeans: _dp("bounds", zero_out=kmeans_zero_out, releases=_KMEANS_RELEASES,
-                why="Su et al.'s k-means with every cluster's count and sums noised each "
-                    "iteration, calibrated to replace-one adjacency (skdptune.cluster.KMeans): "
-                    "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
-    PCA: _dp("data_norm", condition=_pca_centring, releases=_PCA_RELEASES,
-             why="diffprivlib's PCA releases with the components from the Bingham law, "
-                 "calibrated to replace-one adjacency (skdptune.decomposition.PCA): pure "
-                 "epsilon-DP given data_norm (and bounds unless centered); spends `epsilon` "
-                 "once per fit"),
+    cluster.KMeans: _dp_from(cluster.FACTS),
+    decomposition.PCA: _dp_from(decomposition.FACTS),
     dp.StandardScaler: _dp("bounds", releases=_SCALER_RELEASES),
-    dp.RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge,
+    dp.RandomForestClassifier: _dp("bounds", "classes", charge=ensemble.forest_charge,
                                    condition=_diffprivlib_tree_release,
-                                   zero_out=tree_zero_out, releases={},
+                                   zero_out=ensemble.forest_zero_out, releases={},
+                                   noise_dimension=ensemble.forest_noise_dimension,
                                    why=_DIFFPRIVLIB_TREE_WHY),
-    dp.DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge,
+    dp.DecisionTreeClassifier: _dp("bounds", "classes", charge=tree.tree_charge,
                                    condition=_diffprivlib_tree_release,
-                                   zero_out=tree_zero_out, releases={},
+                                   zero_out=tree.tree_zero_out, releases={},
+                                   noise_dimension=tree.tree_noise_dimension,
                                    why=_DIFFPRIVLIB_TREE_WHY),
-    RandomForestClassifier: _dp("bounds", "classes", charge=tree_charge, zero_out=tree_zero_out,
-                                releases=_FOREST_RELEASES, why=_TREE_WHY),
-    DecisionTreeClassifier: _dp("bounds", "classes", charge=tree_charge, zero_out=tree_zero_out,
-                                releases=_TREE_RELEASES, why=_TREE_WHY),
+    ensemble.RandomForestClassifier: _dp_from(ensemble.FACTS),
+    tree.DecisionTreeClassifier: _dp_from(tree.FACTS),
     # Pure compositions: every branch is checked; budgets add up.
     Pipeline: Rule("composition", "runs its steps in sequence", condition=_no_memory,
                    accepts_sparse=True),
@@ -878,6 +734,12 @@ def unregister_dp_estimator(cls):
             del SCALING_RULES[cls]
         else:
             SCALING_RULES[cls] = previous
+
+
+def is_registered(cls):
+    """Whether ``cls`` is in :data:`ALLOWED` by :func:`register_dp_estimator` (on the user's
+    word) rather than by a built-in row."""
+    return cls in _REGISTERED
 
 
 def _constructor_params(cls):

@@ -25,7 +25,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import _num_samples
 
 from ._sklearn_compat import _check_multimetric_scoring, _PassthroughScorer
-from ._cluster import KMeans
+from ._models.cluster import KMeans
 from .exceptions import ScorerOutputError
 
 # Names of get_scorer scorers whose values lie in [0, 1] for every input.

@@ -1,5 +1,5 @@
 """Private k-means that spends what it records under replace-one adjacency."""
 
-from ._cluster import KMeans
+from ._models.cluster import KMeans
 
 __all__ = ["KMeans"]

@@ -1,5 +1,5 @@
 """Private PCA whose components are drawn from the Bingham law its privacy proof assumes."""
 
-from ._decomposition import PCA
+from ._models.decomposition import PCA
 
 __all__ = ["PCA"]

@@ -1,5 +1,5 @@
 """Private naive Bayes whose released model does not depend on which classes occur."""
 
-from ._naive_bayes import GaussianNB
+from ._models.naive_bayes import GaussianNB
 
 __all__ = ["GaussianNB"]

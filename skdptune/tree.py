@@ -1,5 +1,5 @@
 """A differentially private decision tree whose noise is secure and whose structure is public."""
 
-from ._tree import DecisionTreeClassifier
+from ._models.tree import DecisionTreeClassifier
 
 __all__ = ["DecisionTreeClassifier"]

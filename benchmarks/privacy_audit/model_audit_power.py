@@ -17,7 +17,7 @@ from scipy import integrate
 sys.path.insert(0, "tests/audit")
 from harness import epsilon_lower_bound  # noqa: E402
 
-COUNT_WEIGHT = np.cbrt(4 * 0.225 ** 2)  # skdptune._cluster.budget_split at one feature
+COUNT_WEIGHT = np.cbrt(4 * 0.225 ** 2)  # skdptune._models.cluster.budget_split at one feature
 
 
 def kmeans_probabilities(factor, offset):

@@ -43,7 +43,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._decomposition import oriented, private_releases
+from .._models.decomposition import oriented, private_releases
 from .._validation import declared_box
 from .common import checked_params, fit_pca_partitions, transform_pca_partitions
 

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._cluster import (
+from .._models.cluster import (
     COUNT_SENSITIVITY,
     MIN_WIDTH,
     POOL,
@@ -64,7 +64,7 @@ from .._cluster import (
     reduce_centres,
     released_centres,
 )
-from .._cluster import KMeans as PrivateKMeans
+from .._models.cluster import KMeans as PrivateKMeans
 from .._utility import SimplifiedSilhouetteScorer, simplified_silhouettes
 from .._validation import declared_box
 from .common import checked_params, declared_bounds, label_sums, nearest_centres

@@ -96,9 +96,9 @@ import numpy as np
 from diffprivlib.models import DecisionTreeClassifier, RandomForestClassifier
 from sklearn.utils.multiclass import type_of_target
 
-from .._ensemble import RandomForestClassifier as SecureRandomForestClassifier
-from .._tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
-from .._tree import split_thresholds
+from .._models.ensemble import RandomForestClassifier as SecureRandomForestClassifier
+from .._models.tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
+from .._models.tree import split_thresholds
 from .._validation import positive_finite
 from .common import comparable_labels, declared_bounds
 from .contract import ACCURACY, CODES
@@ -398,7 +398,7 @@ def _fit_values(candidate, X):
     """The values a fit compares with thresholds: ``X`` in the fit's dtype, clipped as
     diffprivlib's ``clip_to_bounds`` clips it (both of its branches), or, for skdptune's
     classes, clipped per feature and then rounded to float32 (what ``Tree.apply`` compares,
-    ``skdptune._tree.prepare_fit``)."""
+    ``skdptune._models.tree.prepare_fit``)."""
     lower, upper = candidate.lower, candidate.upper
     if candidate.law == "skdptune":
         return np.clip(X, lower, upper).astype(np.float32).astype(np.float64)

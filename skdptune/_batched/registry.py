@@ -17,13 +17,13 @@ from diffprivlib.models import (
     StandardScaler,
 )
 
-from .._cluster import KMeans as PrivateKMeans
-from .._decomposition import PCA as PrivatePCA
-from .._ensemble import RandomForestClassifier as SecureRandomForestClassifier
+from .._models.cluster import KMeans as PrivateKMeans
+from .._models.decomposition import PCA as PrivatePCA
+from .._models.ensemble import RandomForestClassifier as SecureRandomForestClassifier
 from .._linear_model import LogisticRegression as CalibratedLogisticRegression
 from .._linear_model import Ridge
-from .._naive_bayes import GaussianNB as DeclaredGaussianNB
-from .._tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
+from .._models.naive_bayes import GaussianNB as DeclaredGaussianNB
+from .._models.tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 from . import (
     bingham_pca,
     dp_lloyd,

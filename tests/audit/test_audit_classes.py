@@ -15,7 +15,7 @@ import pytest
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import GaussianNB as DPGaussianNB
 
-from skdptune._gate import gaussian_nb_charge
+from skdptune._models.naive_bayes import gaussian_nb_charge
 from skdptune.linear_model import LogisticRegression
 from skdptune.naive_bayes import GaussianNB
 

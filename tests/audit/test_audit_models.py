@@ -35,7 +35,7 @@ import pandas as pd
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 
-from skdptune import _cluster as cluster
+from skdptune._models import cluster
 from skdptune.cluster import KMeans
 from skdptune.decomposition import PCA
 

@@ -2,7 +2,7 @@
 
 A tree labels the leaf of a record by ``PermuteAndFlip(epsilon, sensitivity=1,
 monotonic=True)`` on the leaf's class counts; the gate charges ``tree_charge`` (2) times the
-recorded ``epsilon`` under replace-one adjacency (``skdptune._gate.tree_charge``). The
+recorded ``epsilon`` under replace-one adjacency (``skdptune._models.tree.tree_charge``). The
 neighbours: 11 equal rows (one leaf holds them all, whatever the random structure), 6 of
 class 0 and 5 of class 1 on ``D``; one class-0 record relabelled 1 on ``D'``. The output is
 the label of that leaf (for a forest of two trees, the pair of labels: the second tree's block
@@ -24,7 +24,7 @@ import pytest
 from diffprivlib.accountant import BudgetAccountant
 
 from skdptune.ensemble import RandomForestClassifier
-from skdptune._gate import tree_charge
+from skdptune._models.tree import tree_charge
 from skdptune.tree import DecisionTreeClassifier
 
 from .harness import audit, singletons

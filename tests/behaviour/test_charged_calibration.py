@@ -1,7 +1,7 @@
 """diffprivlib models whose calibration falls short under replace-one adjacency are charged what
-they really spend (skdptune._gate.tree_charge, gaussian_nb_charge): the search reserves and
-reports the factor times the epsilon they record, and a total budget is split so that what
-they really spend adds up to it.
+they really spend (skdptune._models.tree.tree_charge, naive_bayes.gaussian_nb_charge): the
+search reserves and reports the factor times the epsilon they record, and a total budget is
+split so that what they really spend adds up to it.
 
 The statistical test uses a false-failure rate of at most 1e-3 (two one-sided Clopper-Pearson
 bounds of 5e-4 each); its seed is fixed, so a run is reproducible either way.
@@ -20,7 +20,9 @@ from sklearn.pipeline import make_pipeline
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.ensemble import RandomForestClassifier
-from skdptune._gate import gaussian_nb_charge, split_budget, tree_charge
+from skdptune._gate import split_budget
+from skdptune._models.naive_bayes import gaussian_nb_charge
+from skdptune._models.tree import tree_charge
 from skdptune.tree import DecisionTreeClassifier
 
 CLASSES = [0, 1]  # the labels of the data, declared

@@ -24,7 +24,7 @@ from sklearn.base import clone
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.ensemble import RandomForestClassifier
 from skdptune.exceptions import GateError
-from skdptune._gate import tree_charge
+from skdptune._models.tree import tree_charge
 from skdptune.tree import DecisionTreeClassifier
 
 N_RECORDS, N_TREES, DEPTH, EPSILON = 20, 2, 3, 1.0

@@ -46,14 +46,15 @@ from skdptune.exceptions import (
     GateError,
     PrivateFitError,
 )
-from skdptune._gate import gaussian_nb_charge
+from skdptune._models.naive_bayes import gaussian_nb_charge
 from skdptune.preprocessing import RowWiseFunctionTransformer
 
 BOUNDS = (0.0, 1.0)
 DATA_NORM = 2.0
 CLASSES = [0, 1]  # the labels of binary_data and documents(), declared
 # What a released GaussianNB(bounds=BOUNDS) is charged per unit of the epsilon it records
-# (skdptune._gate.gaussian_nb_charge: its calibration falls short under replace-one adjacency).
+# (skdptune._models.naive_bayes.gaussian_nb_charge: its calibration falls short under
+# replace-one adjacency).
 GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=BOUNDS))
 pytestmark = pytest.mark.filterwarnings("ignore:The selector selected no candidate:UserWarning")
 

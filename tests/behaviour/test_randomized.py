@@ -28,7 +28,7 @@ from skdptune._accounting import (
     subsampled_tuning_cost,
 )
 from skdptune.exceptions import GateError
-from skdptune._gate import gaussian_nb_charge
+from skdptune._models.naive_bayes import gaussian_nb_charge
 from skdptune.linear_model import Ridge
 from skdptune._randomized import PrivateRandomizedSearchCV
 from skdptune._trials import sample_trial_count
@@ -36,7 +36,8 @@ from skdptune._trials import sample_trial_count
 BOUNDS = ([-3.0] * 4, [3.0] * 4)
 CLASSES = [0, 1]  # the data fixture's labels, declared
 # A released GaussianNB(bounds=BOUNDS) is charged GNB_CHARGE times the epsilon it records
-# (skdptune._gate.gaussian_nb_charge: its calibration falls short under replace-one adjacency).
+# (skdptune._models.naive_bayes.gaussian_nb_charge: its calibration falls short under
+# replace-one adjacency).
 # NB_EPSILON is the epsilon whose charge is exactly a trial epsilon of 1.
 GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=BOUNDS))
 NB_EPSILON = 1.0 / GNB_CHARGE

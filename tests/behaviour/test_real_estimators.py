@@ -15,7 +15,9 @@ from sklearn.tree import DecisionTreeClassifier as SkDecisionTree
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
 from skdptune.ensemble import RandomForestClassifier
-from skdptune._gate import gaussian_nb_charge, tree_charge
+from skdptune._models.ensemble import forest_charge
+from skdptune._models.naive_bayes import gaussian_nb_charge
+from skdptune._models.tree import tree_charge
 from skdptune.linear_model import LogisticRegression
 from skdptune.tree import DecisionTreeClassifier
 
@@ -29,7 +31,7 @@ SELECTION = (0.5, 0.0)  # the default permute-and-flip is pure DP
 # they record (skdptune.gate: their calibration falls short under replace-one adjacency).
 GNB_CHARGE = gaussian_nb_charge(GaussianNB(classes=CLASSES, bounds=BOUNDS))
 TREE_CHARGE = tree_charge(DecisionTreeClassifier(bounds=BOUNDS, classes=[0, 1]))
-FOREST_CHARGE = tree_charge(RandomForestClassifier(bounds=BOUNDS, classes=[0, 1]))
+FOREST_CHARGE = forest_charge(RandomForestClassifier(bounds=BOUNDS, classes=[0, 1]))
 
 
 def fit_search(estimator, grid, X, y, **params):

@@ -32,7 +32,7 @@ from sklearn.utils._mocking import CheckingClassifier
 from conftest import grid_charges
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import ScorerOutputError
-from skdptune._gate import gaussian_nb_charge
+from skdptune._models.naive_bayes import gaussian_nb_charge
 from skdptune.linear_model import Ridge
 from skdptune._partition import partition_labels, split_indices
 from skdptune.preprocessing import RowWiseFunctionTransformer
@@ -47,7 +47,8 @@ KMEANS_BOUNDS = (np.zeros(4), np.ones(4))
 DATA_NORM = 2.0  # sqrt(4), the largest norm of a row in [0, 1]^4
 CLASSES = [0, 1]  # the binary_data fixture's labels, declared
 # A released GaussianNB is charged this many times the epsilon it records (its calibration
-# falls short under replace-one adjacency; skdptune._gate.gaussian_nb_charge): 2 for BOUNDS.
+# falls short under replace-one adjacency; skdptune._models.naive_bayes.gaussian_nb_charge): 2
+# for BOUNDS.
 GNB_CHARGE = gaussian_nb_charge(GaussianNB(bounds=BOUNDS))
 
 

@@ -255,7 +255,7 @@ def _fitted_searches(binary_data):
     from diffprivlib.accountant import BudgetAccountant
 
     from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
-    from skdptune._gate import gaussian_nb_charge
+    from skdptune._models.naive_bayes import gaussian_nb_charge
     from skdptune.naive_bayes import GaussianNB
 
     X, y = binary_data

@@ -10,7 +10,7 @@ from diffprivlib.utils import BudgetError
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune._base import BasePrivateSearch, Plan
-from skdptune._gate import gaussian_nb_charge
+from skdptune._models.naive_bayes import gaussian_nb_charge
 
 CLASSES = [0, 1]  # binary_data's labels, declared
 

@@ -35,7 +35,7 @@ from conftest import (
 from skdptune import PrivateGridSearchCV
 from skdptune._batched import dp_lloyd, engine, registry
 from skdptune._batched.contract import FIT_FAILED
-from skdptune._cluster import COUNT_SENSITIVITY, KMeans, budget_split
+from skdptune._models.cluster import COUNT_SENSITIVITY, KMeans, budget_split
 from skdptune.decomposition import PCA
 from skdptune._partition import partition_labels, split_indices
 from skdptune._utility import make_utility

@@ -35,7 +35,7 @@ from skdptune import PrivateGridSearchCV
 from skdptune._batched import engine, forest
 from skdptune.ensemble import RandomForestClassifier as SecureForest
 from skdptune.tree import DecisionTreeClassifier as SecureTree
-from skdptune._tree import heap_tree, split_thresholds
+from skdptune._models.tree import heap_tree, split_thresholds
 from skdptune._utility import make_utility
 
 ALPHA = 1e-3

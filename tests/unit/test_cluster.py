@@ -20,8 +20,8 @@ from diffprivlib.utils import BudgetError
 from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
-from skdptune import _cluster as cluster
-from skdptune._cluster import EMPTY_SCALES, KMeans, budget_split, initial_centres
+from skdptune._models import cluster
+from skdptune._models.cluster import EMPTY_SCALES, KMeans, budget_split, initial_centres
 
 
 def _blobs(n=3000, centres=((0.2, 0.2), (0.8, 0.8), (0.2, 0.8)), scale=0.03, seed=0):

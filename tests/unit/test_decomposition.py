@@ -26,8 +26,8 @@ from scipy import integrate, special, stats
 from sklearn.base import clone
 from sklearn.decomposition import PCA as SkPCA
 
-from skdptune import _decomposition as decomposition
-from skdptune._decomposition import PCA, bingham
+from skdptune._models import decomposition
+from skdptune._models.decomposition import PCA, bingham
 
 LEVEL = 1e-3
 N_DRAWS = 20_000

@@ -19,7 +19,7 @@ from skdptune import (
     PrivateRandomizedSearchCV,
     SelectionTraceDisplay,
 )
-from skdptune._gate import gaussian_nb_charge
+from skdptune._models.naive_bayes import gaussian_nb_charge
 from skdptune.selection import Iteration, ProposeTestDoubling, SelectionResult
 
 matplotlib = pytest.importorskip("matplotlib")

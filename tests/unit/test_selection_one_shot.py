@@ -15,7 +15,7 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris
 
 from skdptune import PrivateGridSearchCV
-from skdptune._gate import gaussian_nb_charge
+from skdptune._models.naive_bayes import gaussian_nb_charge
 from skdptune.selection import (
     SELECTORS,
     ExponentialMechanism,

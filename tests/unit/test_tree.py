@@ -26,9 +26,9 @@ from sklearn.base import clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import InvalidParameterError
 
-from skdptune import _tree as tree
+from skdptune._models import tree
 from skdptune.ensemble import RandomForestClassifier
-from skdptune._tree import DecisionTreeClassifier, random_sources, split_thresholds
+from skdptune._models.tree import DecisionTreeClassifier, random_sources, split_thresholds
 
 ALPHA = 1e-3
 

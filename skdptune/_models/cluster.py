@@ -8,9 +8,10 @@ from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import KMeans as DPKMeans
 from sklearn.utils import check_random_state
 
-from ._clipping import validate_clippable
-from ._sklearn_compat import Interval
-from ._validation import declared_box
+from .._clipping import validate_clippable
+from .._sklearn_compat import Interval
+from .._validation import declared_box
+from .facts import ModelFacts
 
 #: Su et al.'s coordinate normalisation factor (diffprivlib's ``rho``): with it, the share of
 #: an iteration's budget that buys the counts against one coordinate's sums is
@@ -456,3 +457,50 @@ class _Iteration:
                                 self.count_epsilon,
                                 self.geometry.uniform(self.lower, self.upper,
                                                       (n_centres, n_features)))
+
+
+def kmeans_zero_out(step):
+    """What :class:`KMeans` spends per unit of its ``epsilon`` under zero-out adjacency: 1/2.
+
+    Each iteration releases the clusters' counts (Laplace, L1 sensitivity 2 when a record is
+    replaced: one count falls, another rises) and their sums of ``x_j - c_j`` about the box's
+    middle ``c`` (sensitivity ``w_j``, the box's width: the record leaves one cluster's sum
+    and joins another's, each change at most ``w_j / 2``). A null record is in no cluster: one
+    count moves by 1 and one sum by ``|x_j - c_j| <= w_j / 2``, half of each calibrated
+    sensitivity. Sequential composition over the iterations: half.
+    """
+    return 0.5
+
+
+def kmeans_noise_dimension(step, width):
+    """The tuning policy's ``D`` for k-means: ``n_clusters * (width + 1)``, a noisy sum per
+    cluster and feature and a noisy count per cluster (the released centres are their
+    ratios)."""
+    return step.n_clusters * (width + 1)
+
+
+#: What a released fit keeps, each with why its mechanism covers it (besides the public
+#: shape).
+RELEASES = {
+    "cluster_centers_": "the last iteration's noisy sums over noisy counts, clipped to the box "
+                        "(post-processing), empty ones redrawn from the box",
+    "empty_clusters_": "which noisy counts fell below 2 noise scales: post-processing",
+    "n_iter_": "diffprivlib's KMeans._calc_iters(d, n): int(max(2, min(7, epsilon / e_m))) "
+               "with e_m = sqrt(500 n_clusters**3 / n**2 * (d + cbrt(4 d 0.225**2))**3), of "
+               "epsilon, n_clusters and the numbers of records n and features d: public",
+    "_n_threads": "1, a constant scikit-learn's predict reads",
+}
+
+#: The facts of :class:`KMeans` (the refit gate's row reads them). No charge: every count and
+#: sum is calibrated to replace-one adjacency (``COUNT_SENSITIVITY``, the box's widths), so a
+#: fit spends the ``epsilon`` it records.
+FACTS = ModelFacts(
+    why="Su et al.'s k-means with every cluster's count and sums noised each iteration, "
+        "calibrated to replace-one adjacency (skdptune.cluster.KMeans): pure epsilon-DP given "
+        "declared bounds; spends `epsilon` once per fit",
+    declared=("bounds",),
+    charge=None,
+    zero_out=kmeans_zero_out,
+    releases=RELEASES,
+    noise_dimension=kmeans_noise_dimension,
+)

@@ -5,15 +5,23 @@ diffprivlib 0.6.6's ``RandomForestClassifier`` builds its trees through scikit-l
 (``estimators_[i].random_state``); each tree draws its splits and its leaf labels from that
 seed, so refitting from the stored seeds under each candidate value of one record reproduces
 the forest and names the value. :class:`RandomForestClassifier` here fits the same law with the
-structure and the labels from separate sources (``skdptune._tree.random_sources``).
+structure and the labels from separate sources (``skdptune._models.tree.random_sources``).
 """
 
 import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import RandomForestClassifier as DPRandomForestClassifier
 
-from ._sklearn_compat import Options
-from ._tree import DecisionTreeClassifier, grow_trees, prepare_fit
+from .._sklearn_compat import Options
+from .facts import ModelFacts
+from .tree import (
+    DecisionTreeClassifier,
+    grow_trees,
+    prepare_fit,
+    tree_charge,
+    tree_noise_dimension,
+    tree_zero_out,
+)
 
 
 class _NoWarmStart(Options):
@@ -43,7 +51,7 @@ class RandomForestClassifier(DPRandomForestClassifier):
       ``random_state=None`` fresh OS entropy (numpy's global generator is neither read nor
       advanced), and the leaf labels from diffprivlib's ``PermuteAndFlip`` with
       ``random_state=None``, which samples from :mod:`secrets`
-      (``skdptune._tree.random_sources``); empty leaves too;
+      (``skdptune._models.tree.random_sources``); empty leaves too;
     - the trees are built here, not by scikit-learn's ``_make_estimator``: ``estimators_``
       carries no per-tree seed (each tree's ``random_state`` is None) and no generator state,
       and each tree's ``tree_`` only its splits and labels (impurities and sample counts 0);
@@ -61,7 +69,7 @@ class RandomForestClassifier(DPRandomForestClassifier):
     ``PermuteAndFlip(epsilon, sensitivity=1, monotonic=True)`` on its class counts, leaves
     disjoint (parallel composition). The monotone form is ``epsilon``-DP under add-or-remove;
     replacing a record lowers a count and raises another, in one leaf or two, so a fit spends
-    ``2 epsilon`` (``skdptune._gate.tree_charge``). It records ``epsilon`` on
+    ``2 epsilon`` (:func:`forest_charge`). It records ``epsilon`` on
     ``accountant`` once per fit, as diffprivlib does; a search charges ``2 epsilon``.
 
     Parameters
@@ -183,3 +191,60 @@ class RandomForestClassifier(DPRandomForestClassifier):
         self.classes_, self.n_classes_, self.n_outputs_ = classes, len(classes), 1
         self.accountant.spend(self.epsilon, 0)
         return self
+
+
+def forest_charge(step):
+    """What a random forest spends per unit of the ``epsilon`` it records: what one tree
+    spends, 2 (:func:`skdptune._models.tree.tree_charge`).
+
+    The law of diffprivlib 0.6.6's ``RandomForestClassifier``, which
+    :class:`RandomForestClassifier` fits with secure noise: each tree gets all of ``epsilon``
+    on a disjoint, position-based block of the records, and a replaced record keeps its
+    position, hence its block: it changes one tree's leaf counts only (parallel composition),
+    and that tree spends ``tree_charge`` times ``epsilon``.
+
+    Parameters
+    ----------
+    step : RandomForestClassifier or diffprivlib.models.RandomForestClassifier
+
+    Returns
+    -------
+    factor : float
+    """
+    return tree_charge(step)
+
+
+def forest_zero_out(step):
+    """What a random forest spends per unit of its recorded ``epsilon`` under zero-out
+    adjacency: one tree's, 1 (:func:`skdptune._models.tree.tree_zero_out`): a null record
+    sits in one tree's block, and the other trees are unchanged (parallel composition)."""
+    return tree_zero_out(step)
+
+
+def forest_noise_dimension(step, width):
+    """The tuning policy's ``D`` for a forest: ``n_estimators * 2 ** max_depth``, every tree's
+    permute-and-flip labels (:func:`skdptune._models.tree.tree_noise_dimension`)."""
+    return step.n_estimators * tree_noise_dimension(step, width)
+
+
+#: What a released fit keeps, each with why its mechanism covers it (besides the public
+#: shape).
+RELEASES = {
+    "classes_": "the declared classes",
+    "n_classes_": "the number of declared classes",
+    "n_outputs_": "1",
+    "estimators_": "the fitted trees, each kept as its own entry says",
+}
+
+#: The facts of :class:`RandomForestClassifier` (the refit gate's row reads them).
+FACTS = ModelFacts(
+    why="diffprivlib's random decision trees with the structure and the leaf labels from "
+        "separate sources, the labels secure: pure DP given declared bounds and classes; a "
+        "fit spends forest_charge (2) times the `epsilon` it records under replace-one "
+        "adjacency, and is charged that",
+    declared=("bounds", "classes"),
+    charge=forest_charge,
+    zero_out=forest_zero_out,
+    releases=RELEASES,
+    noise_dimension=forest_noise_dimension,
+)

@@ -14,9 +14,10 @@ from scipy.optimize import brentq
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
-from ._clipping import clip_to_norm, validate_clippable
-from ._sklearn_compat import Interval
-from ._validation import declared_box
+from .._clipping import clip_to_norm, validate_clippable
+from .._sklearn_compat import Interval
+from .._validation import declared_box
+from .facts import ModelFacts
 
 
 def bingham(A, rng):
@@ -388,3 +389,57 @@ class PCA(DPPCA):
         self.explained_variance_ = explained_variance[:n_components]
         self.explained_variance_ratio_ = ratio[:n_components]
         self.singular_values_ = np.sqrt(eigenvalues[:n_components])
+
+
+def centring_declared(step):
+    """Why a released ``PCA(centered=False)`` without declared ``bounds`` is refused, or None:
+    it releases a DP mean of the features, whose domain would be read from the data."""
+    if step.centered or step.bounds is not None:
+        return None
+    return ("centered=False releases a DP mean of the features, and bounds=None would read "
+            "their domain from the private data; declare bounds=(lower, upper) from public "
+            "knowledge, or centered=True for data centred by public knowledge")
+
+
+def pca_noise_dimension(step, width):
+    """The tuning policy's ``D`` for PCA: the quantities :func:`private_releases` perturbs,
+    ``width`` noisy eigenvalues, ``width`` coordinates per released eigenvector (``n_components``
+    of them when it is an int, else every one: a variance fraction or ``"mle"`` is taken at
+    its public upper bound) and, unless ``centered``, ``width`` noisy means.
+
+    The policy's refit-noise constant was measured on classifiers and regressors
+    (``skdptune._default_policy.REFIT_NOISE_CONSTANT``), not on a PCA last in a pipeline: this
+    count puts such a default on the same footing, unmeasured.
+    """
+    n_vectors = step.n_components if isinstance(step.n_components, Integral) else width
+    return width * (1 + min(n_vectors, width)) + (0 if step.centered else width)
+
+
+#: What a released fit keeps, each with why its mechanism covers it (besides the public
+#: shape).
+RELEASES = {
+    "mean_": "the DP mean (diffprivlib.tools.mean, LaplaceTruncated), zeros when centered",
+    "components_": "the Bingham (exponential-mechanism) draws",
+    "explained_variance_": "noisy eigenvalues (Laplace) over n - 1: post-processing",
+    "explained_variance_ratio_": "the same noisy eigenvalues, normalised",
+    "singular_values_": "square roots of the noisy eigenvalues",
+    "noise_variance_": "the mean of the noisy eigenvalues not kept",
+    "n_components_": "n_components, or read from the noisy eigenvalues (post-processing)",
+    "n_samples_": "the number of records n (public under replace-one adjacency)",
+}
+
+#: The facts of :class:`PCA` (the refit gate's row reads them). No charge: the mean's, the
+#: eigenvalues' and the eigenvectors' sensitivities are those of a replaced record
+#: (:class:`PCA`, ``noisy_eigen``), so a fit spends the ``epsilon`` it records. No zero-out
+#: factor is derived.
+FACTS = ModelFacts(
+    why="diffprivlib's PCA releases with the components from the Bingham law, calibrated to "
+        "replace-one adjacency (skdptune.decomposition.PCA): pure epsilon-DP given data_norm "
+        "(and bounds unless centered); spends `epsilon` once per fit",
+    declared=("data_norm",),
+    charge=None,
+    zero_out=None,
+    releases=RELEASES,
+    noise_dimension=pca_noise_dimension,
+    condition=centring_declared,
+)

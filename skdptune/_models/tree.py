@@ -17,8 +17,9 @@ from diffprivlib.mechanisms import PermuteAndFlip
 from diffprivlib.models import DecisionTreeClassifier as DPDecisionTreeClassifier
 from sklearn.utils import check_random_state
 
-from ._clipping import validate_clippable
-from ._sklearn_compat import NODE_DTYPE, Interval, Tree
+from .._clipping import validate_clippable
+from .._sklearn_compat import NODE_DTYPE, Interval, Tree
+from .facts import ModelFacts
 
 # scikit-learn's marks in a Tree's nodes: a leaf has no children and no split.
 _LEAF, _UNDEFINED = -1, -2
@@ -140,7 +141,7 @@ def grow_trees(X, y, block, n_trees, bounds, classes, max_depth, epsilon, struct
     sensitivity=1, monotonic=True)`` on its counts, ``epsilon``-DP under add-or-remove; leaves
     and blocks hold disjoint records (parallel composition). A leaf no row reaches has counts
     0, and the same mechanism draws its label uniformly. Replace-one costs twice that
-    (``skdptune._gate.tree_charge``).
+    (:func:`tree_charge`).
 
     Parameters
     ----------
@@ -279,7 +280,7 @@ class DecisionTreeClassifier(DPDecisionTreeClassifier):
     ``classes`` counts for none); leaves hold disjoint records (parallel composition). The
     monotone form is ``epsilon``-DP when neighbours move every count the same way (adding or
     removing a record); replacing one lowers a count and raises another, in one leaf or two,
-    and a fit spends ``2 epsilon`` (``skdptune._gate.tree_charge``). It records
+    and a fit spends ``2 epsilon`` (:func:`tree_charge`). It records
     ``epsilon`` on ``accountant``, as diffprivlib does; a search charges ``2 epsilon``.
 
     Parameters
@@ -376,3 +377,70 @@ class DecisionTreeClassifier(DPDecisionTreeClassifier):
         self.tree_, self.classes_, self.n_classes_ = tree, classes, len(classes)
         self.n_features_in_, self.n_outputs_ = n_features, 1
         return self
+
+
+def tree_charge(step):
+    """What a random decision tree spends per unit of the ``epsilon`` it records: 2.
+
+    The law of diffprivlib 0.6.6's ``DecisionTreeClassifier``, which
+    :class:`DecisionTreeClassifier` fits with secure noise. A tree's splits are drawn from the
+    declared bounds alone (public). Each leaf's label is ``PermuteAndFlip(epsilon,
+    sensitivity=1, monotonic=True)`` on the leaf's class counts; leaves hold disjoint records
+    (parallel composition). The monotonic form (exponent ``epsilon / sensitivity``) is
+    ``epsilon``-DP only when a neighbouring dataset moves every count the same way, as adding
+    or removing a record does. Replacing one (the library's adjacency) lowers a count and
+    raises another: in one leaf (a new label), or in two leaves (a new row). Either way the
+    labels are ``2 epsilon``-DP (the non-monotone form's exponent is ``epsilon / (2
+    sensitivity)``).
+
+    Parameters
+    ----------
+    step : DecisionTreeClassifier or diffprivlib.models.DecisionTreeClassifier
+
+    Returns
+    -------
+    factor : float
+    """
+    return 2.0
+
+
+def tree_zero_out(step):
+    """What a random decision tree spends per unit of its recorded ``epsilon`` under zero-out
+    adjacency: 1.
+
+    A null record contributes to no leaf: one leaf's count of one class falls by one, a change
+    in one direction, for which the monotone permute-and-flip (exponent ``epsilon /
+    sensitivity``) is ``epsilon``-DP; the other leaves are unchanged (parallel composition).
+    The splits read no data.
+    """
+    return 1.0
+
+
+def tree_noise_dimension(step, width):
+    """The tuning policy's ``D`` for a tree: ``2 ** max_depth``, a permute-and-flip label per
+    leaf (the splits are public and cost no noise)."""
+    return 2 ** step.max_depth
+
+
+#: What a released fit keeps, each with why its mechanism covers it (besides the public
+#: shape).
+RELEASES = {
+    "classes_": "the declared classes",
+    "n_classes_": "the number of declared classes",
+    "n_outputs_": "1",
+    "tree_": "splits drawn from the declared bounds alone; leaf values the PermuteAndFlip "
+             "labels; node counts and impurities zeros",
+}
+
+#: The facts of :class:`DecisionTreeClassifier` (the refit gate's row reads them).
+FACTS = ModelFacts(
+    why="diffprivlib's random decision trees with the structure and the leaf labels from "
+        "separate sources, the labels secure: pure DP given declared bounds and classes; a "
+        "fit spends tree_charge (2) times the `epsilon` it records under replace-one "
+        "adjacency, and is charged that",
+    declared=("bounds", "classes"),
+    charge=tree_charge,
+    zero_out=tree_zero_out,
+    releases=RELEASES,
+    noise_dimension=tree_noise_dimension,
+)
