@@ -15,6 +15,7 @@ from diffprivlib.utils import check_random_state
 from diffprivlib.validation import clip_to_norm
 from scipy.optimize import minimize
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
 
 from ._sklearn_compat import Interval
 from ._validation import declared_classes
@@ -429,10 +430,19 @@ class LogisticRegression(DPLogisticRegression):
     scale**2)``, where ``c R <= c`` bounds ``c R**2``. The rescaled ``C`` keeps the penalty
     on ``coef_`` what ``C`` says; the intercept gets the same penalty, ``intercept_**2 / (2 C
     n)``. ``coef_`` and ``intercept_`` are mapped back to the rows as given (divided by
-    ``scale``). Privacy: the inner fit's, ``epsilon``-DP for each of its one-vs-rest problems
-    with ``epsilon / K`` (``K`` problems, sequential composition): ``epsilon`` in all,
-    recorded on ``accountant``. Like diffprivlib's proof, it assumes the exact minimiser
-    (the solver stops at ``tol``).
+    ``scale``).
+
+    Rows longer than ``data_norm`` are scaled down to it in ``predict``,
+    ``decision_function``, ``predict_proba`` and ``score`` as in ``fit``: the intercept was
+    fitted against clipped rows, and on rows many times longer the coefficients' part of the
+    score would swamp it (Adult at ``C = 10``, ``data_norm = 0.5``, ``epsilon = 10^4``: 38 %
+    test accuracy on the rows as given, 84 % clipped); without an intercept only the score's
+    magnitude changes. ``coef_`` and ``intercept_`` apply to clipped rows.
+
+    Privacy: the inner fit's, ``epsilon``-DP for each of its one-vs-rest problems with
+    ``epsilon / K`` (``K`` problems, sequential composition): ``epsilon`` in all, recorded on
+    ``accountant``. Like diffprivlib's proof, it assumes the exact minimiser (the solver
+    stops at ``tol``).
 
     The class labels are public only when they are declared (``classes``): then ``classes_``
     is ``classes`` and ``K`` (one problem for two classes, else one per class) is the same
@@ -546,3 +556,18 @@ class LogisticRegression(DPLogisticRegression):
                            else np.zeros(len(coefficients)))
         self.accountant.spend(self.epsilon, 0)
         return self
+
+    def decision_function(self, X):
+        """Scores of ``X``'s rows, each scaled down to ``data_norm`` first, as in ``fit``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return super().decision_function(clip_to_norm(X, self.data_norm))

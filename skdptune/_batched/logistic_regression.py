@@ -70,7 +70,8 @@ and what is done here in its place:
   diffprivlib's (all of them where its solver runs, all but rare rows near the boundary
   elsewhere) and, for truncated runs, its coefficients; ``tests/unit/test_batched_lbfgsb.py``
   that the batched L-BFGS-B is scipy's, problem by problem.
-- ``predict``: the decision function on the (unclipped) held-out rows; two classes: the
+- ``predict``: the decision function on the held-out rows (unclipped for diffprivlib's class;
+  clipped to ``data_norm`` for skdptune's, as its ``decision_function`` does); two classes: the
   positive one where it is above 0; more: the argmax over the present (or declared) classes
   (the first on ties, classes in sorted order). Accuracy over the partition's held-out rows
   (with declared classes: right where the predicted class equals the row's label).
@@ -352,7 +353,7 @@ def partition_scores(plans, block, rngs):
         if candidate.unit_ball not in mapped:
             mapped[candidate.unit_ball] = (
                 logistic_features(block.X_train, *candidate.unit_ball, clip=True),
-                logistic_features(block.X_val, *candidate.unit_ball, clip=False))
+                logistic_features(block.X_val, *candidate.unit_ball, clip=True))
         Z_train = mapped[candidate.unit_ball][0]
         key = (candidate.unit_ball, candidate.data_norm, candidate.fit_intercept)
         if key not in padded:

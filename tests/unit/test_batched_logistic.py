@@ -486,7 +486,8 @@ def _declared_plan(estimator, y, n_features):
 def test_with_its_own_noise_the_declared_optimum_is_its_fit(classes, labels):
     # skdptune's fit draws each problem's noise vector as diffprivlib's Vector does, in the
     # order of the declared classes: handed the same draws, the emulation lands on the fit's
-    # optimum, with one problem per declared class (one for two), present or not.
+    # optimum, with one problem per declared class (one for two), present or not, and
+    # predicts as the fit does (rows clipped to data_norm).
     n_features = 3
     X, codes = _data(150, len(labels), n_features, seed=2)
     X_val, codes_val = _data(1000, len(labels), n_features, seed=12)
@@ -509,7 +510,7 @@ def test_with_its_own_noise_the_declared_optimum_is_its_fit(classes, labels):
         theirs = np.hstack([fitted.coef_, fitted.intercept_[:, None]]) * unit
         np.testing.assert_allclose(w[:, 0], theirs, atol=1e-5 * max(1.0, np.abs(theirs).max()))
         ours = logistic_regression._predict(
-            w, problems, logistic_features(X_val, 2.0, True, clip=False),
+            w, problems, logistic_features(X_val, 2.0, True, clip=True),
             np.zeros(len(y_val), int), False)
         np.testing.assert_array_equal(plan.classes[ours], fitted.predict(X_val))
 

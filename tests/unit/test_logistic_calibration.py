@@ -3,7 +3,7 @@ calibration holds (rows in the unit ball, the intercept a penalised constant fea
 entries that send diffprivlib's other configurations to it, and its batched partition fits.
 
 What is checked: the model is exactly diffprivlib's fit on the mapped rows (same seed, same
-coefficients); the gate refuses diffprivlib's class in a released fit (its classes_ come from
+coefficients; its predictions on rows clipped as in the fit); the gate refuses diffprivlib's class in a released fit (its classes_ come from
 the data), naming its calibration's faults (an intercept, data_norm > 1) where it has them, and
 accepts this class with declared classes; the batched plan is the inner
 fit's, on the same mapped rows (same streams, same utilities); and the batched utilities have
@@ -53,7 +53,7 @@ def test_the_model_is_diffprivlibs_fit_on_rows_in_the_unit_ball(n_classes, data_
                                  fit_intercept=False, random_state=3,
                                  accountant=BudgetAccountant())
     inner.fit(logistic_features(X, data_norm, fit_intercept, clip=True), y)
-    Z = logistic_features(X, data_norm, fit_intercept, clip=False)
+    Z = logistic_features(X, data_norm, fit_intercept, clip=True)
     np.testing.assert_allclose(ours.decision_function(X), inner.decision_function(Z),
                                rtol=1e-10, atol=1e-12)
     assert ours.coef_.shape == (1 if n_classes == 2 else n_classes, 3)
