@@ -441,8 +441,11 @@ class LogisticRegression(DPLogisticRegression):
 
     Privacy: the inner fit's, ``epsilon``-DP for each of its one-vs-rest problems with
     ``epsilon / K`` (``K`` problems, sequential composition): ``epsilon`` in all, recorded on
-    ``accountant``. Like diffprivlib's proof, it assumes the exact minimiser (the solver
-    stops at ``tol``).
+    ``accountant``. Like diffprivlib's proof, it assumes the exact minimiser: the solver
+    (diffprivlib's L-BFGS-B) stops once the gradient's largest entry is below ``tol``. Its
+    defaults here, ``tol=1e-6`` and ``max_iter=1000``, are tighter than diffprivlib's
+    (``1e-4`` and 100): on Adult in seven settings ``1e-4`` left 0.06 % to 1 % of the test
+    predictions unlike the optimum's, ``1e-6`` none, for 1.4 to 10 times the CPU time.
 
     The class labels are public only when they are declared (``classes``): then ``classes_``
     is ``classes`` and ``K`` (one problem for two classes, else one per class) is the same
@@ -459,11 +462,12 @@ class LogisticRegression(DPLogisticRegression):
     classes : array-like or None, default=None
         The class labels, declared from public knowledge (every label of ``y`` must be one);
         None reads them from the data, which is not private.
-    tol : float, default=1e-4
+    tol : float, default=1e-6
+        The solver stops once the largest entry of the objective's gradient is below it.
     C : float, default=1.0
         Inverse regularisation strength, as in scikit-learn (the intercept's too).
     fit_intercept : bool, default=True
-    max_iter : int, default=100
+    max_iter : int, default=1000
     verbose : int, default=0
     warm_start : bool, default=False
         Must be False: a warm start is not supported.
@@ -495,8 +499,8 @@ class LogisticRegression(DPLogisticRegression):
         "classes": ["array-like", None],
     }
 
-    def __init__(self, *, epsilon=1.0, data_norm=None, classes=None, tol=1e-4, C=1.0,
-                 fit_intercept=True, max_iter=100, verbose=0, warm_start=False, n_jobs=None,
+    def __init__(self, *, epsilon=1.0, data_norm=None, classes=None, tol=1e-6, C=1.0,
+                 fit_intercept=True, max_iter=1000, verbose=0, warm_start=False, n_jobs=None,
                  random_state=None, accountant=None, **unused_args):
         super().__init__(epsilon=epsilon, data_norm=data_norm, tol=tol, C=C,
                          fit_intercept=fit_intercept, max_iter=max_iter, verbose=verbose,

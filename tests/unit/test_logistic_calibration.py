@@ -50,8 +50,8 @@ def test_the_model_is_diffprivlibs_fit_on_rows_in_the_unit_ball(n_classes, data_
     scale, inner_norm = logistic_unit_ball(data_norm, fit_intercept)
     assert inner_norm <= 1.0
     inner = DPLogisticRegression(epsilon=2.0, data_norm=inner_norm, C=0.7 * scale ** 2,
-                                 fit_intercept=False, random_state=3,
-                                 accountant=BudgetAccountant())
+                                 fit_intercept=False, tol=ours.tol, max_iter=ours.max_iter,
+                                 random_state=3, accountant=BudgetAccountant())
     inner.fit(logistic_features(X, data_norm, fit_intercept, clip=True), y)
     Z = logistic_features(X, data_norm, fit_intercept, clip=True)
     np.testing.assert_allclose(ours.decision_function(X), inner.decision_function(Z),
