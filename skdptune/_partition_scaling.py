@@ -28,7 +28,8 @@ import numpy as np
 from diffprivlib import models as dp
 from sklearn import ensemble, kernel_ridge, linear_model, neighbors, svm, tree
 
-from ._linear_model import LogisticRegression, Ridge, logistic_unit_ball, objective_perturbation
+from ._linear_model import (NOISE_SHARE, LogisticRegression, Ridge, logistic_unit_ball,
+                            objective_perturbation)
 from ._validation import positive_finite
 
 #: The scalings a rule can apply (``value`` is the candidate's, ``ratio`` > 1).
@@ -111,17 +112,22 @@ def objective_perturbation_partition(owner, ratio, given=None):
 
     The refit minimises the mean loss plus ``a ||w||^2 / (2 n)`` plus ``b . w / n``, with
     ``||b||`` of scale ``2 R / epsilon'`` (``skdptune._linear_model.objective_perturbation``:
-    ``epsilon'`` and the penalty ``a`` on the sum of losses, ``1 / C`` or, where ``epsilon' <= 0``,
-    diffprivlib's larger one). On ``n / ratio`` records the partition has the refit's penalty
+    ``epsilon'`` and the penalty ``a`` on the sum of losses, ``1 / C`` or the rule's larger
+    one: diffprivlib's where ``epsilon' <= 0``, skdptune's where ``epsilon' <
+    NOISE_SHARE * epsilon``). On ``n / ratio`` records the partition has the refit's penalty
     and noise per record with ``a / ratio`` and ``ratio * epsilon'``: it is given ``C = ratio /
     a`` and the ``epsilon`` whose ``epsilon'`` that is, ``ratio * epsilon' + 2 log(1 + R C /
-    4)`` (then positive, so never diffprivlib's other regime). Scaling ``epsilon`` and ``C`` by
-    ``ratio`` each gives partitions another noise than the refit's (mostly less, the more so
-    the larger ``C``) and can put them and the refit on different sides of ``epsilon' <= 0``.
+    4)``, where the rule keeps ``1 / C``: diffprivlib's, as that ``epsilon'`` is positive;
+    skdptune's (``s = NOISE_SHARE``, ``J(a) = 2 log(1 + R / (4 a))``), as ``J(a / ratio) <=
+    ratio J(a) <= ratio (1 - s) epsilon`` and ``epsilon' >= s epsilon`` give ``(1 - s) ratio
+    epsilon' >= s J(a / ratio)``. Scaling ``epsilon`` and ``C`` by ``ratio`` each gives
+    partitions another noise than the refit's (mostly less, the more so the larger ``C``) and
+    can put them and the refit on different sides of ``epsilon' <= 0``.
 
     Where the user's rule decides the partition's ``C`` (``given``), ``epsilon`` is the one
     whose ``epsilon'`` is ``ratio`` times the refit's with that ``C``: the refit's noise per
-    record, the user's penalty.
+    record, the user's penalty (for skdptune's class, where its rule raises the penalty at
+    that ``epsilon``, the raised one).
 
     Exact for one problem (two classes). With ``K > 2`` classes diffprivlib gives each
     one-vs-rest problem ``epsilon / K``, so each pays the ``2 log(1 + R C / 4)`` term of a
@@ -157,15 +163,23 @@ def objective_perturbation_partition(owner, ratio, given=None):
     fit_intercept = bool(params["fit_intercept"])
     if isinstance(owner, LogisticRegression):  # diffprivlib fits the mapped rows, C * scale**2
         scale, norm = logistic_unit_ball(data_norm, fit_intercept)
-        c_factor = scale ** 2
+        c_factor, share = scale ** 2, NOISE_SHARE
     else:
         norm, c_factor = float(np.sqrt(data_norm ** 2 + fit_intercept)), 1.0
-    epsilon_p, extra = objective_perturbation(epsilon, norm, C * c_factor)
+        share = None
+    epsilon_p, extra = objective_perturbation(epsilon, norm, C * c_factor, share)
     C_part = ratio / (1.0 / (C * c_factor) + float(extra))
     if given and "C" in given:
         C_part = C_given * c_factor
-    return {"epsilon": float(ratio * epsilon_p + 2 * np.log1p(0.25 * norm * C_part)),
-            "C": C_part / c_factor}
+    # The epsilon whose epsilon' is ratio * epsilon_p: target + J(C_part) where the rule keeps
+    # 1 / C (always without `given`, see above); with a given C skdptune's rule may raise the
+    # penalty instead, and then epsilon' = share * epsilon. epsilon' = max(share * epsilon,
+    # epsilon - J) is increasing in epsilon, and min(target / share, target + J) its inverse.
+    target = ratio * float(epsilon_p)
+    epsilon_part = target + 2 * np.log1p(0.25 * norm * C_part)
+    if share is not None:
+        epsilon_part = min(epsilon_part, target / share)
+    return {"epsilon": float(epsilon_part), "C": C_part / c_factor}
 
 
 _OBJECTIVE_PERTURBATION = ScalingRule(

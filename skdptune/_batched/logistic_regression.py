@@ -27,7 +27,11 @@ and what is done here in its place:
 - The perturbation, ``Vector(epsilon_c, function_sensitivity=0.25, data_sensitivity=norm,
   dimension=D, alpha=1 / C, n=n)``: ``epsilon' = epsilon_c - 2 * log(1 + 0.25 * norm * C)``;
   if ``epsilon' <= 0``, an extra ridge ``delta = (0.25 * norm / expm1(epsilon_c / 4) - 1 / C)
-  / n`` on all of ``w`` (intercept included) and ``epsilon' = epsilon_c / 2``. The noise vector
+  / n`` on all of ``w`` (intercept included) and ``epsilon' = epsilon_c / 2``. skdptune's
+  class (``unit_ball`` plans) fits diffprivlib's mechanism with a ``C`` that keeps
+  ``epsilon' >= NOISE_SHARE * epsilon_c`` (:func:`~skdptune._linear_model.objective_perturbation`
+  with ``share``): here the same ``epsilon'`` and the same penalty, as ``1 / C`` plus
+  ``delta``. The noise vector
   ``b`` has a uniform direction (diffprivlib normalises a vector of sums of four halved
   standard normals, that is a standard normal vector) and a norm ``Gamma(D, 2 * norm /
   epsilon')`` (diffprivlib sums four ``Gamma(D / 4, .)``); the objective gains ``b . w / n +
@@ -70,7 +74,8 @@ and what is done here in its place:
   diffprivlib's (all of them where its solver runs, all but rare rows near the boundary
   elsewhere) and, for truncated runs, its coefficients; ``tests/unit/test_batched_lbfgsb.py``
   that the batched L-BFGS-B is scipy's, problem by problem.
-- ``predict``: the decision function on the (unclipped) held-out rows; two classes: the
+- ``predict``: the decision function on the held-out rows (unclipped for diffprivlib's class;
+  clipped to ``data_norm`` for skdptune's, as its ``decision_function`` does); two classes: the
   positive one where it is above 0; more: the argmax over the present (or declared) classes
   (the first on ties, classes in sorted order). Accuracy over the partition's held-out rows
   (with declared classes: right where the predicted class equals the row's label).
@@ -91,7 +96,8 @@ from scipy.linalg import lapack
 from scipy.special import expit
 
 from .._linear_model import LogisticRegression as CalibratedLogisticRegression
-from .._linear_model import logistic_features, logistic_unit_ball, objective_perturbation
+from .._linear_model import (NOISE_SHARE, logistic_features, logistic_unit_ball,
+                             objective_perturbation)
 from . import lbfgsb
 from .common import at_least, bind_declared, checked_params, declared_labels, labelling
 from .contract import ACCURACY, CODES, FIT_FAILED
@@ -187,6 +193,9 @@ class LogisticRegressionPlan:
     code_map : ndarray of shape (n_labels,) or None, default=None
         Set by :func:`bind_labels` for declared ``classes``: each label code's position among
         them.
+    noise_share : float or None, default=None
+        skdptune's :data:`~skdptune._linear_model.NOISE_SHARE` (its rule for ``epsilon'`` and
+        the penalty); None: diffprivlib's rule.
     """
 
     epsilon: float
@@ -198,6 +207,7 @@ class LogisticRegressionPlan:
     unit_ball: Optional[tuple] = None
     classes: Optional[np.ndarray] = None
     code_map: Optional[np.ndarray] = None
+    noise_share: Optional[float] = None
 
 
 def plan(estimator, n_features):
@@ -242,7 +252,8 @@ def plan(estimator, n_features):
         scale, inner_norm = logistic_unit_ball(data_norm, fit_intercept)
         return LogisticRegressionPlan(float(epsilon), inner_norm, float(C) * scale ** 2, False,
                                       float(tol), int(max_iter),
-                                      (float(data_norm), bool(fit_intercept)), classes)
+                                      (float(data_norm), bool(fit_intercept)), classes,
+                                      noise_share=NOISE_SHARE)
     return LogisticRegressionPlan(float(epsilon), float(data_norm), float(C),
                                   bool(fit_intercept), float(tol), int(max_iter))
 
@@ -254,8 +265,9 @@ def bind_labels(candidate, labels):
     return bind_declared(candidate, labels)
 
 
-def noise_parameters(epsilon, data_norm, C, n, fit_intercept):
-    """The perturbation of one problem, as diffprivlib's ``Vector.randomise`` computes it.
+def noise_parameters(epsilon, data_norm, C, n, fit_intercept, share=None):
+    """The perturbation of one problem, as diffprivlib's ``Vector.randomise`` computes it (with
+    ``share``: as skdptune's ``LogisticRegression`` sets it up).
 
     Parameters
     ----------
@@ -267,19 +279,22 @@ def noise_parameters(epsilon, data_norm, C, n, fit_intercept):
     n : int or ndarray
         The partition's training rows.
     fit_intercept : bool
+    share : float or None, default=None
+        :func:`~skdptune._linear_model.objective_perturbation`'s ``share`` (the plan's
+        ``noise_share``); None: diffprivlib's rule.
 
     Returns
     -------
     scale : float or ndarray
         Scale of the noise vector's ``Gamma(D)`` norm: ``2 * norm / epsilon'``.
     delta : float or ndarray
-        The extra ridge on all coefficients (0 unless ``epsilon' <= 0``).
+        The extra ridge on all coefficients (0 where the rule keeps ``1 / C``).
     """
     # Vector(function_sensitivity=0.25, data_sensitivity=norm, alpha=1 / C): the logistic
     # loss's second derivative is at most 1/4, and a clipped row (with its intercept 1) has
     # norm at most `norm`.
     norm = np.sqrt(data_norm ** 2 + 1) if fit_intercept else data_norm
-    epsilon_p, extra = objective_perturbation(epsilon, norm, C)
+    epsilon_p, extra = objective_perturbation(epsilon, norm, C, share)
     return 2 * norm / epsilon_p, extra / np.asarray(n, dtype=float)
 
 
@@ -352,7 +367,7 @@ def partition_scores(plans, block, rngs):
         if candidate.unit_ball not in mapped:
             mapped[candidate.unit_ball] = (
                 logistic_features(block.X_train, *candidate.unit_ball, clip=True),
-                logistic_features(block.X_val, *candidate.unit_ball, clip=False))
+                logistic_features(block.X_val, *candidate.unit_ball, clip=True))
         Z_train = mapped[candidate.unit_ball][0]
         key = (candidate.unit_ball, candidate.data_norm, candidate.fit_intercept)
         if key not in padded:
@@ -473,7 +488,7 @@ class _Fit:
         n = np.maximum(problems.n_train, 1)
         scale, delta = noise_parameters(candidate.epsilon * problems.share,
                                         candidate.data_norm, candidate.C, n,
-                                        candidate.fit_intercept)
+                                        candidate.fit_intercept, candidate.noise_share)
         noise = noise_vectors(normals, gammas, np.broadcast_to(scale, (n_slots, n_parts)))
         # Targets: 1 where the row's class is the slot's class (padding rows weigh nothing).
         y_rows = np.zeros(mask.shape, dtype=np.intp)

@@ -480,22 +480,27 @@ def _declared_plan(estimator, y, n_features):
                                            np.unique(y))
 
 
+@pytest.mark.parametrize("epsilon, C", [(4.0, 3.0), (400.0, 0.1)], ids=["raised", "kept"])
 @pytest.mark.parametrize("classes, labels", [
     ((0, 1), (0, 1)), ((0, 1, 2), (0, 1)), ((1, 4, 7, 9), (1, 9)), ((0, 1, 2), (0, 1, 2))],
     ids=["two", "absent_last", "absent_middle", "all_present"])
-def test_with_its_own_noise_the_declared_optimum_is_its_fit(classes, labels):
+def test_with_its_own_noise_the_declared_optimum_is_its_fit(classes, labels, epsilon, C):
     # skdptune's fit draws each problem's noise vector as diffprivlib's Vector does, in the
     # order of the declared classes: handed the same draws, the emulation lands on the fit's
-    # optimum, with one problem per declared class (one for two), present or not.
+    # optimum (its rule's penalty and epsilon'), with one problem per declared class (one for
+    # two), present or not, and predicts as the fit does (rows clipped to data_norm).
     n_features = 3
     X, codes = _data(150, len(labels), n_features, seed=2)
     X_val, codes_val = _data(1000, len(labels), n_features, seed=12)
     y, y_val = np.array(labels)[codes], np.array(labels)[codes_val]
-    estimator = _declared(classes, epsilon=4.0, C=3.0)
+    estimator = _declared(classes, epsilon=epsilon, C=C)
     plan = _declared_plan(estimator, y, n_features)
     n_problems = 1 if len(classes) == 2 else len(classes)
-    scale, _ = logistic_regression.noise_parameters(plan.epsilon / n_problems, plan.data_norm,
-                                                    plan.C, len(y), False)
+    # The fit's noise scale under its rule (the penalty raised, or C kept).
+    scale, delta = logistic_regression.noise_parameters(plan.epsilon / n_problems,
+                                                        plan.data_norm, plan.C, len(y), False,
+                                                        plan.noise_share)
+    assert (delta > 0) == (epsilon == 4.0)
     unit, _ = logistic_unit_ball(2.0, True)
     Z = logistic_features(X, 2.0, True, clip=True)
     problems = logistic_regression._Problems(plan.code_map[codes], np.zeros(len(y), int), 1,
@@ -504,12 +509,12 @@ def test_with_its_own_noise_the_declared_optimum_is_its_fit(classes, labels):
         stream = _Replay(seed, n_problems, n_features + 1, float(scale))
         w = logistic_regression.fit_partitions(plan, Z, codes, np.zeros(len(y), int), 1,
                                                len(labels), [stream])
-        fitted = _declared(classes, epsilon=4.0, C=3.0, tol=1e-9, max_iter=1000,
+        fitted = _declared(classes, epsilon=epsilon, C=C, tol=1e-9, max_iter=1000,
                            random_state=seed, accountant=BudgetAccountant()).fit(X, y)
         theirs = np.hstack([fitted.coef_, fitted.intercept_[:, None]]) * unit
         np.testing.assert_allclose(w[:, 0], theirs, atol=1e-5 * max(1.0, np.abs(theirs).max()))
         ours = logistic_regression._predict(
-            w, problems, logistic_features(X_val, 2.0, True, clip=False),
+            w, problems, logistic_features(X_val, 2.0, True, clip=True),
             np.zeros(len(y_val), int), False)
         np.testing.assert_array_equal(plan.classes[ours], fitted.predict(X_val))
 

@@ -10,6 +10,7 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import RandomForestClassifier
 from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
+from skdptune._linear_model import NOISE_SHARE, objective_perturbation
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
@@ -47,11 +48,17 @@ def test_every_rule_has_a_justification():
     "candidate, expected",
     [
         # Objective perturbation, rows in the unit ball (scale**2 = 10): C * scale**2 = 0.2
-        # keeps epsilon' = 0.5 - 2 log(1.05) > 0, so C * ratio and ratio * epsilon' + 2 log(1
-        # + C * ratio * scale**2 / 4), below epsilon * ratio.
-        (LogisticRegression(classes=CLASSES, epsilon=0.5, C=0.02, data_norm=3.0),
-         {"epsilon": RATIO * (0.5 - 2 * np.log(1.05)) + 2 * np.log(1 + 0.05 * RATIO),
+        # keeps epsilon' = 2 - 2 log(1.05) >= NOISE_SHARE * 2, so C * ratio and ratio *
+        # epsilon' + 2 log(1 + C * ratio * scale**2 / 4), below epsilon * ratio.
+        (LogisticRegression(classes=CLASSES, epsilon=2.0, C=0.02, data_norm=3.0),
+         {"epsilon": RATIO * (2.0 - 2 * np.log(1.05)) + 2 * np.log(1 + 0.05 * RATIO),
           "C": 0.02 * RATIO}),
+        # At epsilon 0.5 it would not (2 log(1.05) > 0.05): epsilon' = 0.45 and the penalty a
+        # = 1 / (4 expm1(0.025)) on the sum of losses; the partition gets C * scale**2 =
+        # ratio / a and the epsilon whose epsilon' is ratio * 0.45.
+        (LogisticRegression(classes=CLASSES, epsilon=0.5, C=0.02, data_norm=3.0),
+         {"epsilon": RATIO * 0.45 + 2 * np.log1p(RATIO * np.expm1(0.025)),
+          "C": RATIO * 4 * np.expm1(0.025) / 10}),
         (SkLogisticRegression(C=0.1), {"C": 0.1 * RATIO}),
         (Ridge(alpha=5.0), {"alpha": 5.0 / RATIO}),
         (Lasso(alpha=5.0), {}),  # penalty against the mean loss: scale-free
@@ -74,7 +81,7 @@ def test_every_rule_has_a_justification():
         (ColumnTransformer([("num", DPStandardScaler(bounds=BOUNDS, epsilon=0.2), [0])]),
          {"num__epsilon": 0.2 * RATIO}),
     ],
-    ids=["dp-LR", "sk-LR", "Ridge", "Lasso", "dp-Ridge", "tree-counts", "tree-fractions", "dp-forest",
+    ids=["dp-LR", "dp-LR-raised", "sk-LR", "Ridge", "Lasso", "dp-Ridge", "tree-counts", "tree-fractions", "dp-forest",
          "skdptune-forest", "skdptune-tree", "pipeline", "columns"],
 )
 def test_built_in_rules(candidate, expected):
@@ -118,9 +125,18 @@ def test_a_logistic_partition_fit_has_the_refits_noise_and_penalty_per_record(
     factor = max(norm, 1.0) ** 2 if calibrated else 1.0  # the calibrated class's C * scale**2
     if calibrated:
         norm = norm / max(norm, 1.0)
+
+    def inner_C(epsilon, C):
+        """The C the calibrated class hands diffprivlib: its rule's penalty."""
+        if not calibrated:
+            return C
+        _, extra = objective_perturbation(epsilon, norm, C, NOISE_SHARE)
+        return 1.0 / (1.0 / C + float(extra))
+
     n = 10_000
-    noise, penalty = _perturbation(epsilon, norm, C * factor, n)
-    noise_p, penalty_p = _perturbation(partition["epsilon"], norm, partition["C"] * factor,
+    noise, penalty = _perturbation(epsilon, norm, inner_C(epsilon, C * factor), n)
+    noise_p, penalty_p = _perturbation(partition["epsilon"], norm,
+                                       inner_C(partition["epsilon"], partition["C"] * factor),
                                        n / RATIO)
     assert noise_p == pytest.approx(noise, rel=1e-9)
     assert penalty_p == pytest.approx(penalty, rel=1e-9)
@@ -154,8 +170,15 @@ def test_a_users_rule_for_C_is_applied_first_and_epsilon_keeps_the_refits_noise(
     C_part = partition.get("C", C)
     assert C_part == pytest.approx(C if user == "none" else C * RATIO ** 0.5)
     factor, n = 2.0, 10_000  # rows divided by sqrt(2): C * 2 inside, norm 1
-    noise, _ = _perturbation(1.0, 1.0, C * factor, n)
-    noise_p, _ = _perturbation(partition["epsilon"], 1.0, C_part * factor, n / RATIO)
+
+    def inner_C(epsilon, C):
+        """The C the class hands diffprivlib: its rule's penalty."""
+        _, extra = objective_perturbation(epsilon, 1.0, C, NOISE_SHARE)
+        return 1.0 / (1.0 / C + float(extra))
+
+    noise, _ = _perturbation(1.0, 1.0, inner_C(1.0, C * factor), n)
+    noise_p, _ = _perturbation(partition["epsilon"], 1.0,
+                               inner_C(partition["epsilon"], C_part * factor), n / RATIO)
     assert noise_p == pytest.approx(noise, rel=1e-9)
 
 

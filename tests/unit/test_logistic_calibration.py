@@ -2,13 +2,14 @@
 calibration holds (rows in the unit ball, the intercept a penalised constant feature), the gate
 entries that send diffprivlib's other configurations to it, and its batched partition fits.
 
-What is checked: the model is exactly diffprivlib's fit on the mapped rows (same seed, same
-coefficients); the gate refuses diffprivlib's class in a released fit (its classes_ come from
-the data), naming its calibration's faults (an intercept, data_norm > 1) where it has them, and
-accepts this class with declared classes; the batched plan is the inner
-fit's, on the same mapped rows (same streams, same utilities); and the batched utilities have
-the law of this class's own fits (KS test, alpha = 1e-3; seeds fixed, so a run is
-reproducible either way).
+What is checked: the model is exactly diffprivlib's fit on the mapped rows with the penalty of
+skdptune's rule (same seed, same coefficients; its predictions on rows clipped as in the fit);
+the gate refuses diffprivlib's class in a released fit (its classes_ come from the data),
+naming its calibration's faults (an intercept, data_norm > 1) where it has them, and accepts
+this class with declared classes; the batched plan is the inner fit's (diffprivlib's class
+with the rule's ``C``), on the same mapped rows (same streams, same utilities); and the
+batched utilities have the law of this class's own fits (KS test, alpha = 1e-3; seeds fixed,
+so a run is reproducible either way).
 """
 
 import warnings
@@ -24,7 +25,8 @@ from skdptune import PrivateGridSearchCV
 from skdptune._batched import logistic_regression
 from skdptune.exceptions import GateError
 from skdptune._gate import check_release
-from skdptune._linear_model import LogisticRegression, logistic_features, logistic_unit_ball
+from skdptune._linear_model import (NOISE_SHARE, LogisticRegression, logistic_features,
+                                    logistic_unit_ball, objective_perturbation)
 from skdptune._partition import partition_labels, split_indices
 from skdptune._utility import make_utility
 
@@ -38,22 +40,38 @@ def _data(n, n_classes=2, seed=0):
     return np.clip(centres[y] + rng.normal(0, 0.3, (n, 3)), 0, 1), y
 
 
+def _rule_C(epsilon, data_norm, fit_intercept, C, n_problems):
+    """The ``C`` of the inner fit: ``C * scale**2``, or less where skdptune's rule raises the
+    penalty to keep ``epsilon' >= NOISE_SHARE * epsilon`` per problem."""
+    scale, inner_norm = logistic_unit_ball(data_norm, fit_intercept)
+    _, extra = objective_perturbation(epsilon / n_problems, inner_norm, C * scale ** 2,
+                                      NOISE_SHARE)
+    return 1.0 / (1.0 / (C * scale ** 2) + float(extra))
+
+
+@pytest.mark.parametrize("epsilon", [2.0, 60.0])  # the penalty raised; C kept
 @pytest.mark.parametrize("n_classes, data_norm, fit_intercept", [
     (2, 2.0, True), (3, 2.0, True), (2, 3.0, False), (2, 0.5, False), (2, 0.5, True)])
 def test_the_model_is_diffprivlibs_fit_on_rows_in_the_unit_ball(n_classes, data_norm,
-                                                                fit_intercept):
+                                                                fit_intercept, epsilon):
     X, y = _data(400, n_classes)
     X[0] *= 10  # a row beyond data_norm: clipped by both
-    ours = LogisticRegression(epsilon=2.0, data_norm=data_norm, classes=list(range(n_classes)),
-                              C=0.7, fit_intercept=fit_intercept, random_state=3,
+    ours = LogisticRegression(epsilon=epsilon, data_norm=data_norm,
+                              classes=list(range(n_classes)), C=0.7,
+                              fit_intercept=fit_intercept, random_state=3,
                               accountant=BudgetAccountant()).fit(X, y)
     scale, inner_norm = logistic_unit_ball(data_norm, fit_intercept)
     assert inner_norm <= 1.0
-    inner = DPLogisticRegression(epsilon=2.0, data_norm=inner_norm, C=0.7 * scale ** 2,
-                                 fit_intercept=False, random_state=3,
-                                 accountant=BudgetAccountant())
+    C = _rule_C(epsilon, data_norm, fit_intercept, 0.7, 1 if n_classes == 2 else n_classes)
+    # Both of the rule's regimes are met: C kept at epsilon 60, raised at 2 with an
+    # intercept (2 log(1 + C (data_norm**2 + 1) / 4) > 0.1 * 2).
+    if epsilon == 60.0 or fit_intercept:
+        assert (C < 0.7 * scale ** 2 * (1 - 1e-9)) == (epsilon == 2.0)
+    inner = DPLogisticRegression(epsilon=epsilon, data_norm=inner_norm, C=C,
+                                 fit_intercept=False, tol=ours.tol, max_iter=ours.max_iter,
+                                 random_state=3, accountant=BudgetAccountant())
     inner.fit(logistic_features(X, data_norm, fit_intercept, clip=True), y)
-    Z = logistic_features(X, data_norm, fit_intercept, clip=False)
+    Z = logistic_features(X, data_norm, fit_intercept, clip=True)
     np.testing.assert_allclose(ours.decision_function(X), inner.decision_function(Z),
                                rtol=1e-10, atol=1e-12)
     assert ours.coef_.shape == (1 if n_classes == 2 else n_classes, 3)
@@ -107,13 +125,18 @@ def _values(estimator, candidates, X, y, splits, entropy):
 def test_the_batched_plan_is_the_inner_fit_on_the_mapped_rows():
     X, y = _data(600, 3)
     splits = split_indices(*partition_labels(len(X), 5, 0.3, 1), 5)
-    candidates = [{"C": 0.5, "epsilon": 3.0}, {"C": 4.0, "epsilon": 1.0}]
+    # The penalty raised (two, one and three problems), and C kept.
+    candidates = [{"C": 0.5, "epsilon": 3.0}, {"C": 4.0, "epsilon": 1.0},
+                  {"C": 0.5, "epsilon": 90.0}]
     ours = _values(LogisticRegression(data_norm=2.0), candidates, X, y, splits, entropy=7)
     scale, inner_norm = logistic_unit_ball(2.0, True)
+    # Its problems: three classes, but the partitions with two present fit one; the rule's
+    # C for each count. Every partition here holds all three.
+    assert all(len(np.unique(y[train])) == 3 for train, _ in splits)
     inner = _values(DPLogisticRegression(data_norm=inner_norm, fit_intercept=False),
-                    [{"C": c["C"] * scale ** 2, "epsilon": c["epsilon"]} for c in candidates],
-                    logistic_features(X, 2.0, True, clip=False),  # rows in [0, 1]^3: norm < 2
-                    y, splits, entropy=7)
+                    [{"C": _rule_C(c["epsilon"], 2.0, True, c["C"], 3),
+                      "epsilon": c["epsilon"]} for c in candidates],
+                    logistic_features(X, 2.0, True, clip=True), y, splits, entropy=7)
     np.testing.assert_array_equal(ours, inner)
 
 
