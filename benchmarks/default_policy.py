@@ -141,7 +141,7 @@ def simulate_policies(rng, tau):
             default = [profile[name][1] for name in names].index(True)
             best = max(values) - values[default]
             policy = default_policy.choose(
-                total, n_samples=n, n_candidates=len(values),
+                total, n_samples=n, n_candidates=len(values), explain=False,
                 refit_noise=default_policy.REFIT_NOISE_CONSTANT * dimension / n,
                 score_share=SCORE_SHARE,
                 validation_fraction=VALIDATION_FRACTION)

@@ -31,7 +31,7 @@ the choices. The choice reads public quantities only: it is not a privacy releas
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from diffprivlib import models as dp
@@ -187,6 +187,8 @@ class Policy:
         ``T``, in utility units (0 when declining).
     refit_noise : float
         The model's ``A`` (utility units times epsilon).
+    reasons : DeclineReasons or None
+        Why it declines, in numbers (:func:`decline_reasons`); None when it selects.
     """
 
     share: float
@@ -196,6 +198,7 @@ class Policy:
     refit_loss: float
     expected_gain: float
     refit_noise: float
+    reasons: object = None
 
     @property
     def declined(self):
@@ -250,7 +253,7 @@ def _gain_given_lead(margin, lead, sigma, n_candidates):
 
 
 def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validation_fraction,
-           share=None, n_partitions="auto"):
+           share=None, n_partitions="auto", explain=True):
     """The :class:`Policy` of a search, from public quantities.
 
     Parameters
@@ -272,10 +275,13 @@ def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validati
         is chosen. None: the share too, from :data:`SHARES`.
     n_partitions : int or "auto", default="auto"
         The search's ``n_partitions`` (``"auto"``: resolved at each share's epsilon).
+    explain : bool, default=True
+        Whether a declining policy carries its :class:`DeclineReasons`.
 
     Returns
     -------
     Policy
+        With its :class:`DeclineReasons` when it declines.
     """
     best = Policy(0.0, 0.0, None, math.inf, 0.0, 0.0, float(refit_noise))
     shares = SHARES[1:] if share is None else (share,)
@@ -294,4 +300,90 @@ def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validati
         if share is not None or gain > max(best.expected_gain, MIN_GAIN):
             best = Policy(float(candidate_share), float(margins[best_margin] * sigma), k,
                           float(sigma), float(loss), gain, float(refit_noise))
+    if best.declined and explain:
+        best = replace(best, reasons=decline_reasons(
+            total, n_samples=n_samples, n_candidates=n_candidates, refit_noise=refit_noise,
+            score_share=score_share, validation_fraction=validation_fraction,
+            n_partitions=n_partitions))
     return best
+
+
+@dataclass(frozen=True)
+class DeclineReasons:
+    """Why a policy declined, in numbers: what the selection could resolve, and the nearest
+    public settings under which the same model would select.
+
+    Attributes
+    ----------
+    share : float
+        The share of ``T`` the resolvable lead refers to (:data:`EXPLAINED_SHARE`).
+    resolvable_lead : float
+        Utility units: the lead over one rival that permute-and-flip with that share would
+        find with probability 0.9 (``sigma * ln(10)``, its tail ``exp(-gap / sigma)``).
+    refit_loss : float
+        What that share costs the default's refit, utility units.
+    n_samples, total, n_candidates : int, float or None
+        The fewest records (``T`` and the grid unchanged) and the smallest total (``n`` and
+        the grid unchanged) at which the policy
+        would select; for candidates, the largest grid smaller than the search's that
+        selects. None when no value up to the search's limits would.
+    """
+
+    share: float
+    resolvable_lead: float
+    refit_loss: float
+    n_samples: object
+    total: object
+    n_candidates: object
+
+
+#: The share a declined policy's explanation quotes the selection's resolution at.
+EXPLAINED_SHARE = 0.25
+
+
+def decline_reasons(total, *, n_samples, n_candidates, refit_noise, score_share,
+                    validation_fraction, n_partitions="auto"):
+    """The :class:`DeclineReasons` of a search whose :func:`choose` declined.
+
+    Public quantities only, as :func:`choose`: records are searched by doubling up to
+    ``2**40`` and the total up to 1,000 (the smallest power of two times the given value that
+    selects), candidates by bisection down to 2.
+    """
+    common = dict(score_share=score_share, validation_fraction=validation_fraction,
+                  n_partitions=n_partitions)
+    epsilon = EXPLAINED_SHARE * total * (1 - score_share)
+    k = n_partitions if n_partitions != "auto" else auto_n_partitions(
+        n_samples, n_candidates=n_candidates, epsilon=epsilon,
+        validation_fraction=validation_fraction)
+    sigma = 2.0 / (k * epsilon)
+
+    def selects(n=n_samples, t=total, m=n_candidates):
+        # refit_noise is A = a * D / n: it scales with 1 / n.
+        return not choose(t, n_samples=n, n_candidates=m, explain=False,
+                          refit_noise=refit_noise * n_samples / n, **common).declined
+
+    def doubling(select, start, limit):
+        value = start
+        while value <= limit:
+            if select(value):
+                return value
+            value *= 2
+        return None
+
+    # Fewer candidates select more easily (less noise, fewer rivals): the largest grid that
+    # selects, by bisection between 2 and m - 1.
+    fewest = None
+    low, high = 2, n_candidates - 1
+    while low <= high:
+        middle = (low + high) // 2
+        if selects(m=middle):
+            fewest, low = middle, middle + 1
+        else:
+            high = middle - 1
+    return DeclineReasons(
+        share=EXPLAINED_SHARE, resolvable_lead=float(sigma * math.log(10)),
+        refit_loss=float(refit_noise / total * EXPLAINED_SHARE / (1 - EXPLAINED_SHARE)),
+        n_samples=doubling(lambda n: selects(n=n), 2 * n_samples, 2 ** 40),
+        total=doubling(lambda t: selects(t=t), 2 * total, 1000.0),
+        n_candidates=fewest,
+    )

@@ -83,3 +83,29 @@ def test_more_records_never_make_the_policy_decline_where_fewer_selected():
     gains = [policy.expected_gain for policy in shares]
     assert gains == sorted(gains)
     assert isinstance(shares[0], Policy)
+
+
+def test_a_declined_policy_says_what_would_make_it_select():
+    # Issue 39, item 4: the decline explained in numbers, each one checked against choose().
+    common = dict(score_share=0.05, validation_fraction=0.2)
+    n, m, total = 7_000, 9, 1.0
+    noise = 10 * 15 / n
+    policy = choose(total, n_samples=n, n_candidates=m, refit_noise=noise, **common)
+    assert policy.declined
+    reasons = policy.reasons
+    assert reasons.resolvable_lead > 0 and reasons.refit_loss == pytest.approx(
+        noise / total * 0.25 / 0.75)
+
+    def selects(n_samples=n, t=total, candidates=m):
+        return not choose(t, n_samples=n_samples, n_candidates=candidates,
+                          refit_noise=noise * n / n_samples, **common).declined
+
+    assert reasons.n_samples is not None and selects(n_samples=reasons.n_samples)
+    assert reasons.n_samples == 2 * n or not selects(n_samples=reasons.n_samples // 2)
+    assert reasons.total is not None and selects(t=reasons.total)
+    assert reasons.total == 2 * total or not selects(t=reasons.total / 2)
+    if reasons.n_candidates is not None:
+        assert selects(candidates=reasons.n_candidates) and reasons.n_candidates < m
+    # A selecting policy carries none.
+    assert choose(total, n_samples=500_000, n_candidates=m, refit_noise=noise * n / 500_000,
+                  **common).reasons is None
