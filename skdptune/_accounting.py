@@ -13,9 +13,9 @@ number of records ``n`` being public (:data:`ADJACENCY`).
 import math
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
-from diffprivlib.utils import Budget
 from dp_accounting import dp_event
 from dp_accounting.rdp import rdp_privacy_accountant
 from scipy.special import gammaln
@@ -747,17 +747,23 @@ def subsampled_tuning_cost(tuning_cost, final_epsilon, subsample):
     return float(max(tuning_epsilon, final_epsilon)), float(subsample * tuning_delta)
 
 
-class PicklableBudget(Budget):
-    """diffprivlib's :class:`~diffprivlib.utils.Budget` that survives :mod:`pickle`.
+class PrivacySpent(NamedTuple):
+    """What a fitted search spent in all, as ``privacy_spent_``: ``(epsilon, delta)``.
 
-    diffprivlib 0.6.6's ``Budget`` is a tuple whose ``__new__`` takes ``(epsilon, delta)``,
-    but pickle rebuilds tuples from one argument, so ``pickle.loads(pickle.dumps(Budget(1,
-    0)))`` raises ``TypeError``. A fitted search stores its ``privacy_spent_`` as this
-    subclass (still a ``Budget``) so the search can be pickled.
+    A named pair: ``spent.epsilon`` and ``spent.delta`` read it, and as a tuple it unpacks as
+    ``epsilon, delta = spent``, indexes as ``spent[0]``, compares equal to ``(epsilon,
+    delta)`` and can be charged as ``accountant.spend(*spent)``.
+
+    Attributes
+    ----------
+    epsilon : float
+        The total epsilon charged (replace-one adjacency, :data:`ADJACENCY`).
+    delta : float
+        The total delta charged.
     """
 
-    def __getnewargs__(self):
-        return tuple(self)
+    epsilon: float
+    delta: float
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from ._sklearn_compat import (
     _VisualBlock,
     _yield_masked_array_for_each_param,
 )
-from ._accounting import PicklableBudget
+from ._accounting import PrivacySpent
 from ._dp_fit import withheld_notice
 from .exceptions import AccountantCopyError
 from ._trivial import warn_if_useless
@@ -321,7 +321,7 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
     def _release(self, plan, report):
         """Last step of ``fit``: the privacy attributes and the input's shape (already
         charged)."""
-        self.privacy_spent_ = PicklableBudget(report["total_epsilon"], report["total_delta"])
+        self.privacy_spent_ = PrivacySpent(report["total_epsilon"], report["total_delta"])
         self.privacy_report_ = report
         zero_out = ("not derived for every release (see privacy_report_['charges'])"
                     if report["zero_out_epsilon"] is None else

@@ -301,8 +301,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         the best).
     scorer_ : callable
         The scikit-learn scorer, used by :meth:`score`.
-    privacy_spent_ : diffprivlib.utils.Budget
-        ``(epsilon, delta)`` of the whole fit.
+    privacy_spent_ : skdptune.accounting.PrivacySpent
+        ``(epsilon, delta)`` of the whole fit, a named pair (``privacy_spent_.epsilon``,
+        ``privacy_spent_.delta``).
     privacy_report_ : dict
         How ``privacy_spent_`` was obtained, in the schema both searches share
         (``skdptune._accounting.privacy_report``): privacy unit and adjacency, guarantee,

@@ -441,8 +441,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Index of the ``default`` candidate, None without one.
     default_margin_ : float
         The default's bonus in utility units (``"auto"`` resolved); 0.0 without a default.
-    privacy_spent_ : diffprivlib.utils.Budget
-        ``(epsilon, delta)`` of the whole fit: selection plus refit.
+    privacy_spent_ : skdptune.accounting.PrivacySpent
+        ``(epsilon, delta)`` of the whole fit, a named pair (``privacy_spent_.epsilon``,
+        ``privacy_spent_.delta``): selection plus refit.
     privacy_report_ : dict
         How ``privacy_spent_`` was obtained, in the schema both searches share
         (``skdptune._accounting.privacy_report``): privacy unit and adjacency, guarantee,
