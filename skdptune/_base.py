@@ -292,7 +292,8 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         X, y = indexable(X, y)  # as scikit-learn's searches: row-indexable (COO -> CSR)
         plan = self._plan(X, y, fit_params)
         accountant = self._user_accountant()
-        accountant.check(*plan.a_priori_cost)
+        if any(plan.a_priori_cost):  # nothing to spend (one candidate, no refit): no check
+            accountant.check(*plan.a_priori_cost)
         # Stack level 4: this method, the subclass's fit, _fit_context, the user's call.
         withheld_notice(stacklevel=4)  # data-independent: every fit, filters permitting
         report = self._run_search(X, y, plan, accountant)
