@@ -1633,23 +1633,34 @@ def _same(a, b):
         return False
 
 
-def _same_effect(a, b):
-    """Whether two parameter values configure the same fit: :func:`_same`, looking into
-    estimators (same class and parameters, compared alike) and telling booleans from numbers
-    (``True == 1`` in Python). Accountants are not compared: the search gives every fit its
-    own (``skdptune._dp_fit.set_accountants``)."""
-    if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
-        if type(a) is not type(b):
-            return False
-        params_a, params_b = a.get_params(deep=False), b.get_params(deep=False)
-        return params_a.keys() == params_b.keys() and all(
-            key == "accountant" or _same_effect(value, params_b[key])
-            for key, value in params_a.items())
-    if isinstance(a, (bool, np.bool_)) != isinstance(b, (bool, np.bool_)):
-        return False
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return len(a) == len(b) and all(_same_effect(x, y) for x, y in zip(a, b))
-    return _same(a, b)
+def _effect_key(value):
+    """A hashable key of a parameter value: equal keys configure the same fit.
+
+    Keys compare as the values do (``1``, ``1.0`` and ``np.float64(1)`` are one key),
+    except that booleans are told from numbers (``True == 1`` in Python); estimators by
+    class and parameters, looked into; sequences and arrays element by element (an array as
+    the nested lists it holds); dicts by their items. An ``accountant`` is left out: the search gives every fit its own
+    (``skdptune._dp_fit.set_accountants``). Any other unhashable value is its own key
+    (never merged). Hashing keeps merging linear in the number of candidates.
+    """
+    if isinstance(value, BaseEstimator):
+        params = value.get_params(deep=False)
+        return (type(value), tuple(sorted((name, _effect_key(param))
+                                          for name, param in params.items()
+                                          if name != "accountant")))
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    if isinstance(value, np.ndarray):  # as the nested lists it holds: bounds as either
+        return _effect_key(value.tolist())
+    if isinstance(value, (tuple, list)):
+        return ("sequence", tuple(_effect_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("dict", frozenset((_effect_key(k), _effect_key(v)) for k, v in value.items()))
+    try:
+        hash(value)
+    except TypeError:
+        return ("object", id(value))
+    return value
 
 
 def _unique_candidates(estimator, candidates, default_index, added=None):
@@ -1657,22 +1668,19 @@ def _unique_candidates(estimator, candidates, default_index, added=None):
     default's (None when it repeats a grid candidate), and one warning naming the repeats.
 
     Two candidates repeat each other when the estimators they configure are equal
-    (:func:`_same_effect` on the whole estimator: ``{'C': 1}`` and ``{'C': 1.0}``, a value
+    (:func:`_effect_key` of the whole estimator: ``{'C': 1}`` and ``{'C': 1.0}``, a value
     the grid lists twice, or the estimator as given, added as the default, equal to a grid
     candidate once its parameters are filled in). Fitting both would spend the selection's
     noise on a tie and show one candidate twice in ``cv_results_``: the first in
     ``ParameterGrid`` order is kept, with its parameters as written, and the default's index
     points at it. ``added`` is the index of the default when it was added to the grid.
     """
-    built = [with_params(estimator, params) for params in candidates]
-    kept, same_as = [], []  # same_as[i]: the position in kept of candidate i's first equal
-    for i, candidate in enumerate(built):
-        match = next((position for position, j in enumerate(kept)
-                      if _same_effect(built[j], candidate)), None)
-        if match is None:
-            match = len(kept)
+    kept, same_as, first = [], [], {}  # same_as[i]: the position in kept of i's first equal
+    for i, params in enumerate(candidates):
+        position = first.setdefault(_effect_key(with_params(estimator, params)), len(kept))
+        if position == len(kept):
             kept.append(i)
-        same_as.append(match)
+        same_as.append(position)
     if len(kept) < len(candidates):
         def name(i):
             return (f"the estimator as given (the default, {candidates[i]})" if i == added

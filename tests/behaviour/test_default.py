@@ -322,16 +322,21 @@ def test_the_estimator_as_given_equal_to_a_grid_candidate_is_one_candidate(binar
 
 
 def test_equal_effect_compares_estimators_and_tells_booleans_from_numbers():
-    from skdptune._search import _same_effect
+    from skdptune._search import _effect_key
 
-    assert _same_effect(logistic(C=1), logistic(C=1.0))
-    assert not _same_effect(logistic(C=1.0), logistic(C=0.1))
-    assert not _same_effect(logistic(fit_intercept=True), logistic(fit_intercept=1))
+    def same(a, b):
+        return _effect_key(a) == _effect_key(b)
+
+    assert same(logistic(C=1), logistic(C=1.0)) and same(logistic(C=1), logistic(C=np.float64(1)))
+    assert not same(logistic(C=1.0), logistic(C=0.1))
+    assert not same(logistic(fit_intercept=True), logistic(fit_intercept=1))
     # Accountants are replaced for every fit: not part of the candidate.
-    assert _same_effect(logistic(accountant=BudgetAccountant()),
-                        logistic(accountant=BudgetAccountant()))
-    assert _same_effect(Pipeline([("clf", logistic())]), Pipeline([("clf", logistic())]))
-    assert not _same_effect(Pipeline([("clf", logistic())]), Pipeline([("lr", logistic())]))
+    assert same(logistic(accountant=BudgetAccountant()), logistic(accountant=BudgetAccountant()))
+    assert same(Pipeline([("clf", logistic())]), Pipeline([("clf", logistic())]))
+    assert not same(Pipeline([("clf", logistic())]), Pipeline([("lr", logistic())]))
+    box = (np.zeros(4), np.ones(4))
+    assert same(GaussianNB(bounds=box), GaussianNB(bounds=(np.zeros(4), np.ones(4).tolist())))
+    assert not same(GaussianNB(bounds=box), GaussianNB(bounds=(np.zeros(4), np.full(4, 2.0))))
 
 
 def test_after_a_decline_the_attributes_say_that_nothing_was_selected(binary_data):
@@ -382,7 +387,8 @@ def test_a_default_the_gate_refuses_says_it_was_added_and_how_to_fix_it(binary_d
         assert said in message
     assert unfitted.accountant.total() == (0, 0)
     # Each fix works.
-    for fixed in (search(given, grid, default=None), search(given, grid, default={"data_norm": 2.0}),
+    for fixed in (search(given, grid, default=None),
+                  search(given, grid, default={"data_norm": 2.0}),
                   search(LogisticRegression(classes=[0, 1], data_norm=1.0), grid)):
         assert fixed.fit(X, y).privacy_spent_.epsilon == pytest.approx(1.0)
 

@@ -143,6 +143,7 @@ def test_fit_releases_only_the_best_trial_and_charges_once(data):
     assert fitted == {
         "best_params_", "best_index_", "best_score_", "best_score_std_", "best_estimator_",
         "scorer_", "cv_results_", "privacy_spent_", "privacy_report_", "n_features_in_",
+        "selected_",
     }
     assert not any(key.startswith(("split", "mean_", "rank_")) for key in search.cv_results_)
     assert "n_trials" not in search.privacy_report_
