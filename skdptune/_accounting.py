@@ -787,6 +787,10 @@ class PrivacySpent(NamedTuple):
     epsilon: float
     delta: float
 
+    def __repr__(self):
+        # As diffprivlib's Budget prints (accountant.total()): the two print alike.
+        return f"(epsilon={self.epsilon!r}, delta={self.delta!r})"
+
 
 # ---------------------------------------------------------------------------------------------
 # Charge records and the privacy report: one schema for both searches.

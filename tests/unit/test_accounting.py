@@ -331,6 +331,7 @@ def test_privacy_spent_is_a_named_pair_that_reads_as_a_tuple(binary_data):
         assert (epsilon, delta) == (spent.epsilon, spent.delta) == (spent[0], spent[1])
         assert spent == (report["total_epsilon"], report["total_delta"])
         assert pickle.loads(pickle.dumps(spent)) == spent
+        assert repr(spent) == f"(epsilon={spent.epsilon!r}, delta={spent.delta!r})"
     assert "PrivacySpent" in skdptune.accounting.__all__
 
 
