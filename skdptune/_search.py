@@ -1685,8 +1685,12 @@ def _unique_candidates(estimator, candidates, default_index, added=None):
         def name(i):
             return (f"the estimator as given (the default, {candidates[i]})" if i == added
                     else str(candidates[i]))
-        repeats = "; ".join(f"{name(i)} is {candidates[kept[same_as[i]]]}"
-                            for i in range(len(candidates)) if kept[same_as[i]] != i)
+        again = {}  # each kept candidate: how its repeats were given
+        for i in range(len(candidates)):
+            if kept[same_as[i]] != i:
+                again.setdefault(kept[same_as[i]], []).append(name(i))
+        repeats = "; ".join(f"{candidates[first]} also as {', '.join(names)}"
+                            for first, names in again.items())
         warnings.warn(
             f"param_grid holds candidates that configure the same estimator: {repeats}. "
             "Each is fitted once, as the first in ParameterGrid order, which "

@@ -301,7 +301,7 @@ def test_repeated_candidates_are_fitted_once_and_named_in_one_warning(binary_dat
                         selector=recording()).fit(X, y)
     repeats = [w for w in caught if "configure the same estimator" in str(w.message)]
     assert len(repeats) == 1 and repeats[0].filename == __file__
-    assert "{'C': 1.0} is {'C': 1}" in str(repeats[0].message)
+    assert "same estimator: {'C': 1} also as {'C': 1.0}. Each" in str(repeats[0].message)
     # The first in ParameterGrid order is kept, as written; the default points at it.
     assert fitted.cv_results_["params"] == [{"C": 1}, {"C": 0.1}]
     assert fitted.default_index_ == 0
@@ -315,7 +315,7 @@ def test_the_estimator_as_given_equal_to_a_grid_candidate_is_one_candidate(binar
     X, y = binary_data
     given = Pipeline([("clf", logistic(C=1.0))])
     grid = {"clf": [logistic(C=1.0), logistic(C=0.1)]}
-    with pytest.warns(UserWarning, match=r"the estimator as given \(the default, .*\) is "):
+    with pytest.warns(UserWarning, match=r"also as the estimator as given \(the default, "):
         fitted = search(given, grid, selection_share=0.25, selector=recording()).fit(X, y)
     assert len(fitted.cv_results_["params"]) == 2 and fitted.default_index_ == 0
     assert len(recording.calls[0]["utilities"]) == 2
