@@ -30,7 +30,7 @@ accountant = BudgetAccountant()
 search = PrivateGridSearchCV(
     LogisticRegression(data_norm=np.sqrt(N_FEATURES), classes=[0, 1]),
     {"C": [0.001, 0.01, 0.1, 1.0, 10.0]},
-    epsilon=2.0,  # the whole fit: selection and refit (half each, by default)
+    epsilon=2.0,  # the whole fit: the tuning policy's share to the selection, the rest refit
     accountant=accountant,
 )
 # Before touching the data: how large a lead in accuracy the best candidate needs

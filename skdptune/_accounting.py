@@ -13,9 +13,9 @@ number of records ``n`` being public (:data:`ADJACENCY`).
 import math
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
-from diffprivlib.utils import Budget
 from dp_accounting import dp_event
 from dp_accounting.rdp import rdp_privacy_accountant
 from scipy.special import gammaln
@@ -260,6 +260,9 @@ class GridBudget:
     selection_share : float or None, default=None
         The share of the total the selection got (``"auto"`` resolved); None when the total
         was not split (``selection_epsilon``, or no refit).
+    single_candidate : bool, default=False
+        Whether the grid holds one candidate (duplicates merged, the default included): there
+        is nothing to select, and the selection gets nothing.
     """
 
     selection_epsilon: float
@@ -269,16 +272,23 @@ class GridBudget:
     rule: str
     check_epsilon: float = 0.0
     selection_share: object = None
+    single_candidate: bool = False
 
     @property
     def declined(self):
-        """Whether the selection gets nothing: the search declines to select
+        """Whether the search declines to select among several candidates
         (``skdptune/_default_policy.py``) and refits its default with all of ``epsilon``."""
-        return self.selection_share == 0
+        return self.selection_share == 0 and not self.single_candidate
+
+    @property
+    def selects(self):
+        """Whether a selection runs (and is charged): neither declined nor a single
+        candidate."""
+        return not (self.declined or self.single_candidate)
 
 
 def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit,
-                check_share=0.0):
+                check_share=0.0, single_candidate=False):
     """The grid search's :class:`GridBudget` from its public parameters.
 
     Parameters
@@ -301,13 +311,25 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         0.5]``; 0 when the search has no trivial model to compare with. Only with ``total``
         and a refit: with ``selection_epsilon`` the refit spends what it declares, and there
         is no share to take it from.
+    single_candidate : bool, default=False
+        Whether there is one candidate: no selection then, whatever ``selection_epsilon`` and
+        ``selection_share`` say; with ``total`` and a refit, the refit gets all of it.
 
     Returns
     -------
     budget : GridBudget
     """
     check_epsilon, share = 0.0, None
-    if selection_epsilon is not None:
+    if single_candidate:
+        # Nothing to select: no selection runs or is charged (issue 40). As for a declined
+        # selection, no check is bought: the candidate is refit with the whole budget.
+        refit_epsilon = total if refit and selection_epsilon is None else None
+        share = None if refit_epsilon is None else 0.0
+        selection_epsilon = 0.0
+        rule = "a single candidate, nothing to select: " + (
+            "epsilon to the refit" if refit_epsilon is not None
+            else "refit as declared" if refit else "no refit, nothing charged")
+    elif selection_epsilon is not None:
         refit_epsilon, rule = None, "selection_epsilon; refit as declared"
     elif not refit:
         selection_epsilon, refit_epsilon = total, None
@@ -331,7 +353,7 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
     # to the selection epsilon, bit for bit.
     score_epsilon = selection_epsilon - selector_epsilon
     return GridBudget(selection_epsilon, selector_epsilon, score_epsilon, refit_epsilon, rule,
-                      check_epsilon, share)
+                      check_epsilon, share, single_candidate)
 
 
 def selector_reservation(selector, epsilon, delta):
@@ -747,17 +769,27 @@ def subsampled_tuning_cost(tuning_cost, final_epsilon, subsample):
     return float(max(tuning_epsilon, final_epsilon)), float(subsample * tuning_delta)
 
 
-class PicklableBudget(Budget):
-    """diffprivlib's :class:`~diffprivlib.utils.Budget` that survives :mod:`pickle`.
+class PrivacySpent(NamedTuple):
+    """What a fitted search spent in all, as ``privacy_spent_``: ``(epsilon, delta)``.
 
-    diffprivlib 0.6.6's ``Budget`` is a tuple whose ``__new__`` takes ``(epsilon, delta)``,
-    but pickle rebuilds tuples from one argument, so ``pickle.loads(pickle.dumps(Budget(1,
-    0)))`` raises ``TypeError``. A fitted search stores its ``privacy_spent_`` as this
-    subclass (still a ``Budget``) so the search can be pickled.
+    A named pair: ``spent.epsilon`` and ``spent.delta`` read it, and as a tuple it unpacks as
+    ``epsilon, delta = spent``, indexes as ``spent[0]``, compares equal to ``(epsilon,
+    delta)`` and can be charged as ``accountant.spend(*spent)``.
+
+    Attributes
+    ----------
+    epsilon : float
+        The total epsilon charged (replace-one adjacency, :data:`ADJACENCY`).
+    delta : float
+        The total delta charged.
     """
 
-    def __getnewargs__(self):
-        return tuple(self)
+    epsilon: float
+    delta: float
+
+    def __repr__(self):
+        # As diffprivlib's Budget prints (accountant.total()): the two print alike.
+        return f"(epsilon={self.epsilon!r}, delta={self.delta!r})"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from ._sklearn_compat import (
     _VisualBlock,
     _yield_masked_array_for_each_param,
 )
-from ._accounting import PicklableBudget
+from ._accounting import PrivacySpent
 from ._dp_fit import withheld_notice
 from .exceptions import AccountantCopyError
 from ._trivial import warn_if_useless
@@ -330,7 +330,8 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         X, y = indexable(X, y)  # as scikit-learn's searches: row-indexable (COO -> CSR)
         plan = self._plan(X, y, fit_params)
         accountant = self._user_accountant()
-        accountant.check(*plan.a_priori_cost)
+        if any(plan.a_priori_cost):  # nothing to spend (one candidate, no refit): no check
+            accountant.check(*plan.a_priori_cost)
         # Stack level 4: this method, the subclass's fit, _fit_context, the user's call.
         withheld_notice(stacklevel=4)  # data-independent: every fit, filters permitting
         report = self._run_search(X, y, plan, accountant)
@@ -359,7 +360,7 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
     def _release(self, plan, report):
         """Last step of ``fit``: the privacy attributes and the input's shape (already
         charged)."""
-        self.privacy_spent_ = PicklableBudget(report["total_epsilon"], report["total_delta"])
+        self.privacy_spent_ = PrivacySpent(report["total_epsilon"], report["total_delta"])
         self.privacy_report_ = report
         zero_out = ("not derived for every release (see privacy_report_['charges'])"
                     if report["zero_out_epsilon"] is None else

@@ -85,8 +85,15 @@ class Forecast:
         (``skdptune._batched.engine.candidate_paths``). None from :func:`forecast_selection`.
     policy : skdptune._default_policy.Policy or None
         The search's tuning policy (the selection's share, the default's margin, the expected
-        gain), None without a default. When it declines, there is no selection: the gaps are
-        ``inf`` and ``n_fits`` 0.
+        gain), None without a default or with a single candidate. When it declines, there
+        is no selection: the gaps are ``inf`` and ``n_fits`` 0; so with a single candidate
+        (``n_candidates`` 1), where there is nothing to select.
+    refit_epsilon : float or None
+        The epsilon the released model's refit receives out of the search's total (after
+        the selection's share and the ``trivial_lead_`` check): what to compare with the
+        estimator fitted alone on the whole total. None from :func:`forecast_selection`,
+        and when the refit spends what its estimator declares (``selection_epsilon``) or
+        there is no refit.
     """
 
     selector: str
@@ -101,6 +108,7 @@ class Forecast:
     n_fits: object = None
     paths: object = None
     policy: object = None
+    refit_epsilon: object = None
     # The selector object, for n_partitions_needed (computed on demand: a bisection).
     selector_object: object = field(default=None, repr=False, compare=False)
 
@@ -148,7 +156,17 @@ class Forecast:
         share): it refits the default with the whole budget."""
         return self.policy is not None and self.policy.declined
 
+    @property
+    def single_candidate(self):
+        """Whether there is one candidate: nothing to select, the search refits it with the
+        whole budget."""
+        return self.n_candidates == 1
+
     def __str__(self):
+        if self.single_candidate:
+            return ("One candidate (duplicates merged, the default included): there is "
+                    "nothing to select, so the search spends nothing on a selection, runs no "
+                    "partition fits and refits that candidate with the whole budget.")
         if self.declined:
             return ("The search declines to select: at no share of epsilon does the selection "
                     "resolve a lead worth what it takes from the refit, so it refits the "

@@ -362,24 +362,34 @@ def _score_name(search):
 #: The budget breakdown's row for each released thing of a privacy report's ``charges``.
 _ROW_LABELS = {
     "selection": "selector",
-    "best_score_ estimate": "score estimate",
+    "best_score_ estimate": "partition score estimate",
     "best of K trials": "tuning (best of the trials)",
 }
+
+
+def _entry_label(entry):
+    """The row of an accountant entry that adds up several charges: named apart from every
+    charge's row (the grid search's "refit" entry holds the "refit" charge and the
+    ``trivial_lead_`` estimate)."""
+    return f"{entry} entry"
 
 
 class PrivacyBudgetDisplay:
     """Where a fitted search's privacy budget went, from its ``privacy_report_``.
 
-    For :class:`~skdptune.PrivateGridSearchCV`: the selector, the Laplace estimate of the
-    selected candidate's score (``best_score_``), the selection (their sum), the refit and the
-    total. For :class:`~skdptune.PrivateRandomizedSearchCV`: the tuning (best of a random
-    number of trials), the final fit (with ``subsample``) and the total. Every value is a
+    One row per charge record of the report, each read once: for
+    :class:`~skdptune.PrivateGridSearchCV`, the selector, the Laplace estimate of the selected
+    candidate's partition score (``best_score_``), the refit and the estimate of
+    ``trivial_lead_``; a row per accountant entry that adds up several of them (``"selection
+    entry"``, ``"refit entry"``), and the total, whose bar stacks every charge. For
+    :class:`~skdptune.PrivateRandomizedSearchCV`: the tuning (best of a random number of
+    trials), the final fit (with ``subsample``) and the total. Every value is a
     privacy parameter fixed by the search's configuration; nothing here depends on the data.
 
     Parameters
     ----------
     labels : list of str
-        Name of each row but the total.
+        Name of each row but the total, each once (``"total"`` is the total's row).
     epsilons : list of float
         Epsilon of each row.
     deltas : list of float
@@ -416,6 +426,12 @@ class PrivacyBudgetDisplay:
     def __init__(self, *, labels, epsilons, deltas, total_epsilon, total_delta, stacked=None,
                  unit=None, adjacency=None):
         self.labels = list(labels)
+        repeated = sorted({label for label in self.labels if self.labels.count(label) > 1})
+        if repeated or "total" in self.labels:
+            raise ValueError(
+                f"labels must name each row once, and not 'total' (the total's row): got "
+                f"{self.labels}; rename {repeated or ['total']}."
+            )
         self.epsilons = [float(value) for value in epsilons]
         self.deltas = [float(value) for value in deltas]
         if not len(self.labels) == len(self.epsilons) == len(self.deltas):
@@ -453,24 +469,27 @@ class PrivacyBudgetDisplay:
         labels, epsilons, deltas, stacked = [], [], [], {}
         # One row per charge record, in the order charged; an accountant entry of several
         # records on the same data (basic composition: they add up) gets a stacked row too.
+        # Each charge record is read once, as one row; the total's bar stacks those rows
+        # only (never an entry's row, which adds up some of them again).
         entries = {}
         for charge in report["charges"]:
             entries.setdefault(charge["entry"], []).append(charge)
-        sequential = True
+        sequential, charge_rows = True, []
         for entry, charges in entries.items():
-            for charge in charges:
-                labels.append(_ROW_LABELS.get(charge["release"], charge["release"]))
-                epsilons.append(charge["epsilon"])
-                deltas.append(charge["delta"])
+            rows = [_ROW_LABELS.get(charge["release"], charge["release"]) for charge in charges]
+            labels += rows
+            charge_rows += rows
+            epsilons += [charge["epsilon"] for charge in charges]
+            deltas += [charge["delta"] for charge in charges]
             if any(charge["records"] != ALL_RECORDS for charge in charges):
                 sequential = False  # a subsample's mixture bound is not a sum: no stack
             elif len(charges) > 1:
-                labels.append(entry)
+                labels.append(_entry_label(entry))
                 epsilons.append(report["entries"][entry][0])
                 deltas.append(report["entries"][entry][1])
-                stacked[entry] = labels[-1 - len(charges):-1]
-        if sequential:  # the total adds up every record (basic composition)
-            stacked["total"] = [label for label in labels if label not in stacked]
+                stacked[labels[-1]] = rows
+        if sequential:  # the total adds up every charge (basic composition)
+            stacked["total"] = charge_rows
         display = cls(labels=labels, epsilons=epsilons, deltas=deltas, stacked=stacked or None,
                       total_epsilon=report["total_epsilon"], total_delta=report["total_delta"],
                       unit=report.get("unit"), adjacency=report.get("adjacency"))

@@ -296,14 +296,20 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         (``skdptune._trivial.trials_test``).
     best_index_ : int
         Always 0: the index of the released trial in ``cv_results_``.
+    selected_ : bool
+        Always True: the released trial was selected, the best of the trials by its noisy
+        score (their number is secret, so a single trial is not told apart). As
+        :attr:`PrivateGridSearchCV.selected_ <skdptune.PrivateGridSearchCV.selected_>`, which
+        is False when that search releases a candidate without a selection.
     cv_results_ : dict of numpy arrays
         One row, the released trial: ``params`` and ``param_<name>`` masked arrays. The other
         trials, their number and their scores are not released (repeat-and-select covers only
         the best).
     scorer_ : callable
         The scikit-learn scorer, used by :meth:`score`.
-    privacy_spent_ : diffprivlib.utils.Budget
-        ``(epsilon, delta)`` of the whole fit.
+    privacy_spent_ : skdptune.accounting.PrivacySpent
+        ``(epsilon, delta)`` of the whole fit, a named pair (``privacy_spent_.epsilon``,
+        ``privacy_spent_.delta``).
     privacy_report_ : dict
         How ``privacy_spent_`` was obtained, in the schema both searches share
         (``skdptune._accounting.privacy_report``): privacy unit and adjacency, guarantee,
@@ -491,6 +497,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         self._store_released([chosen], 0, float(np.clip(best_noisy / expected_holdout, 0.0, 1.0)),
                              math.sqrt(2.0) / plan.trial_epsilon / expected_holdout, plan)
         self.best_estimator_ = keep_released(model)  # only what its mechanisms cover
+        self.selected_ = True  # the best of the trials, however many (a secret) ran
 
     def _released_model(self, model, chosen, final_params, X, y, fit_params, plan, final):
         """The model to release: the best trial's, or the final fit on the remainder (with

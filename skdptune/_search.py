@@ -14,7 +14,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.sparse import issparse
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
@@ -36,6 +36,7 @@ from ._accounting import (
     selector_reservation,
 )
 from ._base import BasePrivateSearch, Plan
+from ._stack import user_stacklevel
 from ._dp_fit import (
     MeasuringAccountant,
     fit_for_release,
@@ -195,7 +196,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         The estimator to tune: a diffprivlib model, a pipeline of them, or (with
         ``refit=False``) any scikit-learn estimator.
     param_grid : dict or list of dicts
-        As for :class:`~sklearn.model_selection.GridSearchCV`.
+        As for :class:`~sklearn.model_selection.GridSearchCV`. Candidates that configure the
+        same estimator (``{'C': 1}`` and ``{'C': 1.0}``, or the estimator as given, added as
+        the ``default``, and a candidate equal to it once its other parameters are filled
+        in) are fitted once, with a warning naming them: the first in ``ParameterGrid``
+        order is kept, and is the one ``cv_results_["params"]`` lists. With one candidate
+        left there is nothing to select: no selection runs or is charged, no
+        :attr:`best_score_` is released, and the candidate is refit with the whole
+        ``epsilon`` (:attr:`selected_` is False).
     epsilon : float or None, default=None
         The whole fit's epsilon, selection and refit together, per record under
         replace-one adjacency; positive and finite. The selection gets ``selection_share``
@@ -389,10 +397,20 @@ class PrivateGridSearchCV(BasePrivateSearch):
         with a warning, when the selector selected none; with a callable ``refit``, what it
         returned.
     best_params_ : dict
-        Parameters of the selected candidate.
+        Parameters of the released candidate: the selected one when :attr:`selected_`, else
+        the default (a declined selection), the only candidate, or the first (no candidate
+        passed).
+    selected_ : bool
+        Whether a DP selection chose :attr:`best_params_`. False when the search declined
+        to select (the default refit with the whole budget,
+        :class:`~skdptune.exceptions.SelectionDeclinedWarning`), when the grid holds a single
+        candidate (nothing to select), and when the selector selected none (the first
+        candidate is released, with a warning); ``privacy_report_["declined"]`` and
+        ``privacy_report_["single_candidate"]`` say which.
     best_score_ : float
-        A DP estimate of the selected candidate's *mean partition utility*, in the scorer's
-        units (mapped back from ``[0, 1]`` through ``utility_range``): the mean, over the
+        A *partition score*: a DP estimate of the selected candidate's mean partition
+        utility, in the scorer's units (mapped back from ``[0, 1]`` through
+        ``utility_range``): the mean, over the
         ``n_partitions`` partitions, of the candidate fitted (with ``partition_scaling``) on
         about ``n * (1 - validation_fraction) / n_partitions`` records and scored on its
         partition's held-out records, plus Laplace noise of standard deviation
@@ -401,7 +419,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         with the candidate as written, the noise can move it either way, and the selection
         favours candidates whose noise was favourable. With ``score_share=0`` and the
         doubling selector it is the selector's final threshold ``u`` (capped at 1); NaN
-        when no estimate is released. Not set with a callable ``refit``.
+        when no estimate is released (also when :attr:`selected_` is False without a
+        selection run). Not set with a callable ``refit``.
     best_score_std_ : float
         Standard deviation of the noise in :attr:`best_score_`, in the scorer's units:
         ``sqrt(2) * (1 / n_partitions) / (score_share * selection epsilon) * (high - low)``
@@ -437,8 +456,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         Index of the ``default`` candidate, None without one.
     default_margin_ : float
         The default's bonus in utility units (``"auto"`` resolved); 0.0 without a default.
-    privacy_spent_ : diffprivlib.utils.Budget
-        ``(epsilon, delta)`` of the whole fit: selection plus refit.
+    privacy_spent_ : skdptune.accounting.PrivacySpent
+        ``(epsilon, delta)`` of the whole fit, a named pair (``privacy_spent_.epsilon``,
+        ``privacy_spent_.delta``): selection plus refit.
     privacy_report_ : dict
         How ``privacy_spent_`` was obtained, in the schema both searches share
         (``skdptune._accounting.privacy_report``): privacy unit and adjacency, guarantee,
@@ -626,14 +646,19 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
     def _run_search(self, X, y, plan, accountant):
         """Partition, evaluate, select (charged), refit (charged); return the report. When the
-        policy declines to select, the default is refit with the whole budget."""
+        policy declines to select, the default is refit with the whole budget; so is the only
+        candidate of a grid of one."""
         fit_params = plan.fit_params  # routed, as in scikit-learn's searches
-        if plan.default_index is not None:
+        if plan.policy is not None:
             self._say(_policy_line(plan))
         partition_seed, noise_state = self._random_states()
-        if plan.budget.declined:
-            _warn_declined(plan)
-            selection, index = _declined_selection(plan.default_index), plan.default_index
+        if not plan.budget.selects:
+            if plan.budget.declined:
+                _warn_declined(plan)
+                selection = _declined_selection(plan.default_index)
+            else:
+                selection = _declined_selection(0, composition="single candidate")
+            index = selection.index
             score = score_std = None
             selection_cost = (0.0, 0.0)  # nothing selected, nothing charged for it
         else:
@@ -767,18 +792,20 @@ class PrivateGridSearchCV(BasePrivateSearch):
         lead = lead_kind(estimator, metric, self.utility_range)
         n_samples = _num_samples(X)  # public: the guarantee is for replace-one adjacency
         n_features = input_shape(X)["n_features_in_"]
-        candidates, default_index = self._default(selector, estimator, candidates)
+        candidates, default_index, added = self._default(selector, estimator, candidates)
         declared = self._check_candidates(estimator, candidates, sparse_input=issparse(X),
-                                          n_features=n_features)
+                                          n_features=n_features, added=added)
         schema = schema_of(X, y)
-        policy = self._policy(estimator, candidates, default_index, n_samples, schema)
-        budget = self._budget(lead, policy)
-        n_partitions = None if budget.declined else self._n_partitions(
+        single = len(candidates) == 1  # nothing to select: no policy, no selection
+        policy = None if single else self._policy(estimator, candidates, default_index,
+                                                  n_samples, schema)
+        budget = self._budget(lead, policy, single_candidate=single)
+        n_partitions = None if not budget.selects else self._n_partitions(
             n_samples, len(candidates), budget.selector_epsilon)
         refit_candidates, partition_candidates, declared_costs, zero_out_costs = (
             self._candidate_parameters(
                 estimator, candidates, declared, budget,
-                1.0 if budget.declined else partition_ratio(n_partitions,
+                1.0 if not budget.selects else partition_ratio(n_partitions,
                                                              self.validation_fraction),
             ))
         # After the gate, whose refusal of a step says more than a scorer's.
@@ -795,7 +822,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         rehearse(built, [f"param_grid candidate {params}" for params in candidates], schema)
         check_categories(X, built)
         offsets = None
-        if default_index is not None and not budget.declined:
+        if default_index is not None and budget.selects:
             margin = policy.margin if self.default_margin == "auto" else self.default_margin
             offsets = default_offsets(selector, len(candidates), default_index, margin,
                                       sensitivity=1.0 / n_partitions,
@@ -803,7 +830,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         # Reserved before the data (skdptune.accounting): the selector's a-priori cost, the
         # best_score_ estimate, and the refit whichever candidate the selection picks.
-        selector_cost = ((0.0, 0.0) if budget.declined
+        selector_cost = ((0.0, 0.0) if not budget.selects
                          else selector_reservation(selector, budget.selector_epsilon, self.delta))
         max_refit_cost = refit_reservation(declared_costs)
         return GridPlan(
@@ -836,8 +863,17 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
     def _default(self, selector, estimator, candidates):
         """The candidates (the estimator as given added when ``default="estimator"`` finds no
-        candidate with its values) and the default's index, from the parameters only; the
-        index is None without a default."""
+        candidate with its values), candidates of equal effect merged
+        (:func:`_unique_candidates`), the default's index and the added default's, from the
+        parameters only; an index is None without a default, or when none was added (or it
+        equals a candidate of the grid)."""
+        given, (candidates, default_index) = len(candidates), self._with_default(
+            selector, estimator, candidates)
+        return _unique_candidates(estimator, candidates, default_index,
+                                  added=default_index if len(candidates) > given else None)
+
+    def _with_default(self, selector, estimator, candidates):
+        """:meth:`_default` before candidates of equal effect are merged."""
         if self.default is None:
             if self.default_margin != "auto":
                 raise ValueError(
@@ -907,12 +943,27 @@ class PrivateGridSearchCV(BasePrivateSearch):
         share = None if self.selection_share == "auto" else self.selection_share
         return choose(total, refit_noise=noise, share=share, **common)
 
-    def _check_candidates(self, estimator, candidates, *, sparse_input, n_features):
+    def _check_candidates(self, estimator, candidates, *, sparse_input, n_features,
+                          added=None):
         """Every candidate through ``skdptune._gate.check_candidate`` (the gate, with
         refit: the grid can swap steps), every problem of every candidate raised at once (a
         step all candidates share, once); what each refit declares (None with
-        ``refit=False``)."""
+        ``refit=False``).
+
+        ``added`` is the index of the estimator as given, added by ``default="estimator"``.
+        A refusal of it is not completed from the grid (which value would the user release
+        untuned? a guess the margin would then favour): its message says that it was added,
+        and how to name another default or none.
+        """
         contexts = [f"param_grid candidate {params}" for params in candidates]
+        if added is not None:
+            contexts[added] = (
+                f"the default candidate {candidates[added]}: default='estimator' added the "
+                "estimator as given to the candidates, as no candidate of param_grid has its "
+                f"values. Set {', '.join(sorted(candidates[added]))} on the estimator, pass "
+                f"default=<one candidate's params> (e.g. default={candidates[0]!r}), or pass "
+                "default=None to tune without a default"
+            )
         return collect_refusals([
             lambda params=params, context=context: check_candidate(
                 with_params(estimator, params), context, release=bool(self.refit),
@@ -1067,7 +1118,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
             ``scoring="accuracy"``). ``n_fits``: the partition fits ``fit`` will run
             (``n_partitions`` times the number of candidates); ``paths``: which candidates
             are fitted on all partitions at once by a batched family, and which one fit per
-            partition (None when the scorer is refused: ``fit`` would raise).
+            partition (None when the scorer is refused: ``fit`` would raise);
+            ``refit_epsilon``: the epsilon the released model's refit receives when the search
+            is charged ``epsilon`` (the baseline to compare with is that estimator fitted
+            with all of ``epsilon``).
 
         Notes
         -----
@@ -1100,8 +1154,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         self._validate_params()
         selector = _as_selector(self.selector)
         estimator = clone(self.estimator)
-        candidates, default_index = self._default(selector, estimator,
-                                                  list(ParameterGrid(self.param_grid)))
+        candidates, default_index, _ = self._default(selector, estimator,
+                                                     list(ParameterGrid(self.param_grid)))
         n_samples, n_features = _forecast_shape(X, n_samples, n_features)
         if n_samples is None and (self.n_partitions == "auto" or default_index is not None):
             raise ValueError(
@@ -1111,23 +1165,30 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 "size, search.forecast(n_samples=...)."
             )
         schema = schema_of(X) if _has_rows(X) else schema_of(None, n_features=n_features)
-        policy = self._policy(estimator, candidates, default_index, n_samples, schema)
-        budget = self._budget(policy=policy)
-        if budget.declined:
+        single = len(candidates) == 1
+        policy = None if single else self._policy(estimator, candidates, default_index,
+                                                  n_samples, schema)
+        try:  # the trivial_lead_ check, whose share the refit gives up (refit_epsilon)
+            lead = lead_kind(estimator, selection_metric(estimator, self.scoring,
+                                                         self.refit)[0], self.utility_range)
+        except (ValueError, TypeError):
+            lead = None  # fit raises it, with its message
+        budget = self._budget(lead, policy=policy, single_candidate=single)
+        if not budget.selects:  # declined, or a single candidate: no selection, no fits
             return Forecast(selector=type(selector).__name__, n_candidates=len(candidates),
                             n_partitions=0, epsilon=0.0, delta=self.delta,
                             confidence=confidence, pairwise_gap=math.inf,
                             uniform_gap=math.inf, max_confidence=0.0, n_fits=0, paths=None,
-                            policy=policy)
+                            policy=policy, refit_epsilon=budget.refit_epsilon)
         n_partitions = self._n_partitions(n_samples, len(candidates), budget.selector_epsilon)
         selection = forecast_selection(
-            max(len(candidates), 2), n_partitions=n_partitions,
+            len(candidates), n_partitions=n_partitions,
             epsilon=budget.selector_epsilon, delta=self.delta,
             selector=selector, confidence=confidence,
         )
         return dataclasses.replace(selection, n_fits=n_partitions * len(candidates),
                                    paths=self._forecast_paths(candidates, n_features),
-                                   policy=policy)
+                                   policy=policy, refit_epsilon=budget.refit_epsilon)
 
     def _forecast_paths(self, candidates, n_features):
         """The candidates' paths for the forecast, or None when the scorer is refused."""
@@ -1173,12 +1234,13 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 stacklevel=7,  # the user's call: _select, _run_search, _fit, fit, _fit_context
             )
 
-    def _budget(self, lead=None, policy=None):
+    def _budget(self, lead=None, policy=None, single_candidate=False):
         """The ``skdptune._accounting.GridBudget`` of ``epsilon`` or
         ``selection_epsilon`` (both given is refused), from the parameters only: the
         selection's share is the ``policy``'s (with a default), else ``selection_share``
         (``"auto"``: ``skdptune._default_policy.SHARE_WITHOUT_DEFAULT``); ``lead``, the
-        ``skdptune._trivial.lead_kind`` of the scoring, or None (no ``check_share``)."""
+        ``skdptune._trivial.lead_kind`` of the scoring, or None (no ``check_share``);
+        ``single_candidate``: nothing to select, the selection gets nothing."""
         selection_epsilon = self._explicit_budget(
             "selection_epsilon",
             "the whole fit's budget, selection and refit, split by selection_share",
@@ -1197,6 +1259,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             score_share=0.0 if callable(self.refit) else self.score_share,
             refit=bool(self.refit),
             check_share=0.0 if lead is None else self.check_share,
+            single_candidate=single_candidate,
         )
 
     def _random_states(self):
@@ -1243,6 +1306,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         """
         candidates = plan.candidates
         self.selection_ = selection
+        # A DP selection chose best_index_: not when declined, with a single candidate, or
+        # when no candidate passed (the first is then released as a fallback).
+        self.selected_ = plan.budget.selects and selection.index is not None
         self.default_index_ = plan.default_index
         self.default_margin_ = 0.0 if plan.offsets is None else float(plan.offsets.max())
         if score is None and selection.index is not None and selection.score is not None:
@@ -1348,6 +1414,9 @@ def _forecast_shape(X, n_samples, n_features):
 def _selection_line(selection, index, plan, cost, score=None, score_std=None):
     """The verbose line of the selection: DP outputs and public figures only."""
     params = plan.candidates[index]
+    if plan.budget.single_candidate:
+        return ("Released the only candidate, refit with the whole budget: nothing to select, "
+                f"nothing charged for a selection, no best_score_: {params}")
     if plan.budget.declined:
         return (f"Released the default, candidate {index + 1}/{len(plan.candidates)}, without "
                 f"a selection (nothing charged for one): {params}")
@@ -1363,16 +1432,21 @@ def _selection_line(selection, index, plan, cost, score=None, score_std=None):
         return line
     if math.isnan(score):
         return line + "; no best_score_ (score_share=0)"
+    # best_score_ measures fits on one partition each, far below what the refit on all the
+    # data scores: named a partition score wherever it is shown (issue 40).
+    fits = f"fits on 1/{plan.n_partitions} of the records each"
+    not_test = "not the released model's test score"
     if math.isnan(score_std):
-        return (line + f"; best_score_={score:.4g} (the doubling selector's final threshold u; "
-                "no closed-form noise std)")
-    return (line + f"; best_score_={score:.4g} +/- {score_std:.2g} (DP estimate of the mean "
-            "partition utility, noise std; not a test score)")
+        return (line + f"; best_score_={score:.4g} (a partition score of {fits}: the doubling "
+                f"selector's final threshold u, no closed-form noise std; {not_test})")
+    return (line + f"; best_score_={score:.4g} +/- {score_std:.2g} (a partition score: DP "
+            f"estimate of the mean score of {fits}, noise std; {not_test})")
 
 
 # How a selector's SelectionResult.composition bounds its epsilon, as the report states it.
 _SELECTOR_COMPOSITION = {
     "declined": "none: the search declined to select",
+    "single candidate": "none: a single candidate, nothing to select",
     "single": "one pure-DP step",
     "basic": "basic composition of max_iter pure steps (max_iter * eps0)",
     "optimal": "exact optimal composition of max_iter pure steps (Kairouz, Oh & Viswanath)",
@@ -1387,18 +1461,25 @@ _UTILITY_ZERO_OUT = ("a null record changes only its partition's fits and scores
                      "sensitivity, the same figure")
 
 
+#: What best_score_ is, as the report states it: a partition score, not a test score.
+_SCORE_MECHANISM = ("Laplace on the selected candidate's partition score (the mean score of "
+                    "its fits on 1/k of the records each, not the released model's test "
+                    "score; sensitivity 1/k)")
+
+
 def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
     """A plain dict that explains ``privacy_spent_`` line by line.
 
     Four releases, charged in two accountant entries: the selection and the ``best_score_``
     estimate together (they compose sequentially, basic composition) before the refit, then
     the refit and the ``trivial_lead_`` estimate; the entries add up (basic composition).
-    When the search declines to select, there is no selection entry. Each release states its
-    zero-out figure beside (:data:`skdptune.accounting.ZERO_OUT_ADJACENCY`).
+    When the search declines to select, or has a single candidate, there is no selection
+    entry. Each release states its zero-out figure beside
+    (:data:`skdptune.accounting.ZERO_OUT_ADJACENCY`).
     """
     budget = plan.budget
     charges = []
-    if not budget.declined:
+    if budget.selects:
         # Charged: what the selector reports, and never less than what it was handed.
         selector_cost = at_least(plan.selector_cost, (selection.epsilon, selection.delta))
         charges += [
@@ -1408,8 +1489,7 @@ def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
                                                       selection.composition),
                    entry="selection", zero_out_epsilon=selector_cost[0],
                    zero_out=_UTILITY_ZERO_OUT),
-            Charge("best_score_ estimate", budget.score_epsilon, 0.0,
-                   "Laplace on the selected candidate's mean utility (sensitivity 1/k)",
+            Charge("best_score_ estimate", budget.score_epsilon, 0.0, _SCORE_MECHANISM,
                    "one pure-DP step", entry="selection", zero_out_epsilon=budget.score_epsilon,
                    zero_out=_UTILITY_ZERO_OUT),
         ]
@@ -1438,12 +1518,12 @@ def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
             zero_out_epsilon=budget.check_epsilon * lead_zero_out_factor(plan.lead),
             zero_out="a null record's lead (skdptune._trivial.LEAD_ZERO_OUT) against the "
                      "replaced record's range (LEAD_SENSITIVITY)"))
-    selector_cost = ((0.0, 0.0) if budget.declined
+    selector_cost = ((0.0, 0.0) if not budget.selects
                      else at_least(plan.selector_cost, (selection.epsilon, selection.delta)))
     policy = plan.policy
     return privacy_report(charges, random_state, {
         "n_partitions": plan.n_partitions,
-        "sensitivity": None if budget.declined else 1.0 / plan.n_partitions,
+        "sensitivity": None if not budget.selects else 1.0 / plan.n_partitions,
         "selector_epsilon": selector_cost[0],
         "selector_delta": selector_cost[1],
         "selector_composition": selection.composition,
@@ -1451,8 +1531,7 @@ def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
         "max_iter": selection.max_iter,
         "n_iterations": selection.n_iterations,
         "score_epsilon": budget.score_epsilon,
-        "score_mechanism": ("Laplace on the selected candidate's mean utility (sensitivity "
-                            "1/k)"),
+        "score_mechanism": _SCORE_MECHANISM,
         "selection_epsilon": selector_cost[0] + budget.score_epsilon,
         "selection_delta": selector_cost[1],
         "refit_epsilon": refit_cost[0],
@@ -1463,6 +1542,7 @@ def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
         "selection_share": budget.selection_share,
         "default_index": plan.default_index,
         "declined": budget.declined,
+        "single_candidate": budget.single_candidate,
         "tuning_policy": None if policy is None else {
             "share": policy.share, "margin": policy.margin, "sigma": policy.sigma,
             "refit_loss": policy.refit_loss, "expected_gain": policy.expected_gain,
@@ -1471,12 +1551,13 @@ def _privacy_report(selection, plan, refit_cost, refit_rule, random_state):
     })
 
 
-def _declined_selection(default_index):
-    """The selection record of a search that declined to select: the default, no mechanism
-    run, nothing spent."""
-    return SelectionResult(index=default_index, score=None, trace=(), n_iterations=0,
+def _declined_selection(index, composition="declined"):
+    """The selection record of a search that selects nothing: the candidate ``index`` (the
+    default when it declined, the only one of a single candidate), no mechanism run, nothing
+    spent; ``composition`` says why."""
+    return SelectionResult(index=index, score=None, trace=(), n_iterations=0,
                            max_iter=0, epsilon_per_iteration=0.0, epsilon=0.0, delta=0.0,
-                           composition="declined")
+                           composition=composition)
 
 
 def _warn_declined(plan):
@@ -1485,12 +1566,12 @@ def _warn_declined(plan):
         f"The search releases the default candidate {plan.candidates[plan.default_index]} "
         "refit with the whole budget, without selecting: no share of the budget lets the "
         "selection resolve a lead worth what it takes from the refit "
-        f"({plan.n_samples} records, {len(plan.candidates)} candidates; "
-        "skdptune._default_policy). More records, a larger epsilon or a smaller grid would "
+        f"({plan.n_samples} records, {len(plan.candidates)} candidates; the tuning policy, "
+        "docs/tune_or_release.rst). More records, a larger epsilon or a smaller grid would "
         "let it select; search.forecast(X) shows the policy before any fit, and "
         "selection_share=... forces a share.",
         SelectionDeclinedWarning,
-        stacklevel=6,  # the user's call: _run_search, _fit, fit, _fit_context
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -1507,7 +1588,8 @@ def _policy_line(plan):
             else f"epsilon={plan.budget.selection_epsilon:g}")
     return (head + f", favoured by {plan.offsets.max():.3g}; the selection gets {gets} "
             f"(expected net gain {100 * policy.expected_gain:+.2f} points after the refit's "
-            f"loss of {100 * policy.refit_loss:.2f}; skdptune._default_policy)")
+            f"loss of {100 * policy.refit_loss:.2f}; the tuning policy, "
+            "docs/tune_or_release.rst)")
 
 
 def _same(a, b):
@@ -1523,3 +1605,72 @@ def _same(a, b):
         return bool(a == b)
     except (TypeError, ValueError):  # values without a single truth value
         return False
+
+
+def _effect_key(value):
+    """A hashable key of a parameter value: equal keys configure the same fit.
+
+    Keys compare as the values do (``1``, ``1.0`` and ``np.float64(1)`` are one key),
+    except that booleans are told from numbers (``True == 1`` in Python); estimators by
+    class and parameters, looked into; sequences and arrays element by element (an array as
+    the nested lists it holds); dicts by their items. An ``accountant`` is left out: the search gives every fit its own
+    (``skdptune._dp_fit.set_accountants``). Any other unhashable value is its own key
+    (never merged). Hashing keeps merging linear in the number of candidates.
+    """
+    if isinstance(value, BaseEstimator):
+        params = value.get_params(deep=False)
+        return (type(value), tuple(sorted((name, _effect_key(param))
+                                          for name, param in params.items()
+                                          if name != "accountant")))
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    if isinstance(value, np.ndarray):  # as the nested lists it holds: bounds as either
+        return _effect_key(value.tolist())
+    if isinstance(value, (tuple, list)):
+        return ("sequence", tuple(_effect_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("dict", frozenset((_effect_key(k), _effect_key(v)) for k, v in value.items()))
+    try:
+        hash(value)
+    except TypeError:
+        return ("object", id(value))
+    return value
+
+
+def _unique_candidates(estimator, candidates, default_index, added=None):
+    """The candidates without repeats, the default's index among them and the added
+    default's (None when it repeats a grid candidate), and one warning naming the repeats.
+
+    Two candidates repeat each other when the estimators they configure are equal
+    (:func:`_effect_key` of the whole estimator: ``{'C': 1}`` and ``{'C': 1.0}``, a value
+    the grid lists twice, or the estimator as given, added as the default, equal to a grid
+    candidate once its parameters are filled in). Fitting both would spend the selection's
+    noise on a tie and show one candidate twice in ``cv_results_``: the first in
+    ``ParameterGrid`` order is kept, with its parameters as written, and the default's index
+    points at it. ``added`` is the index of the default when it was added to the grid.
+    """
+    kept, same_as, first = [], [], {}  # same_as[i]: the position in kept of i's first equal
+    for i, params in enumerate(candidates):
+        position = first.setdefault(_effect_key(with_params(estimator, params)), len(kept))
+        if position == len(kept):
+            kept.append(i)
+        same_as.append(position)
+    if len(kept) < len(candidates):
+        def name(i):
+            return (f"the estimator as given (the default, {candidates[i]})" if i == added
+                    else str(candidates[i]))
+        again = {}  # each kept candidate: how its repeats were given
+        for i in range(len(candidates)):
+            if kept[same_as[i]] != i:
+                again.setdefault(kept[same_as[i]], []).append(name(i))
+        repeats = "; ".join(f"{candidates[first]} also as {', '.join(names)}"
+                            for first, names in again.items())
+        warnings.warn(
+            f"param_grid holds candidates that configure the same estimator: {repeats}. "
+            "Each is fitted once, as the first in ParameterGrid order, which "
+            "cv_results_['params'] lists; remove the repeats to silence this warning.",
+            UserWarning, stacklevel=user_stacklevel(),
+        )
+    return ([candidates[i] for i in kept],
+            None if default_index is None else same_as[default_index],
+            None if added is None or kept[same_as[added]] != added else same_as[added])

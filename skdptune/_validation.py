@@ -25,6 +25,7 @@ from sklearn.utils import assert_all_finite, check_array, get_tags
 from sklearn.utils.metadata_routing import process_routing
 from sklearn.utils.multiclass import check_classification_targets
 
+from ._stack import user_stacklevel
 from ._sklearn_compat import (
     _get_column_indices,
     _get_feature_names,
@@ -376,7 +377,7 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the "
             "shape of y to (n_samples,), for example using ravel().",
-            DataConversionWarning, stacklevel=7,  # _check_data, _plan, _fit, fit, wrapper
+            DataConversionWarning, stacklevel=user_stacklevel(),
         )
     # np.asarray first: np.ndim on an array-like that is not an array (a list, or scikit-learn's
     # _NotAnArray) goes through __array_function__, which such objects may refuse.

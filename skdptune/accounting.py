@@ -5,7 +5,8 @@ and the final fit of the randomized search) is one :class:`Charge`, listed as a 
 report's ``"charges"``. The report states the privacy unit (:data:`PRIVACY_UNIT`), the
 adjacency charged (:data:`ADJACENCY`) and the comparison figure's
 (:data:`ZERO_OUT_ADJACENCY`); a charge's ``records`` is :data:`ALL_RECORDS`,
-:data:`SUBSAMPLE` or :data:`REMAINDER`.
+:data:`SUBSAMPLE` or :data:`REMAINDER`. A search's ``privacy_spent_`` is a
+:class:`PrivacySpent`, the named pair ``(epsilon, delta)`` of the report's total.
 """
 
 from ._accounting import (
@@ -16,6 +17,7 @@ from ._accounting import (
     SUBSAMPLE,
     ZERO_OUT_ADJACENCY,
     Charge,
+    PrivacySpent,
 )
 
 __all__ = [
@@ -26,4 +28,5 @@ __all__ = [
     "SUBSAMPLE",
     "ZERO_OUT_ADJACENCY",
     "Charge",
+    "PrivacySpent",
 ]

@@ -227,7 +227,8 @@ def test_best_score_std_matches_the_spread_of_repeated_selections(binary_data, m
     scores, stds = [], set()
     for seed in range(1500):
         search = PrivateGridSearchCV(
-            GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9]}, epsilon=2.0,
+            GaussianNB(classes=CLASSES, bounds=BOUNDS), {"var_smoothing": [1e-9, 1e-3]},
+            epsilon=2.0,
             score_share=0.5, scoring="accuracy", utility_range=(-2.0, 6.0), n_partitions=20,
             refit=False, accountant=BudgetAccountant(), random_state=seed,
         ).fit(X, y)

@@ -242,3 +242,169 @@ def test_bounds_of_arrays_match_by_value(binary_data, recording):
     fitted = search(GaussianNB(bounds=(np.zeros(4), np.full(4, 0.5))), {"bounds": boxes},
                     selector=recording(), refit=False).fit(X, y)
     assert fitted.default_index_ == 0
+
+
+# --- Issue 40: what the search says is what happened ---------------------------------------
+
+@pytest.mark.parametrize("estimator, grid, default", [
+    (logistic(C=1.0), {"C": [1.0]}, "estimator"),  # the default is the grid's only candidate
+    (logistic(C=1.0), {"C": [0.1]}, None),
+    (logistic(C=1.0), {"C": [1, 1.0]}, "estimator"),  # one candidate once repeats are merged
+])
+def test_a_single_candidate_is_refit_with_the_whole_total_without_a_selection(
+        binary_data, recording, capsys, estimator, grid, default):
+    # Before: a grid of one candidate ran a selection over it, charged 2.5 % of epsilon for
+    # it, released a best_score_ and an "expected gain", and its forecast spoke of 2
+    # candidates.
+    X, y = binary_data
+    unfitted = search(estimator, grid, default=default, epsilon=4.0, selector=recording(),
+                      n_partitions="auto", verbose=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the repeats' warning (tested below)
+        warnings.simplefilter("error", SelectionDeclinedWarning)  # nothing was declined
+        forecast = unfitted.forecast(X)
+        fitted = unfitted.fit(X, y)
+    assert forecast.n_candidates == 1 and forecast.n_fits == 0 and forecast.policy is None
+    assert str(forecast).startswith("One candidate") and "nothing to select" in str(forecast)
+    assert recording.calls == []  # no selection ran
+    assert fitted.selected_ is False
+    assert fitted.best_index_ == 0 and len(fitted.cv_results_["params"]) == 1
+    assert math.isnan(fitted.best_score_) and fitted.n_partitions_ is None
+    assert fitted.selection_.composition == "single candidate"
+    report = fitted.privacy_report_
+    assert report["single_candidate"] and not report["declined"]
+    assert report["tuning_policy"] is None and report["selection_epsilon"] == 0
+    assert [charge["release"] for charge in report["charges"]] == ["refit"]
+    assert report["refit_epsilon"] == pytest.approx(4.0)
+    assert fitted.best_estimator_.epsilon == pytest.approx(4.0)
+    assert len(fitted.accountant.spent_budget) == 1
+    assert fitted.accountant.total()[0] == pytest.approx(4.0)
+    out = capsys.readouterr().out
+    assert "nothing to select" in out and "expected net gain" not in out
+
+
+def test_a_single_candidate_with_an_explicit_selection_epsilon_spends_none_of_it(
+        binary_data, recording):
+    X, y = binary_data
+    fitted = search(logistic(C=1.0, epsilon=0.5), {"C": [1.0]}, epsilon=None,
+                    selection_epsilon=0.3, selector=recording()).fit(X, y)
+    assert recording.calls == [] and fitted.selected_ is False
+    assert fitted.privacy_spent_.epsilon == pytest.approx(0.5)  # the refit, as declared
+
+
+def test_repeated_candidates_are_fitted_once_and_named_in_one_warning(binary_data, recording):
+    # Before: {'C': 1} and {'C': 1.0} were two candidates, fitted twice without a word, and
+    # the selection could "move off the default" to its own twin.
+    X, y = binary_data
+    with pytest.warns(UserWarning, match="configure the same estimator") as caught:
+        fitted = search(grid={"C": [1, 0.1, 1.0]}, selection_share=0.25,
+                        selector=recording()).fit(X, y)
+    repeats = [w for w in caught if "configure the same estimator" in str(w.message)]
+    assert len(repeats) == 1 and repeats[0].filename == __file__
+    assert "same estimator: {'C': 1} also as {'C': 1.0}. Each" in str(repeats[0].message)
+    # The first in ParameterGrid order is kept, as written; the default points at it.
+    assert fitted.cv_results_["params"] == [{"C": 1}, {"C": 0.1}]
+    assert fitted.default_index_ == 0
+    assert len(recording.calls[0]["utilities"]) == 2
+
+
+def test_the_estimator_as_given_equal_to_a_grid_candidate_is_one_candidate(binary_data,
+                                                                           recording):
+    # A grid over a pipeline's step holds estimator objects, which == does not compare: the
+    # estimator as given was added beside its equal, once its parameters were filled in.
+    X, y = binary_data
+    given = Pipeline([("clf", logistic(C=1.0))])
+    grid = {"clf": [logistic(C=1.0), logistic(C=0.1)]}
+    with pytest.warns(UserWarning, match=r"also as the estimator as given \(the default, "):
+        fitted = search(given, grid, selection_share=0.25, selector=recording()).fit(X, y)
+    assert len(fitted.cv_results_["params"]) == 2 and fitted.default_index_ == 0
+    assert len(recording.calls[0]["utilities"]) == 2
+
+
+def test_equal_effect_compares_estimators_and_tells_booleans_from_numbers():
+    from skdptune._search import _effect_key
+
+    def same(a, b):
+        return _effect_key(a) == _effect_key(b)
+
+    assert same(logistic(C=1), logistic(C=1.0)) and same(logistic(C=1), logistic(C=np.float64(1)))
+    assert not same(logistic(C=1.0), logistic(C=0.1))
+    assert not same(logistic(fit_intercept=True), logistic(fit_intercept=1))
+    # Accountants are replaced for every fit: not part of the candidate.
+    assert same(logistic(accountant=BudgetAccountant()), logistic(accountant=BudgetAccountant()))
+    assert same(Pipeline([("clf", logistic())]), Pipeline([("clf", logistic())]))
+    assert not same(Pipeline([("clf", logistic())]), Pipeline([("lr", logistic())]))
+    box = (np.zeros(4), np.ones(4))
+    assert same(GaussianNB(bounds=box), GaussianNB(bounds=(np.zeros(4), np.ones(4).tolist())))
+    assert not same(GaussianNB(bounds=box), GaussianNB(bounds=(np.zeros(4), np.full(4, 2.0))))
+
+
+def test_after_a_decline_the_attributes_say_that_nothing_was_selected(binary_data):
+    # Before: best_params_ showed the estimator's own setting as if it had been selected,
+    # and no attribute said otherwise.
+    X, y = binary_data
+    with pytest.warns(SelectionDeclinedWarning) as caught:
+        declined = search(n_partitions="auto").fit(X, y)
+    (warning,) = [w for w in caught if w.category is SelectionDeclinedWarning]
+    # Item 5: it points at the public page, not at a private module.
+    assert "docs/tune_or_release.rst" in str(warning.message)
+    assert "_default_policy" not in str(warning.message) and warning.filename == __file__
+    assert declined.selected_ is False
+    assert declined.privacy_report_["declined"]
+    assert not declined.privacy_report_["single_candidate"]
+    assert declined.best_params_ == {"C": 1.0} and math.isnan(declined.best_score_)
+    selected = search(selection_share=0.25).fit(X, y)
+    assert selected.selected_ is True and not selected.privacy_report_["declined"]
+
+
+def test_best_score_is_named_a_partition_score_wherever_it_is_shown(binary_data, capsys):
+    X, y = binary_data
+    fitted = search(selection_share=0.25, verbose=1).fit(X, y)
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if "best_score_=" in line]
+    assert "(a partition score: DP estimate of the mean score of fits on 1/10 of the " in line
+    assert "not the released model's test score" in line
+    report = fitted.privacy_report_
+    (estimate,) = [c for c in report["charges"] if c["release"] == "best_score_ estimate"]
+    for text in (estimate["mechanism"], report["score_mechanism"]):
+        assert "partition score" in text and "not the released model's test score" in text
+
+
+def test_a_default_the_gate_refuses_says_it_was_added_and_how_to_fix_it(binary_data):
+    # Before: the gate's refusal named "param_grid candidate {'data_norm': None}", a
+    # candidate the grid does not hold, and refused a grid whose every candidate declares
+    # data_norm. The default is not completed from the grid (a guess the margin would favour).
+    X, y = binary_data
+    given = LogisticRegression(classes=[0, 1])  # data_norm=None: not releasable as given
+    grid = {"data_norm": [1.0, 2.0]}
+    unfitted = search(given, grid)
+    with pytest.raises(ValueError) as refused:
+        unfitted.fit(X, y)
+    message = str(refused.value)
+    for said in ("the default candidate {'data_norm': None}: default='estimator' added the "
+                 "estimator as given", "Set data_norm on the estimator",
+                 "default={'data_norm': 1.0}", "default=None",
+                 "data_norm=None would be read from the private data"):
+        assert said in message
+    assert unfitted.accountant.total() == (0, 0)
+    # Each fix works.
+    for fixed in (search(given, grid, default=None),
+                  search(given, grid, default={"data_norm": 2.0}),
+                  search(LogisticRegression(classes=[0, 1], data_norm=1.0), grid)):
+        assert fixed.fit(X, y).privacy_spent_.epsilon == pytest.approx(1.0)
+
+
+def test_the_forecast_says_what_epsilon_the_refit_receives(binary_data):
+    # Item 8: the baseline a user compares the search with is the estimator fitted alone with
+    # what the refit receives out of the total, now public before the fit.
+    X, y = binary_data
+    unfitted = search(epsilon=4.0, selection_share=0.25)
+    expected = 4.0 * 0.75 * (1 - 0.05)  # the selection's share, then the check's
+    assert unfitted.forecast(X).refit_epsilon == pytest.approx(expected)
+    fitted = unfitted.fit(X, y)
+    assert fitted.privacy_report_["refit_epsilon"] == pytest.approx(expected)
+    assert fitted.best_estimator_.epsilon == pytest.approx(expected)
+    # All of the total when there is no selection: declined, or a single candidate.
+    assert search(n_partitions="auto").forecast(X).refit_epsilon == 1.0
+    assert search(grid={"C": [1.0]}).forecast(X).refit_epsilon == 1.0
+    # Spent as declared with selection_epsilon: no share of a total to state.
+    assert search(epsilon=None, selection_epsilon=0.5).forecast(X).refit_epsilon is None

@@ -202,19 +202,20 @@ def test_failure_only_in_refit_charges_the_selection_and_the_reservation():
 
 
 @pytest.mark.parametrize(
-    "grid, expected_refit",
+    "grid, expected_refit, selection",
     [
-        ({"clf__epsilon": [1.0]}, 0.3 + 1.0),
-        ({"clf__epsilon": [0.5, 2.0]}, 0.3 + 2.0),
+        ({"clf__epsilon": [1.0]}, 0.3 + 1.0, 0.0),  # one candidate: no selection
+        ({"clf__epsilon": [0.5, 2.0]}, 0.3 + 2.0, 1.0),
     ],
 )
-def test_refit_failing_after_a_dp_step_spent_charges_the_reservation(grid, expected_refit):
+def test_refit_failing_after_a_dp_step_spent_charges_the_reservation(grid, expected_refit,
+                                                                     selection):
     X, y = make_data()
     accountant = BudgetAccountant()
     pipeline = Pipeline([("scale", MockDPTransformer()), ("clf", MockDPClassifier(fail="refit"))])
     with pytest.raises(PrivateFitError, match="raised ValueError in step 'clf'"):
         make_search(pipeline, grid, accountant).fit(X, y)
-    assert_charged(accountant, (1.0 + expected_refit, 0.0))
+    assert_charged(accountant, (selection + expected_refit, 0.0))
 
 
 def test_refit_failing_inside_a_column_transformer_is_named_and_charged():
@@ -224,7 +225,7 @@ def test_refit_failing_inside_a_column_transformer_is_named_and_charged():
     pipeline = Pipeline([("columns", columns), ("clf", MockDPClassifier(fail="refit"))])
     with pytest.raises(PrivateFitError, match="in step 'clf'"):
         make_search(pipeline, {"clf__epsilon": [1.0]}, accountant).fit(X, y)
-    assert_charged(accountant, (1.0 + 0.3 + 1.0, 0.0))
+    assert_charged(accountant, (0.3 + 1.0, 0.0))  # one candidate: no selection
 
 
 def test_scorer_that_raises_gives_error_score_and_fit_succeeds(partition_results):
@@ -256,7 +257,7 @@ def test_error_score_raise_propagates_and_charges_nothing():
 def test_keyboard_interrupt_in_a_partition_fit_propagates_and_charges_nothing():
     X, y = make_data()
     accountant = BudgetAccountant()
-    search = make_search(MockDPClassifier(fail="interrupt"), {"epsilon": [1.0]}, accountant)
+    search = make_search(MockDPClassifier(fail="interrupt"), {"epsilon": [0.5, 1.0]}, accountant)
     with pytest.raises(KeyboardInterrupt):
         search.fit(X, y)
     assert_charged(accountant, (0.0, 0.0))
@@ -266,7 +267,7 @@ def test_keyboard_interrupt_in_the_refit_charges_the_selection():
     X, y = make_data()
     accountant = BudgetAccountant()
     search = make_search(
-        MockDPClassifier(fail="interrupt_refit"), {"epsilon": [1.0]}, accountant
+        MockDPClassifier(fail="interrupt_refit"), {"epsilon": [0.5, 1.0]}, accountant
     )
     with pytest.raises(KeyboardInterrupt):
         search.fit(X, y)

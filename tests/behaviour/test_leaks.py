@@ -185,18 +185,25 @@ def test_partition_fits_print_nothing_the_user_sees(binary_data, capfd, estimato
     assert out == "" and err == ""
 
 
+# Two candidates: a grid of one is refit without partition fits (nothing to select). Their
+# own epsilon, as declared (selection_epsilon).
+TWO = {"epsilon": [0.5, 1.0]}
+
+
 def test_released_fits_and_trials_print_nothing_the_user_sees(binary_data, capfd,
                                                               allow_in_gate):
     X, y = binary_data
     allow_in_gate(_Chatty)
-    PrivateGridSearchCV(_Chatty(), {}, n_partitions=3, accountant=BudgetAccountant(),
+    PrivateGridSearchCV(_Chatty(), TWO, selection_epsilon=1.0, n_partitions=3,
+                        accountant=BudgetAccountant(),
                         random_state=0).fit(X, y)
     PrivateRandomizedSearchCV(_Chatty(), {}, accountant=BudgetAccountant(),
                               random_state=0).fit(X, y)
     out, err = capfd.readouterr()
     assert SECRET not in out + err
     # The search's own verbose lines still reach the user (counts and budgets only).
-    PrivateGridSearchCV(_Chatty(), {}, n_partitions=3, accountant=BudgetAccountant(),
+    PrivateGridSearchCV(_Chatty(), TWO, selection_epsilon=1.0, n_partitions=3,
+                        accountant=BudgetAccountant(),
                         random_state=0, verbose=1).fit(X, y)
     out, _ = capfd.readouterr()
     assert "Fitting 3 partitions" in out and SECRET not in out
@@ -205,7 +212,7 @@ def test_released_fits_and_trials_print_nothing_the_user_sees(binary_data, capfd
 def test_revealed_fits_print_for_debugging(binary_data, capfd):
     X, y = binary_data
     with skdptune.reveal_fit_messages():
-        PrivateGridSearchCV(_Chatty(), {}, refit=False, n_partitions=3,
+        PrivateGridSearchCV(_Chatty(), TWO, refit=False, n_partitions=3,
                             accountant=BudgetAccountant(), random_state=0).fit(X, y)
     out, err = capfd.readouterr()
     assert f"{SECRET} fd1" in out and f"{SECRET} stderr" in err

@@ -84,6 +84,12 @@ class RecordingAccountant(BudgetAccountant):
             self.calls = calls
 
 
+# Two candidates, the estimator's epsilon unchanged: a grid of one has nothing to select, and
+# these tests follow the selection's charge too.
+TWO_NB = {"epsilon": [1.0], "var_smoothing": [1e-9, 1e-3]}
+TWO_IN_PIPELINE = {"gaussiannb__var_smoothing": [1e-9, 1e-3]}
+
+
 def grid_search(estimator, grid, accountant, **params):
     defaults = dict(selection_epsilon=1.0, delta=1e-6, n_partitions=5, accountant=accountant,
                     random_state=0, default=None)
@@ -182,7 +188,7 @@ def test_leak_in_a_parallel_branch_is_seen(binary_data, allow_in_gate):
     allow_in_gate(PidTransformer)
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(parallel_columns(leak=True), {"clf__C": [1.0]}, accountant)
+    search = grid_search(parallel_columns(leak=True), {"clf__C": [0.1, 1.0]}, accountant)
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
     assert not hasattr(search, "best_estimator_")
@@ -221,7 +227,8 @@ def test_declared_row_wise_function_is_admitted(binary_data):
     X, y = binary_data
     pipeline = make_pipeline(RowWiseFunctionTransformer(np.sqrt),
                              GaussianNB(classes=CLASSES, bounds=BOUNDS))
-    search = grid_search(pipeline, {"gaussiannb__epsilon": [0.5]}, BudgetAccountant()).fit(X, y)
+    search = grid_search(pipeline, {"gaussiannb__epsilon": [0.5], **TWO_IN_PIPELINE},
+                         BudgetAccountant()).fit(X, y)
     # The selection, then the model's 0.5 times its charge.
     assert tuple(search.privacy_spent_) == pytest.approx((1.0 + 0.5 * GNB_CHARGE, 0.0))
 
@@ -277,7 +284,7 @@ def test_spend_above_the_declared_budget_is_charged_and_withheld(binary_data, al
     X, y = binary_data
     accountant = BudgetAccountant()
     search = grid_search(OverspendingNB(classes=CLASSES, bounds=BOUNDS, epsilon=0.5, n_copies=4),
-                         {"var_smoothing": [1e-9]}, accountant)
+                         {"var_smoothing": [1e-9, 1e-3]}, accountant)
     with pytest.raises(ValueError, match="more than the .* its parameters declare"):
         search.fit(X, y)
     # The measured 2.0, not the declared 0.5; no model released.
@@ -309,7 +316,8 @@ def test_refused_refit_charge_after_a_failed_refit_withdraws_everything(binary_d
     # Before: selection_, best_params_ and best_score_ stayed, with nothing charged.
     X, y = binary_data
     accountant = RecordingAccountant(refuse_after=1)  # accepts the selection only
-    search = grid_search(ssn_pipeline(), {"gaussiannb__epsilon": [1.0]}, accountant)
+    search = grid_search(ssn_pipeline(), {"gaussiannb__epsilon": [1.0], **TWO_IN_PIPELINE},
+                         accountant)
     with pytest.raises(BudgetError, match="refused"):
         search.fit(ssn_frame(len(X)), y)
     assert [name for name in vars(search) if name.endswith("_")] == []
@@ -319,7 +327,7 @@ def test_refused_refit_charge_after_a_failed_refit_withdraws_everything(binary_d
 def test_refused_refit_charge_after_a_successful_refit_withdraws_everything(binary_data):
     X, y = binary_data
     accountant = RecordingAccountant(refuse_after=1)
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, accountant)
     with pytest.raises(BudgetError, match="refused"):
         search.fit(X, y)
     assert [name for name in vars(search) if name.endswith("_")] == []
@@ -329,7 +337,7 @@ def test_groups_is_refused_before_data(binary_data):
     # Before: groups reached the estimator, every partition fit failed silently, and the
     # refit raised after the selection was charged.
     X, y = binary_data
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB,
                          RecordingAccountant())
     assert_refused_before_data(search, X, y, ValueError, "groups=.*guarantee is per record",
                                groups=np.arange(len(X)) % 3)
@@ -339,10 +347,11 @@ def test_fit_parameters_the_estimator_does_not_take_are_refused_before_data(bina
     X, y = binary_data
     pipeline = make_pipeline(StandardScaler(bounds=BOUNDS),
                              GaussianNB(classes=CLASSES, bounds=BOUNDS))
-    search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, RecordingAccountant())
+    search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0], **TWO_IN_PIPELINE},
+                         RecordingAccountant())
     assert_refused_before_data(search, X, y, ValueError, "<step>__<parameter>",
                                sample_weight=np.ones(len(X)))
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB,
                          RecordingAccountant())
     assert_refused_before_data(search, X, y, ValueError, "'weights' is not accepted",
                                weights=np.ones(len(X)))
@@ -488,7 +497,7 @@ def test_cross_validation_in_worker_processes_refuses_to_charge_copies(binary_da
     # Before: cross_val_score(search, n_jobs=2) left the user's accountant at 0.
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, accountant)
     with pytest.raises(AccountantCopyError, match="copy made when it was pickled"):
         cross_validate(search, X, y, cv=2, n_jobs=2, error_score="raise")
     assert accountant.spent_budget == []
@@ -502,7 +511,7 @@ def test_grid_search_around_the_search_in_worker_processes_refuses(binary_data):
     # Before: GridSearchCV(search, n_jobs=2) recorded 2.0 of 9.0.
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, accountant)
     outer = GridSearchCV(search, {"n_partitions": [3, 5]}, cv=2, n_jobs=2, error_score="raise")
     with pytest.raises(AccountantCopyError):
         outer.fit(X, y)
@@ -519,14 +528,14 @@ def _fit_in_worker(search, X, y):
 
 def test_default_accountant_in_another_process_is_refused(binary_data):
     X, y = binary_data
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, None)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, None)
     (outcome,) = Parallel(n_jobs=2)(delayed(_fit_in_worker)(search, X, y) for _ in range(1))
     assert "accountant=None" in outcome
 
 
 def _fit_with_an_accountant_sent_alone(accountant, X, y):
     """Run in a worker: a search built here with an accountant that arrived on its own."""
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, accountant)
     try:
         search.fit(X, y)
     except AccountantCopyError as error:
@@ -638,12 +647,12 @@ def test_an_unpickled_accountant_is_a_copy_until_set_again(binary_data):
     accountant = BudgetAccountant()
     for copied in (pickle.loads(pickle.dumps(accountant)), copy.deepcopy(accountant)):
         assert type(copied) is BudgetAccountant and copied.epsilon == accountant.epsilon
-        search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, copied)
+        search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, copied)
         with pytest.raises(AccountantCopyError, match="alone or inside the search"):
             search.fit(X, y)
         assert copied.spent_budget == []
     # The original, never pickled, is charged as always.
-    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB,
                 accountant).fit(X, y)
     assert len(accountant.spent_budget) == 2
 
@@ -651,7 +660,7 @@ def test_an_unpickled_accountant_is_a_copy_until_set_again(binary_data):
 def test_deep_copies_are_refused_until_the_accountant_is_set_again(binary_data):
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, accountant)
     for copied in (copy.deepcopy(search), pickle.loads(pickle.dumps(search))):
         with pytest.raises(AccountantCopyError):
             copied.fit(X, y)
@@ -701,7 +710,7 @@ def test_refit_errors_never_quote_the_data(binary_data):
     X, y = binary_data
     pipeline = ssn_pipeline()
     accountant = BudgetAccountant()
-    search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, accountant)
+    search = grid_search(pipeline, {"gaussiannb__epsilon": [1.0], **TWO_IN_PIPELINE}, accountant)
     with pytest.raises(PrivateFitError) as error:
         search.fit(ssn_frame(len(X)), y)
     message = str(error.value)
@@ -713,8 +722,8 @@ def test_refit_errors_never_quote_the_data(binary_data):
     assert accountant.spent_budget == [(1.0, 0.0), (GNB_CHARGE, 0.0)]
     # The documented switch shows the original, for non-sensitive data.
     with skdptune.reveal_fit_messages(), pytest.raises(ValueError, match="ssn=123-45-6789"):
-        grid_search(pipeline, {"gaussiannb__epsilon": [1.0]}, BudgetAccountant()).fit(
-            ssn_frame(len(X)), y)
+        grid_search(pipeline, {"gaussiannb__epsilon": [1.0], **TWO_IN_PIPELINE},
+                    BudgetAccountant()).fit(ssn_frame(len(X)), y)
 
 
 
@@ -736,7 +745,7 @@ def test_the_withheld_notice_shows_once_per_line_under_default_filters(binary_da
     # Before: three notices for three fits, however the filters were set (the fits' own
     # warnings.catch_warnings reset Python's once-per-location registry every time).
     X, y = binary_data
-    search = (grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+    search = (grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB,
                           BudgetAccountant())
               if make == "grid" else
               PrivateRandomizedSearchCV(GaussianNB(classes=CLASSES, bounds=BOUNDS),
@@ -948,7 +957,7 @@ def test_forked_children_refuse_to_charge_copies_of_the_accountant(binary_data):
     global _FORKED_SEARCH
     X, y = binary_data
     accountant = BudgetAccountant()
-    _FORKED_SEARCH = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+    _FORKED_SEARCH = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB,
                                  accountant)
     with _forked_pool(3) as pool:
         outcomes = pool.map(_fit_forked_search, [(X, y)] * 3)
@@ -962,16 +971,16 @@ def test_forked_children_refuse_to_charge_copies_of_the_accountant(binary_data):
 
 
 def _search_made_in_child_with_parent_accountant():
-    return grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+    return grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB,
                        _PARENT_ACCOUNTANT)
 
 
 def _search_made_in_child_with_default_accountant():
-    return grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, None)
+    return grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, None)
 
 
 def _search_made_in_child_with_its_own_accountant():
-    return grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+    return grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB,
                        BudgetAccountant())
 
 
@@ -997,7 +1006,7 @@ def test_a_shallow_copy_shares_the_accountant_and_marks_nothing(binary_data):
     # refused to fit afterwards.
     X, y = binary_data
     accountant = BudgetAccountant()
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant)
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, accountant)
     shallow = copy.copy(search)
     assert shallow.accountant is accountant
     search.fit(X, y)
@@ -1035,7 +1044,7 @@ def test_the_selection_is_charged_at_least_what_the_selector_was_handed(binary_d
     # Before: a selector reporting less than it was handed was charged less than reserved.
     X, y = binary_data
     accountant = RecordingAccountant()
-    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, accountant,
+    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, accountant,
                 selector=selector, score_share=0.0).fit(X, y)
     # The selection's 1.0 and the refit's epsilon=1 times its charge.
     assert accountant.calls[0] == ("check", 1.0 + GNB_CHARGE, delta)
@@ -1047,13 +1056,13 @@ def test_pure_configurations_reserve_and_charge_no_delta(binary_data):
     # so BudgetAccountant(epsilon=5, delta=0) refused the search.
     X, y = binary_data
     accountant = BudgetAccountant(epsilon=5, delta=0)
-    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
+    search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB,
                          accountant).fit(X, y)
     # The selection's 1.0 and the refit's epsilon=1 times its charge (within epsilon=5).
     assert tuple(search.privacy_spent_) == (1.0 + GNB_CHARGE, 0.0)
     assert accountant.total() == (1.0 + GNB_CHARGE, 0.0)
     doubling = RecordingAccountant()
-    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]}, doubling,
+    grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, doubling,
                 selector="doubling").fit(X, y)
     # Its optimal composition spends delta; the refit is charged as above.
     assert doubling.calls[0] == ("check", 1.0 + GNB_CHARGE, 1e-6)

@@ -144,6 +144,7 @@ def test_fit_releases_only_the_best_trial_and_charges_once(data):
     assert fitted == {
         "best_params_", "best_index_", "best_score_", "best_score_std_", "best_estimator_",
         "scorer_", "cv_results_", "privacy_spent_", "privacy_report_", "n_features_in_",
+        "selected_",
     }
     assert not any(key.startswith(("split", "mean_", "rank_")) for key in search.cv_results_)
     assert "n_trials" not in search.privacy_report_
@@ -625,3 +626,15 @@ def test_a_distribution_over_the_only_dp_steps_epsilon_is_refused_when_epsilon_i
     assert accountant.spent_budget == []
     search.set_params(trial_epsilon=1.0).fit(X, y)
     assert search.best_params_["epsilon"] in (0.2, 0.5)
+
+
+def test_the_column_vector_warning_points_at_the_callers_line(data):
+    # Issue 40, item 8. Before: a hard-coded stack level, counted on the grid search's call
+    # path, ran past the randomized search's shorter one: the warning pointed at "sys:1".
+    X, y = data
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _nb_search().fit(X, y.reshape(-1, 1))
+    column = [w for w in caught if w.category.__name__ == "DataConversionWarning"]
+    assert len(column) == 1 and "column-vector y" in str(column[0].message)
+    assert column[0].filename == __file__

@@ -134,7 +134,9 @@ def test_failed_partition_score_contributes_error_score(binary_data, recording_s
               selector=recording_selector(), **params).fit(X, y)
     np.testing.assert_array_equal(recording_selector.calls[0]["utilities"], [0.75, 0.3])
     with pytest.raises(RuntimeError, match="scripted scoring failure"):
-        search_of(SkDecisionTree(), {"max_depth": [2]}, error_score="raise", **params).fit(X, y)
+        # Two candidates: a single one is refit without partition fits (nothing to select).
+        search_of(SkDecisionTree(), {"max_depth": [2, 3]}, error_score="raise",
+                  **params).fit(X, y)
 
 
 def test_invalid_candidate_parameters_are_refused_before_data(binary_data, partition_calls):
@@ -238,8 +240,8 @@ def test_leaking_refit_is_withheld_and_charged(binary_data, allow_in_gate):
     allow_in_gate(LeakingNB)
     X, y = binary_data
     acc = BudgetAccountant()
-    search = search_of(LeakingNB(classes=CLASSES, bounds=BOUNDS), {"epsilon": [1.0]},
-                       accountant=acc, selection_epsilon=0.5)
+    search = search_of(LeakingNB(classes=CLASSES, bounds=BOUNDS, epsilon=1.0),
+                       {"var_smoothing": [1e-9, 1e-3]}, accountant=acc, selection_epsilon=0.5)
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
     # The selection, then the refit's reservation: it ran.
@@ -602,7 +604,8 @@ def test_minimum_sample_count_is_exact_despite_float_rounding():
     X = np.linspace(0, 1, 40).reshape(20, 2)
     y = np.tile([0, 1], 10)
     search = PrivateGridSearchCV(
-        GaussianNB(bounds=(0.0, 1.0)), {}, n_partitions=2, validation_fraction=0.9,
+        GaussianNB(bounds=(0.0, 1.0)), {"var_smoothing": [1e-9, 1e-3]}, n_partitions=2,
+        validation_fraction=0.9,
         refit=False, accountant=BudgetAccountant(),
     )
     search.fit(X, y)
@@ -782,7 +785,7 @@ def test_a_part_left_empty_by_the_split_is_not_an_error(binary_data, recording_s
 
 def test_a_nan_score_under_error_score_raise_is_a_clear_error(binary_data):
     X, y = binary_data
-    search = search_of(SkDecisionTree(), {"max_depth": [1]}, refit=False, error_score="raise",
+    search = search_of(SkDecisionTree(), {"max_depth": [1, 2]}, refit=False, error_score="raise",
                        scoring=lambda estimator, X, y: float("nan"), utility_range=(0, 1))
     with pytest.raises(ValueError, match=r"candidate \{'max_depth': 1\} on a partition is nan"):
         search.fit(X, y)
@@ -897,7 +900,7 @@ def test_a_callable_returning_a_dict_is_never_accepted_silently(binary_data, rec
     acc = BudgetAccountant()
     for refit, match in [(True, "returned a dict of metrics.*refit='<key>'"),
                          ("recall", "returned a dict without the key refit='recall'")]:
-        search = search_of(gnb(), {"var_smoothing": [1e-9]}, scoring=metrics, refit=refit,
+        search = search_of(gnb(), {"var_smoothing": [1e-9, 1e-3]}, scoring=metrics, refit=refit,
                            utility_range=(0, 1), accountant=acc, error_score=0.5)
         with pytest.raises(ScorerOutputError, match=match):
             search.fit(X, y)
@@ -994,7 +997,8 @@ def test_verbose_prints_what_grid_search_cv_prints_and_nothing_private(binary_da
     assert lines[0] == "Fitting 5 partitions for each of 2 candidates, totalling 10 fits"
     selected = [line for line in lines if line.startswith("Selected candidate")]
     released = (f"; best_score_={search.best_score_:.4g} +/- {search.best_score_std_:.2g} "
-                "(DP estimate of the mean partition utility, noise std; not a test score)")
+                "(a partition score: DP estimate of the mean score of fits on 1/5 of the "
+                "records each, noise std; not the released model's test score)")
     assert selected == [
         f"Selected candidate 1/2 with ProposeTestDoubling, charged epsilon=0.5, delta=1e-06: "
         f"{{'epsilon': 0.5}}" + released

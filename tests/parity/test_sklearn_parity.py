@@ -2006,10 +2006,11 @@ def _multi_metric_search_forwards_metadata(make_search):
 @config_context(enable_metadata_routing=True)
 def test_multi_metric_search_forwards_metadata__grid():
     # Ported: the selection uses my_scorer (refit names it; the other metric is not
-    # computed); a private model; the scorer's range is declared.
+    # computed); a private model; the scorer's range is declared; two candidates (a grid of
+    # one is refit without scoring partitions: nothing to select).
     _multi_metric_search_forwards_metadata(
-        lambda scoring: grid(dp_logistic(), {"C": [1]}, scoring=scoring, refit="my_scorer",
-                             utility_range=(0, 1)))
+        lambda scoring: grid(dp_logistic(), {"C": [0.1, 1]}, scoring=scoring,
+                             refit="my_scorer", utility_range=(0, 1)))
 
 
 @config_context(enable_metadata_routing=True)

@@ -8,6 +8,7 @@ sum over the outcomes of randomized response, and dp-accounting's privacy loss d
 
 import itertools
 import math
+import pickle
 from dataclasses import FrozenInstanceError
 from decimal import Decimal, localcontext
 
@@ -17,6 +18,8 @@ from dp_accounting import dp_event
 from dp_accounting.pld import common, privacy_loss_distribution
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
+import skdptune.accounting
+from skdptune.accounting import PrivacySpent
 from skdptune._accounting import (
     ALL_RECORDS,
     REMAINDER,
@@ -314,6 +317,22 @@ def test_both_searches_report_their_charges_in_one_schema(binary_data):
     assert subsampled.privacy_report_["total_epsilon"] == max(tuning["epsilon"],
                                                               final["epsilon"])
     assert subsampled.privacy_report_["total_delta"] == pytest.approx(0.5 * tuning["delta"])
+
+
+def test_privacy_spent_is_a_named_pair_that_reads_as_a_tuple(binary_data):
+    # Issue 40, item 4. Before: privacy_spent_ was diffprivlib's Budget, a tuple without
+    # names: privacy_spent_.epsilon raised AttributeError.
+    for search in _fitted_searches(binary_data):
+        spent = search.privacy_spent_
+        assert isinstance(spent, PrivacySpent)
+        report = search.privacy_report_
+        assert (spent.epsilon, spent.delta) == (report["total_epsilon"], report["total_delta"])
+        epsilon, delta = spent
+        assert (epsilon, delta) == (spent.epsilon, spent.delta) == (spent[0], spent[1])
+        assert spent == (report["total_epsilon"], report["total_delta"])
+        assert pickle.loads(pickle.dumps(spent)) == spent
+        assert repr(spent) == f"(epsilon={spent.epsilon!r}, delta={spent.delta!r})"
+    assert "PrivacySpent" in skdptune.accounting.__all__
 
 
 def test_compose_charges_adds_entries_and_mixes_a_subsample_with_its_rest():

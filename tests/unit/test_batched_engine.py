@@ -197,8 +197,10 @@ def test_a_family_that_breaks_its_contract_is_an_error(binary_data, monkeypatch)
     monkeypatch.setitem(registry.FAMILIES, MajorityClassifier, family)
     X, y = binary_data
     with pytest.raises(RuntimeError, match="majority_family broke its contract.*shape"):
-        PrivateGridSearchCV(MajorityClassifier(), {}, n_partitions=4, refit=False,
-                            accountant=BudgetAccountant(), random_state=0, default=None).fit(X, y)
+        # Two candidates: a grid of one is not fitted on partitions (nothing to select).
+        PrivateGridSearchCV(MajorityClassifier(), {"strategy": ["most_frequent", "prior"]},
+                            n_partitions=4, refit=False, accountant=BudgetAccountant(),
+                            random_state=0, default=None).fit(X, y)
 
 
 # --- The version pin -------------------------------------------------------------------------

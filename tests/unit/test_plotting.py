@@ -174,7 +174,8 @@ def test_budget_display_of_a_grid_search(binary_data):
     ).fit(X, y)
     display = PrivacyBudgetDisplay.from_estimator(search)
     report = search.privacy_report_
-    assert display.labels == ["selector", "score estimate", "selection", "refit"]
+    assert display.labels == ["selector", "partition score estimate", "selection entry",
+                              "refit"]
     # The refit is charged GaussianNB's epsilon=0.75 times its charge factor.
     refit = GNB_CHARGE * 0.75
     np.testing.assert_allclose(display.epsilons, [0.4, 0.1, 0.5, refit])
@@ -183,7 +184,7 @@ def test_budget_display_of_a_grid_search(binary_data):
         report["selector_epsilon"] + report["score_epsilon"] + report["refit_epsilon"])
     # The total's bar is stacked from the selector, the score estimate and the refit; the
     # selection's from the first two.
-    for row, total in (("total", display.total_epsilon), ("selection", 0.5)):
+    for row, total in (("total", display.total_epsilon), ("selection entry", 0.5)):
         widths = [bar.patches[0].get_width() for bar in display.bars_[row]]
         assert sum(widths) == pytest.approx(total)
     assert len(display.bars_["total"]) == 3
@@ -212,7 +213,7 @@ def test_budget_display_reads_the_charge_records_of_either_search(binary_data):
     # Charged GNB_CHARGE * epsilon = 0.75 per fit: within trial_epsilon=0.75 below.
     nb = GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=0.75 / GNB_CHARGE)
     searches = {
-        ("selector", "score estimate", "selection", "refit"): PrivateGridSearchCV(
+        ("selector", "partition score estimate", "selection entry", "refit"): PrivateGridSearchCV(
             nb, {"var_smoothing": [1e-9, 1e-3]}, selection_epsilon=0.5, delta=1e-6,
             score_share=0.2, n_partitions=5, accountant=BudgetAccountant(), random_state=0),
         ("tuning (best of the trials)", "final fit"): PrivateRandomizedSearchCV(
@@ -233,10 +234,59 @@ def test_budget_display_reads_the_charge_records_of_either_search(binary_data):
     # bound is not a sum, so nothing is stacked there.
     grid, subsampled = searches.values()
     assert PrivacyBudgetDisplay.from_estimator(grid, plot=False).stacked == {
-        "selection": ["selector", "score estimate"],
-        "total": ["selector", "score estimate", "refit"]}
+        "selection entry": ["selector", "partition score estimate"],
+        "total": ["selector", "partition score estimate", "refit"]}
     assert PrivacyBudgetDisplay.from_estimator(subsampled, plot=False).stacked == {}
     plt.close("all")
+
+
+def _overlapping_texts(ax):
+    """Pairs of the axes' texts (annotations and tick labels) whose drawn boxes intersect."""
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    texts = [text for text in ax.texts + ax.get_yticklabels() if text.get_text()]
+    boxes = [text.get_window_extent(renderer) for text in texts]
+    return [(texts[i].get_text(), texts[j].get_text())
+            for i in range(len(texts)) for j in range(i + 1, len(texts))
+            if boxes[i].overlaps(boxes[j])]
+
+
+def test_budget_display_of_a_selecting_search_reads_each_charge_once(binary_data):
+    # Issue 40, item 1. Before: with a selection and the trivial_lead_ check, the refit entry's
+    # row was labelled "refit" like the refit charge's, so "refit" was drawn twice, the two
+    # rows' labels were written at one height ("ε=3.23.4"), and the total's bar stacked only
+    # the charges outside that row: about 0.8 of a total of 4.
+    X, y = binary_data
+    search = PrivateGridSearchCV(
+        LogisticRegression(classes=CLASSES, data_norm=2.0), {"C": [0.1, 1.0]}, epsilon=4.0,
+        default=None, n_partitions=5, accountant=BudgetAccountant(), random_state=0,
+    ).fit(X, y)
+    in_refit = [c["release"] for c in search.privacy_report_["charges"] if c["entry"] == "refit"]
+    assert in_refit == ["refit", "trivial_lead_ estimate"]
+    display = PrivacyBudgetDisplay.from_estimator(search)
+    ax = display.ax_
+    ticks = [text.get_text() for text in ax.get_yticklabels()]
+    assert len(ticks) == len(set(ticks)), ticks
+    assert ticks[-1] == "total"
+    # The total's bar, read from the figure: its segments add up to what was charged.
+    widths = [patch.get_width() for bar in display.bars_["total"] for patch in bar.patches]
+    assert math.fsum(widths) == pytest.approx(search.privacy_spent_.epsilon, rel=1e-9)
+    assert len(widths) == len(search.privacy_report_["charges"])
+    # Every entry's bar adds up to what that entry was charged.
+    for entry, (epsilon, _) in search.privacy_report_["entries"].items():
+        bar = display.bars_[f"{entry} entry"]
+        assert sum(p.get_width() for b in bar for p in b.patches) == pytest.approx(epsilon)
+    # One label per row, at its bar's end, and no two texts drawn over each other.
+    labels = [text.get_text() for text in ax.texts]
+    assert len(labels) == len(ticks)
+    assert labels[-1] == f"ε={search.privacy_spent_.epsilon:.3g}"
+    assert _overlapping_texts(ax) == []
+
+
+def test_budget_display_refuses_a_label_twice():
+    with pytest.raises(ValueError, match=r"each row once.*\['refit'\]"):
+        PrivacyBudgetDisplay(labels=["refit", "refit"], epsilons=[1.0, 2.0], deltas=[0, 0],
+                             total_epsilon=3.0, total_delta=0.0)
 
 
 def test_missing_matplotlib_names_the_extra(monkeypatch):
