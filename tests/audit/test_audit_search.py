@@ -61,12 +61,13 @@ class Membership(BaseEstimator):
 
 
 def membership_scorer(estimator, X, y=None):
-    """1 for ``direction=+1`` candidates when the partition holds the adversarial record (in
+    """1 for a positive ``direction`` when the partition holds the adversarial record (in
     its training rows, as the fitted candidate remembers, or in the validation rows ``X``),
-    else 0; the reverse for ``direction=-1``. Bounded in [0, 1] (declared by
+    else 0; the reverse for a negative one (two candidates alike differ in its size: the
+    search merges repeated candidates). Bounded in [0, 1] (declared by
     ``utility_range``), finite on an empty validation part."""
     present = estimator.saw_record_ or bool(np.any(np.asarray(X)[:, 0] > 0))
-    return float(present) if estimator.direction == 1 else 1.0 - float(present)
+    return float(present) if estimator.direction > 0 else 1.0 - float(present)
 
 
 def make_search(grid, selector, *, epsilon, delta, n_partitions):
@@ -117,7 +118,7 @@ def search_mechanism(grid, selector, *, epsilon, delta, n_partitions, max_iter):
 # the power of the audit and of its teeth at the sample sizes below. k = 4 rather than 2:
 # it lets the k-fold tooth show (a record that trains k - 1 folds moves a utility by k times
 # the sensitivity, at k = 2 only twice, which no feasible sample sees).
-ONE_STEP_GRID = {"direction": [-1, -1, 1]}
+ONE_STEP_GRID = {"direction": [-1, -2, 1]}
 ONE_STEP = dict(epsilon=1.0, delta=0.0, n_partitions=4, max_iter=1)
 
 
@@ -260,7 +261,7 @@ def test_audit_flags_k_fold_partitions(monkeypatch):
 # the selector's end-to-end audit, this one sees gross errors only.
 # The output space is too large to test every output, so the events are chosen on pilot
 # runs (harness.choose_events, with the delta-aware events first).
-MULTI_STEP_GRID = {"direction": [1, 1, -1]}
+MULTI_STEP_GRID = {"direction": [1, 2, -1]}
 MULTI_STEP = dict(epsilon=2.0, delta=1e-6, n_partitions=2, max_iter=3)
 
 
