@@ -28,7 +28,7 @@ Prints, as Markdown:
    three timed partition fits per candidate; ``--rows`` picks rows), and ``GridSearchCV(cv=5)``
    on the same pipeline and grid; interleaved repetitions (``--repetitions``, 3), medians,
    BLAS pinned to one thread (threadpoolctl), ratio columns. ``--defaults --smoke`` runs it
-   at tiny sizes (200 rows, the first candidate of each grid, one repetition) to check the
+   at tiny sizes (200 rows, the first two candidates of each grid, one repetition) to check the
    script, in a few seconds (``tests/integration/test_benchmarks.py``);
 7. with ``--ratio-only REPETITIONS`` only: the ratio table, with ``--partitions`` (10 and 100
    by default) and ``--models`` (all three by default);
@@ -481,8 +481,9 @@ def time_default_sklearn(estimator, grid, X, y):
 
 
 def _smoke_grid(grid):
-    """The first candidate of ``grid``, as a one-candidate grid."""
-    return {key: [value] for key, value in ParameterGrid(grid)[0].items()}
+    """The first two candidates of ``grid``, as a grid (one candidate selects nothing)."""
+    return [{key: [value] for key, value in params.items()}
+            for params in list(ParameterGrid(grid))[:2]]
 
 
 def defaults_table(repetitions=3, smoke=False, per_fit_cap=PER_FIT_CAP, rows=None):
@@ -499,7 +500,7 @@ def defaults_table(repetitions=3, smoke=False, per_fit_cap=PER_FIT_CAP, rows=Non
     data = {"adult": adult_frame(SMOKE_ROWS["adult"] if smoke else None)}
     n_big = SMOKE_ROWS["big"] if smoke else 1_000_000
     data["big"] = make_data(n_big, seed=1)
-    size = "smoke run: tiny sizes, first candidate of each grid" if smoke else "full size"
+    size = "smoke run: tiny sizes, first two candidates of each grid" if smoke else "full size"
     families = ", ".join(sorted(cls.__name__ for cls in registry.FAMILIES)) or "none"
     print(f"\n## Default settings ({size}): private search batched / per-fit / "
           f"GridSearchCV(cv=5), one core, BLAS pinned to one thread, {repetitions} interleaved "
@@ -552,7 +553,7 @@ def memory_data(n_rows, seed=0):
 
 def _memory_run(kind, row, n_rows, smoke):
     """In a fresh process: load the data, run ``kind`` (``"idle"``, ``"private"`` or
-    ``"sklearn"``) on row ``row`` of :data:`DEFAULT_ROWS` (its first candidate only with
+    ``"sklearn"``) on row ``row`` of :data:`DEFAULT_ROWS` (its first two candidates only with
     ``smoke``), return the peak resident set size in bytes (``ru_maxrss``, kilobytes on
     Linux)."""
     X, y = memory_data(n_rows)

@@ -130,7 +130,7 @@ def test_the_default_settings_table_runs_at_smoke_size(speed, capsys, monkeypatc
     for name, n_rows, k, fits, fast, slow, cv5, ratio_fast, ratio_slow in rows:
         assert int(n_rows) == 200 and int(k) >= 2
         n_batched, n_per_fit = map(int, fits.split(" / "))
-        assert n_batched + n_per_fit == int(k)  # one candidate per grid at smoke size
+        assert n_batched + n_per_fit == 2 * int(k)  # two candidates per grid at smoke size
         for seconds, ratio in ((fast, ratio_fast), (slow, ratio_slow)):
             # Seconds to 3 significant digits (0.5 % each), ratios to 0.01: the errors add.
             recomputed = float(seconds) / float(cv5)

@@ -85,18 +85,19 @@ def test_gaussian_nb_with_accuracy_takes_the_batched_path(binary_data, paths, in
     assert paths == {"per_fit": 0, "batched": 2 * 4}  # 2 candidates, 4 partitions
 
 
+TWO = {"var_smoothing": [1e-9, 1e-6]}  # a grid of one selects nothing: no partition fits
+
+
 @pytest.mark.parametrize("estimator, grid, search_params, fit_params", [
-    (GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {"scoring": "balanced_accuracy"},
-     {}),
-    (GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {},
-     {"sample_weight": np.ones(300)}),
-    (type("MyNB", (GaussianNB,), {})(bounds=(0, 1)), {"var_smoothing": [1e-9]}, {}, {}),
+    (GaussianNB(bounds=(0, 1)), TWO, {"scoring": "balanced_accuracy"}, {}),
+    (GaussianNB(bounds=(0, 1)), TWO, {}, {"sample_weight": np.ones(300)}),
+    (type("MyNB", (GaussianNB,), {})(bounds=(0, 1)), TWO, {}, {}),
 ], ids=["scorer", "fit_params", "subclass"])
 def test_everything_else_takes_the_per_fit_path(binary_data, paths, estimator, grid,
                                                 search_params, fit_params):
     X, y = binary_data
     _search(estimator, grid, **search_params).fit(X, y, **fit_params)
-    assert paths == {"per_fit": 4, "batched": 0}
+    assert paths == {"per_fit": 2 * 4, "batched": 0}
 
 
 def test_a_candidate_every_fit_rejects_reaches_no_path(binary_data, paths):
