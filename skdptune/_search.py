@@ -1561,18 +1561,36 @@ def _declined_selection(index, composition="declined"):
 
 
 def _warn_declined(plan):
-    """Say, before the refit, that the search declines to select, and what would change it."""
+    """Say, before the refit, that the search declines to select, and why in numbers."""
     warnings.warn(
         f"The search releases the default candidate {plan.candidates[plan.default_index]} "
         "refit with the whole budget, without selecting: no share of the budget lets the "
         "selection resolve a lead worth what it takes from the refit "
         f"({plan.n_samples} records, {len(plan.candidates)} candidates; the tuning policy, "
-        "docs/tune_or_release.rst). More records, a larger epsilon or a smaller grid would "
-        "let it select; search.forecast(X) shows the policy before any fit, and "
-        "selection_share=... forces a share.",
+        f"docs/tune_or_release.rst). {_decline_numbers(plan.policy.reasons)} "
+        "search.forecast(X) shows the policy before any fit, and selection_share=... forces "
+        "a share.",
         SelectionDeclinedWarning,
         stacklevel=user_stacklevel(),
     )
+
+
+def _decline_numbers(reasons):
+    """A declined policy's ``skdptune._default_policy.DeclineReasons`` as sentences (public
+    quantities only)."""
+    if reasons is None:
+        return "More records, a larger epsilon or a smaller grid would let it select."
+    text = (f"With {reasons.share:.0%} of the budget the selection would find a lead of "
+            f"{100 * reasons.resolvable_lead:.3g} points over one rival with probability 0.9, "
+            f"and that share would cost the refit about {100 * reasons.refit_loss:.3g} "
+            "points.")
+    would = [f"{reasons.n_samples:,} records" if reasons.n_samples else None,
+             f"epsilon={reasons.total:g}" if reasons.total else None,
+             f"{reasons.n_candidates} candidates" if reasons.n_candidates else None]
+    would = [what for what in would if what]
+    if would:
+        text += f" It would select with {' or '.join(would)}, the rest unchanged."
+    return text
 
 
 def _policy_line(plan):
@@ -1582,7 +1600,8 @@ def _policy_line(plan):
     head = f"Default candidate {plan.default_index + 1}/{len(plan.candidates)} {params}"
     if plan.budget.declined:
         return (head + ": declines to select (the selection's expected gain is not "
-                "positive at any share); the default is refit with the whole budget")
+                "positive at any share); the default is refit with the whole budget. "
+                + _decline_numbers(policy.reasons))
     share = plan.budget.selection_share  # None: not split (selection_epsilon, no refit)
     gets = (f"{share:.3g} of epsilon" if share is not None
             else f"epsilon={plan.budget.selection_epsilon:g}")

@@ -136,7 +136,10 @@ def test_small_data_declines_to_select_and_refits_the_default_with_everything(bi
     unfitted = search(selector=recording(), n_partitions="auto", verbose=1)
     forecast = unfitted.forecast(X)
     assert forecast.declined and "declines to select" in str(forecast)
-    with pytest.warns(SelectionDeclinedWarning, match="More records, a larger epsilon"):
+    reasons = forecast.policy.reasons  # issue 39, item 4: the decline in numbers
+    would = rf"It would select with {reasons.n_samples:,} records or epsilon={reasons.total:g}"
+    with pytest.warns(SelectionDeclinedWarning,
+                      match=rf"(?s)would find a lead of .* points over one rival.*{would}"):
         fitted = unfitted.fit(X, y)
     assert recording.calls == []  # no selection ran
     assert fitted.best_index_ == fitted.default_index_ == 2
