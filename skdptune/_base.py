@@ -333,11 +333,11 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
         if any(plan.a_priori_cost):  # nothing to spend (one candidate, no refit): no check
             accountant.check(*plan.a_priori_cost)
         # Stack level 4: this method, the subclass's fit, _fit_context, the user's call.
-        withheld_notice(stacklevel=4)  # data-independent: every fit, filters permitting
+        withheld_notice()  # data-independent: every fit, filters permitting
         report = self._run_search(X, y, plan, accountant)
         self._release(plan, report)
         # Stack level 4 as above: the user's call of fit.
-        warn_if_useless(self, plan, stacklevel=4)
+        warn_if_useless(self, plan)
         return self
 
     def _trivial_test(self, plan):

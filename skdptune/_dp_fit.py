@@ -34,6 +34,7 @@ from diffprivlib.utils import PrivacyLeakWarning
 from joblib import parallel_config
 from sklearn.base import BaseEstimator, clone
 
+from ._stack import user_stacklevel
 from .exceptions import FitWarningsWithheld, PrivateFitError
 
 #: warnings.catch_warnings swaps process-wide state and is not thread-safe: a fit's "record
@@ -175,24 +176,21 @@ _NOTICE_SHOWN = set()
 _NOTICE_LOCK = threading.Lock()
 
 
-def withheld_notice(stacklevel):
+def withheld_notice():
     """Say that warnings of fits on private data are withheld (a data-independent notice).
 
     An ordinary warning, subject to the user's warning filters: under Python's default
     filters it is shown once per line that calls ``fit`` (as any warning), with
     ``simplefilter("always")`` at every fit. Whether it is shown depends on the filters and
-    on earlier calls only, never on the data.
-
-    Parameters
-    ----------
-    stacklevel : int
-        Stack level of the user's call, as for :func:`warnings.warn` called by the caller.
+    on earlier calls only, never on the data. It points at the user's frame
+    (``skdptune._stack.user_stacklevel``).
     """
     if revealing():
         return
     # The user's frame: stacklevel 1 of warnings.warn is this function, so warn's
-    # stacklevel + 1 is _getframe(stacklevel).
-    frame = sys._getframe(stacklevel)
+    # stacklevel is _getframe(stacklevel - 1).
+    stacklevel = user_stacklevel()
+    frame = sys._getframe(stacklevel - 1)
     filename, lineno = frame.f_code.co_filename, frame.f_lineno
     action = _filter_action(_WITHHELD_NOTICE, FitWarningsWithheld,
                             frame.f_globals.get("__name__", "<string>"), lineno)
@@ -203,7 +201,7 @@ def withheld_notice(stacklevel):
             if place in _NOTICE_SHOWN:
                 return
             _NOTICE_SHOWN.add(place)
-    warnings.warn(_WITHHELD_NOTICE, FitWarningsWithheld, stacklevel=stacklevel + 1)
+    warnings.warn(_WITHHELD_NOTICE, FitWarningsWithheld, stacklevel=stacklevel)
 
 
 def _filter_action(message, category, module, lineno):
@@ -220,7 +218,7 @@ def _filter_action(message, category, module, lineno):
 def reemit(recorded):
     """Re-emit recorded ``(category, message)`` pairs (only under :func:`reveal_fit_messages`)."""
     for category, message in recorded:
-        warnings.warn(message, category, stacklevel=3)
+        warnings.warn(message, category, stacklevel=user_stacklevel())
 
 
 def plain_warnings(caught):

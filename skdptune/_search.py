@@ -1231,7 +1231,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 "partitions, a larger selection budget, or another selector; see "
                 "search.forecast(X) and skdptune.forecast.",
                 NoisySelectionWarning,
-                stacklevel=7,  # the user's call: _select, _run_search, _fit, fit, _fit_context
+                stacklevel=user_stacklevel(),
             )
 
     def _budget(self, lead=None, policy=None, single_candidate=False):
@@ -1294,7 +1294,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
             "run the search on non-sensitive data of the same shape with error_score='raise', "
             "inside skdptune.reveal_fit_messages() to see the fits' warnings.",
             UserWarning,
-            stacklevel=7,  # the user's call of fit (_select, _run_search, _fit, fit, _fit_context)
+            stacklevel=user_stacklevel(),
         )
         return 0
 

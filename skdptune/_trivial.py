@@ -85,6 +85,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score
 from sklearn.pipeline import Pipeline
 
 from ._dp_fit import private_fit_context
+from ._stack import user_stacklevel
 from .exceptions import UselessModelWarning
 from .selection._score import estimate_std
 from ._utility import (
@@ -601,7 +602,7 @@ def trivial_findings(test, model):
     return findings
 
 
-def warn_if_useless(search, plan, stacklevel):
+def warn_if_useless(search, plan):
     """Issue a :class:`~skdptune.exceptions.UselessModelWarning` when :func:`trivial_findings`
     finds anything in the search's released attributes.
 
@@ -612,9 +613,6 @@ def warn_if_useless(search, plan, stacklevel):
         ``_trivial_test(plan)`` (:func:`lead_test` or :func:`trials_test`).
     plan : skdptune._base.Plan
         The search's plan: public figures only.
-    stacklevel : int
-        Stack level of the user's call of ``fit``, as for :func:`warnings.warn` called by the
-        caller of this function.
     """
     findings = trivial_findings(search._trivial_test(plan),
                                 getattr(search, "best_estimator_", None))
@@ -632,5 +630,5 @@ def warn_if_useless(search, plan, stacklevel):
         "trivial one\"). Decided from DP outputs and public parameters only "
         "(post-processing: no data were read, nothing was charged).",
         UselessModelWarning,
-        stacklevel=stacklevel + 1,
+        stacklevel=user_stacklevel(),
     )

@@ -266,7 +266,7 @@ def route_fit_params(search, estimator, scorer, params, *, weighted_scoring=True
                 f"{type(search).__name__} passes sample_weight to the fits only: held-out "
                 "records are scored unweighted, because the noisy held-out sum needs every "
                 "record's utility in [0, 1] (sensitivity 1).",
-                UserWarning, stacklevel=6,  # the user's call: _plan, _fit, fit, _fit_context
+                UserWarning, stacklevel=user_stacklevel(),
             )
         elif _scorer_accepts_sample_weight(scorer, search, scorer_name):
             score_params["sample_weight"] = params["sample_weight"]
@@ -285,7 +285,7 @@ def _scorer_accepts_sample_weight(scorer, search, name):
             "sample_weight, which may lead to "
             f"statistically incorrect results when fitting {type(search).__name__} with "
             "sample_weight.",
-            UserWarning, stacklevel=7,  # route_fit_params, _plan, _fit, fit, _fit_context
+            UserWarning, stacklevel=user_stacklevel(),
         )
     return accepts
 
