@@ -467,10 +467,10 @@ class PrivacyBudgetDisplay:
         check_is_fitted(search, "privacy_report_")
         report = search.privacy_report_
         labels, epsilons, deltas, stacked = [], [], [], {}
-        # One row per charge record, in the order charged; an accountant entry of several
-        # records on the same data (basic composition: they add up) gets a stacked row too.
-        # Each charge record is read once, as one row; the total's bar stacks those rows
-        # only (never an entry's row, which adds up some of them again).
+        # One row per charge record, each read once, in the order charged; an accountant
+        # entry of several records on the same data (basic composition: they add up) gets a
+        # stacked row too. The total's bar stacks the charge rows only, never an entry's
+        # row, which adds up some of them again.
         entries = {}
         for charge in report["charges"]:
             entries.setdefault(charge["entry"], []).append(charge)

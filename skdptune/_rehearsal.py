@@ -238,9 +238,12 @@ def check_categories(X, candidates):
     if issparse(X):
         return
     n_columns = int(np.shape(X)[1]) if np.ndim(X) == 2 or hasattr(X, "columns") else 0
+    # The steps are found on no row of X (column selectors read names and dtypes); only the
+    # columns an encoder checks are read, each once.
+    head = _safe_indexing(X, np.arange(0)) if n_columns else X
     checked = set()
     for candidate in candidates:
-        for column, (step, position) in enumerate(first_receivers(candidate, X, n_columns)):
+        for column, (step, position) in enumerate(first_receivers(candidate, head, n_columns)):
             categories = declared_categories(step, position)
             if (categories is None or (column, repr(categories)) in checked
                     or step.get_params(deep=False).get("handle_unknown") != "error"):

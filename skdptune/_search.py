@@ -808,14 +808,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
                 1.0 if not budget.selects else partition_ratio(n_partitions,
                                                              self.validation_fraction),
             ))
+        # The candidates as written, for the checks below (none changes them).
+        built = [with_params(estimator, params) for params in candidates]
         # After the gate, whose refusal of a step says more than a scorer's.
-        scorer, utility, scoring_note = self._scoring(estimator, candidates, metric, key,
+        scorer, utility, scoring_note = self._scoring(estimator, candidates, built, metric, key,
                                                       n_samples, n_partitions or 1, n_features)
         fit_params, score_params = route_fit_params(
             self, estimator, scorer, fit_params,
             scorer_name=self.refit if isinstance(self.scoring, (list, tuple, set, dict)) else None,
         )
-        built = [with_params(estimator, params) for params in candidates]
         self._check_data(X, y, estimator, n_samples, n_partitions)
         # Last, after the checks whose refusals say more: on public rows of X's schema, a
         # configuration that fails every fit is refused in full, nothing charged.
@@ -1025,10 +1026,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
             partition_candidates.append({**refit_params, **rescaled})
         return refit_candidates, partition_candidates, declared_costs, zero_out_costs
 
-    def _scoring(self, estimator, candidates, metric, key, n_samples, n_partitions, n_features):
+    def _scoring(self, estimator, candidates, built, metric, key, n_samples, n_partitions,
+                 n_features):
         """The scorer, its bounded utility and a verbose note on a default scoring, checked to
-        apply to every candidate."""
-        built = [with_params(estimator, params) for params in candidates]
+        apply to every candidate (``built``: each candidate's estimator)."""
         utility_range, scoring_note = self.utility_range, None
         if metric is None and utility_range is None:
             # KMeans.score over the records one partition is expected to score, bounded by
@@ -1632,8 +1633,8 @@ def _effect_key(value):
     Keys compare as the values do (``1``, ``1.0`` and ``np.float64(1)`` are one key),
     except that booleans are told from numbers (``True == 1`` in Python); estimators by
     class and parameters, looked into; sequences and arrays element by element (an array as
-    the nested lists it holds); dicts by their items. An ``accountant`` is left out: the search gives every fit its own
-    (``skdptune._dp_fit.set_accountants``). Any other unhashable value is its own key
+    the nested lists it holds); dicts by their items. An ``accountant`` is left out: the
+    search gives every fit its own (``skdptune._dp_fit.set_accountants``). Any other unhashable value is its own key
     (never merged). Hashing keeps merging linear in the number of candidates.
     """
     if isinstance(value, BaseEstimator):
