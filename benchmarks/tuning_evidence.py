@@ -62,6 +62,7 @@ Commands (repository root; BLAS on one thread)::
     PYTHONPATH=<checkout of 041c510> python benchmarks/tuning_evidence.py judge --method before
     python benchmarks/tuning_evidence.py judge --method grid
     python benchmarks/tuning_evidence.py judge --method new
+    python benchmarks/tuning_evidence.py refits --jobs 2    # the judged laws' expected scores
     python benchmarks/tuning_evidence.py report             # judgement.md
 
 Outputs in ``benchmarks/results/tuning_evidence/``; refits are cached in ``cache/``
@@ -81,7 +82,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lib import corpus  # noqa: E402
 from lib.partition_hook import wrapped_partition_utilities  # noqa: E402
 from lib.refits import add_refits, pooled  # noqa: E402
-from lib.runs import machine, run_units, stable_seed  # noqa: E402
+from lib.runs import machine, run_units  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tuning_evidence"
 TOTALS = (0.5, 1.0, 4.0)
@@ -251,8 +252,7 @@ def partition_unit(name, family, total, rows):
 
 
 def judge_unit(name, family, total, rep, method):
-    from skdptune import PrivateGridSearchCV  # noqa: F401  (which checkout: PYTHONPATH)
-    import skdptune
+    import skdptune  # which checkout: PYTHONPATH (the row records it)
 
     params = {"default": None} if method == "grid" else {}
     fitted, utilities = search(name, family, total, **params)
@@ -303,10 +303,25 @@ def run_judge(method, jobs):
     run_units(units, jobs, lambda unit: tuple(unit[1:]) in done, describe=_write)
 
 
+def run_judge_refits(jobs):
+    """The held-out expected scores every judged search needs: each candidate at T, and at
+    each refit epsilon a search used (one unit per panel and epsilon, one writer each)."""
+    from lib.refits import cached_refits
+
+    needed = {(r["table"], r["family"], round(float(r["refit_epsilon"]), 6))
+              for r in _read(RESULTS / "judge.csv")}
+    needed |= {(name, family, total) for name in corpus.HELD_OUT for family in families(name)
+               for total in TOTALS}
+    units = [(fill_expected, name, family, epsilon, JUDGE_REFITS[family])
+             for name, family, epsilon in sorted(needed)]
+    run_units(units, jobs, lambda unit: cached_refits(_cache(*unit[1:4])) >= unit[4],
+              describe=lambda result: result, every=10)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stage", choices=["expected", "partitions", "calibrate", "judge",
-                                          "report"])
+                                          "refits", "report"])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--method", choices=["before", "grid", "new"])
     args = parser.parse_args(argv)
@@ -317,6 +332,8 @@ def main(argv=None):
         run_partitions(args.jobs)
     elif args.stage == "judge":
         run_judge(args.method, args.jobs)
+    elif args.stage == "refits":
+        run_judge_refits(args.jobs)
     else:
         from lib import evidence_report
 

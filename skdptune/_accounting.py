@@ -299,8 +299,8 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         The selection's budget, explicit; the refit then spends what its estimator declares.
     selection_share : float
         The selection's share of ``total`` when the search refits, in ``[0, 1)``; 0: the
-        search declines to select, and the refit gets all of ``total`` (no check is bought
-        from it: the estimator as given is released with the whole budget).
+        search declines to select, and the refit gets all of ``total`` but the check's share
+        (a declined search checks its release as a selecting one does: issue 39).
     score_share : float
         The ``best_score_`` estimate's share of the selection budget (0 with a callable refit,
         which releases no ``best_score_``, as ``GridSearchCV``).
@@ -337,15 +337,13 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
     else:
         # Selection, refit and check compose sequentially: the shares add up to the total.
         share = selection_share
-        if share == 0:  # declined: the estimator as given gets everything (issue 35)
-            check_share = 0.0
         selection_epsilon = share * total
         release_epsilon = total - selection_epsilon
         refit_epsilon = (1 - check_share) * release_epsilon
         # Exact for check_share <= 0.5 (Sterbenz): refit and check add up to the release's
         # share bit for bit, so the charges add up to the total.
         check_epsilon = release_epsilon - refit_epsilon
-        rule = ("epsilon to the refit: the selection declined (the tuning policy of default)"
+        rule = ("epsilon to the refit: the selection declined (the tuning policy of default),"
                 if share == 0 else "epsilon split by selection_share")
         rule += " and check_share" if check_share else ""
     selector_epsilon = (1 - score_share) * selection_epsilon

@@ -18,10 +18,12 @@ section and ``benchmarks/default_policy.py``):
   D / n``: ``D`` the model's noise dimension (its coefficients, or its cells) and ``a`` a
   constant per family (:data:`REFIT_NOISE`), measured on the development tables. Refitting
   with ``(1 - share) * T`` instead of ``T`` costs ``A / T * share / (1 - share)``.
-- **What the grid may hold** (the prior): with probability :data:`DEFAULT_IS_BEST` the
-  default is the best candidate; otherwise the best leads it by ``L``, uniform on ``[0,
-  LEAD_RANGE]``. The other candidates trail the default by an exponential deficit of mean
-  :data:`OTHERS_DEFICIT`.
+- **What the grid may hold** (the prior), measured per model family on development tables
+  (``skdptune._tuning_evidence``): with probability ``default_is_best`` the default is the
+  best candidate; otherwise the best leads it by ``L``, drawn from the family's measured
+  quantiles of leads. The other candidates trail the default by an exponential deficit of
+  the family's measured mean. ``k`` never goes below the family's ``min_partition_rows``
+  training records per partition, where partition utilities stop ranking as the refit does.
 
 Under that model the selection probabilities of permute-and-flip have a closed form (a random
 order is a uniform arrival time per candidate: ``P(i) = p_i * int_0^1 prod_{j != i} (1 - p_j
@@ -38,14 +40,8 @@ from diffprivlib import models as dp
 
 from ._gate import ALLOWED, is_registered
 from ._partition import auto_n_partitions
+from ._tuning_evidence import POOLED
 
-#: Prior probability that the default is already the best candidate of the grid.
-DEFAULT_IS_BEST = 0.5
-#: Prior range of the best candidate's lead over the default, in utility units (5 points of
-#: accuracy), when it leads.
-LEAD_RANGE = 0.05
-#: Prior mean of the other candidates' deficit below the default, in utility units.
-OTHERS_DEFICIT = 0.03
 #: The shares of ``T`` the policy compares (0: decline to select).
 SHARES = tuple(np.round(np.arange(0.0, 0.5001, 0.025), 3))
 #: The margins it compares, in units of the selection's noise ``sigma``.
@@ -74,8 +70,6 @@ SHARE_WITHOUT_DEFAULT = 0.5
 # polynomials of degree m: exact up to 2 * 48 - 1).
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(48)
 _NODES, _WEIGHTS = (_NODES + 1) / 2, _WEIGHTS / 2
-# The lead grid of the prior's uniform part (midpoints).
-_LEADS = (np.arange(64) + 0.5) / 64 * LEAD_RANGE
 
 
 def _n_problems(estimator):
@@ -206,8 +200,8 @@ class Policy:
         return self.share == 0
 
 
-def selection_gain(margin, sigma, n_candidates):
-    """The expected utility the selection adds over the default, under the prior.
+def selection_gain(margin, sigma, n_candidates, evidence=POOLED):
+    """The expected utility the selection adds over the default, under a family's prior.
 
     Parameters
     ----------
@@ -217,6 +211,8 @@ def selection_gain(margin, sigma, n_candidates):
         The selection's noise scale.
     n_candidates : int
         ``m``, the default included.
+    evidence : skdptune._tuning_evidence.FamilyEvidence, default=POOLED
+        The prior.
 
     Returns
     -------
@@ -225,23 +221,25 @@ def selection_gain(margin, sigma, n_candidates):
         below) and "the best leads by ``L``", permute-and-flip's probabilities exact under it.
     """
     margin = np.asarray(margin, dtype=float)
-    leads = np.concatenate([[0.0], _LEADS])  # the tied rival, then the uniform part
-    weights = np.concatenate([[DEFAULT_IS_BEST],
-                              np.full(len(_LEADS), (1 - DEFAULT_IS_BEST) / len(_LEADS))])
-    gains = _gain_given_lead(margin[..., None], leads, sigma, n_candidates)
+    leads = np.concatenate([[0.0], evidence.leads])  # the tied rival, then the measured leads
+    weights = np.concatenate([[evidence.default_is_best],
+                              np.full(len(evidence.leads),
+                                      (1 - evidence.default_is_best) / len(evidence.leads))])
+    gains = _gain_given_lead(margin[..., None], leads, sigma, n_candidates,
+                             evidence.others_deficit)
     return gains @ weights
 
 
-def _gain_given_lead(margin, lead, sigma, n_candidates):
+def _gain_given_lead(margin, lead, sigma, n_candidates, others_deficit):
     """``E[L_selected]`` when the leader leads the default by ``lead`` and ``m - 2`` others
-    trail it by exponential deficits of mean :data:`OTHERS_DEFICIT`."""
+    trail it by exponential deficits of mean ``others_deficit``."""
     top = np.maximum(margin, lead)
     p_default = np.exp(-(top - margin) / sigma)
     p_leader = np.exp(-(top - lead) / sigma)
     # An other's coin exp(-(top + D) / sigma), D ~ Exp(mean d): E[coin] and E[D * coin].
-    ratio = OTHERS_DEFICIT / sigma
+    ratio = others_deficit / sigma
     q = np.exp(-top / sigma) / (1 + ratio)
-    r = np.exp(-top / sigma) * OTHERS_DEFICIT / (1 + ratio) ** 2
+    r = np.exp(-top / sigma) * others_deficit / (1 + ratio) ** 2
     others = n_candidates - 2
     t = _NODES.reshape((-1,) + (1,) * np.ndim(top))
     weights = _WEIGHTS.reshape(t.shape)
@@ -253,7 +251,7 @@ def _gain_given_lead(margin, lead, sigma, n_candidates):
 
 
 def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validation_fraction,
-           share=None, n_partitions="auto", explain=True):
+           share=None, n_partitions="auto", evidence=POOLED, explain=True):
     """The :class:`Policy` of a search, from public quantities.
 
     Parameters
@@ -274,7 +272,10 @@ def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validati
         A fixed share (the user's ``selection_share``, or 1 without a refit): only the margin
         is chosen. None: the share too, from :data:`SHARES`.
     n_partitions : int or "auto", default="auto"
-        The search's ``n_partitions`` (``"auto"``: resolved at each share's epsilon).
+        The search's ``n_partitions`` (``"auto"``: resolved at each share's epsilon, never
+        below the family's ``min_partition_rows`` training records per partition).
+    evidence : skdptune._tuning_evidence.FamilyEvidence, default=POOLED
+        The default's family: its prior and partition floor.
     explain : bool, default=True
         Whether a declining policy carries its :class:`DeclineReasons`.
 
@@ -290,9 +291,10 @@ def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validati
         epsilon = candidate_share * total * (1 - score_share)
         k = n_partitions if n_partitions != "auto" else auto_n_partitions(
             n_samples, n_candidates=n_candidates, epsilon=epsilon,
-            validation_fraction=validation_fraction)
+            validation_fraction=validation_fraction,
+            min_training_records=evidence.min_partition_rows)
         sigma = 2.0 / (k * epsilon)
-        gains = selection_gain(margins * sigma, sigma, n_candidates)
+        gains = selection_gain(margins * sigma, sigma, n_candidates, evidence)
         best_margin = int(np.argmax(gains))
         loss = (refit_noise / total * candidate_share / (1 - candidate_share)
                 if candidate_share < 1 else 0.0)  # share 1: no refit
@@ -304,7 +306,7 @@ def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validati
         best = replace(best, reasons=decline_reasons(
             total, n_samples=n_samples, n_candidates=n_candidates, refit_noise=refit_noise,
             score_share=score_share, validation_fraction=validation_fraction,
-            n_partitions=n_partitions))
+            n_partitions=n_partitions, evidence=evidence))
     return best
 
 
@@ -342,7 +344,7 @@ EXPLAINED_SHARE = 0.25
 
 
 def decline_reasons(total, *, n_samples, n_candidates, refit_noise, score_share,
-                    validation_fraction, n_partitions="auto"):
+                    validation_fraction, n_partitions="auto", evidence=POOLED):
     """The :class:`DeclineReasons` of a search whose :func:`choose` declined.
 
     Public quantities only, as :func:`choose`: records are searched by doubling up to
@@ -350,11 +352,12 @@ def decline_reasons(total, *, n_samples, n_candidates, refit_noise, score_share,
     selects), candidates by bisection down to 2.
     """
     common = dict(score_share=score_share, validation_fraction=validation_fraction,
-                  n_partitions=n_partitions)
+                  n_partitions=n_partitions, evidence=evidence)
     epsilon = EXPLAINED_SHARE * total * (1 - score_share)
     k = n_partitions if n_partitions != "auto" else auto_n_partitions(
         n_samples, n_candidates=n_candidates, epsilon=epsilon,
-        validation_fraction=validation_fraction)
+        validation_fraction=validation_fraction,
+        min_training_records=evidence.min_partition_rows)
     sigma = 2.0 / (k * epsilon)
 
     def selects(n=n_samples, t=total, m=n_candidates):

@@ -79,7 +79,8 @@ def _generator(random_state):
     return np.random.default_rng(random_state)
 
 
-def auto_n_partitions(n_samples, *, n_candidates, epsilon, validation_fraction):
+def auto_n_partitions(n_samples, *, n_candidates, epsilon, validation_fraction,
+                      min_training_records=None):
     """The number of partitions ``n_partitions="auto"`` uses, from public quantities only.
 
     ``k = min(k_noise, k_data)``, between 2 and :data:`MAX_PARTITIONS`, and never more than
@@ -89,8 +90,10 @@ def auto_n_partitions(n_samples, *, n_candidates, epsilon, validation_fraction):
       mechanism's noise term ``(2 / (k * epsilon)) * ln(m)`` (sensitivity ``1 / k``, ``m``
       candidates) is ``NOISE_TARGET = 0.03`` utility units, that is ``k * epsilon`` of about
       200 for 20 candidates.
-    - ``k_data = n_samples * (1 - validation_fraction) / MIN_TRAINING_RECORDS``: at least 25
-      training records per partition fit.
+    - ``k_data = n_samples * (1 - validation_fraction) / min_training_records``: at least
+      that many training records per partition fit, the model family's floor
+      (``skdptune._tuning_evidence.FamilyEvidence.min_partition_rows``, measured by issue 39's
+      fidelity study), :data:`MIN_TRAINING_RECORDS` when not given.
 
     The measurements behind it. First (``benchmarks/results/fidelity/summary.md``: UCI Adult
     with a 20-candidate diffprivlib LogisticRegression grid over ``C`` and ``data_norm``, and a
@@ -122,13 +125,16 @@ def auto_n_partitions(n_samples, *, n_candidates, epsilon, validation_fraction):
         The selector's epsilon.
     validation_fraction : float
         Share of each partition held out for scoring.
+    min_training_records : int or None, default=None
+        The floor on training records per partition (None: :data:`MIN_TRAINING_RECORDS`).
 
     Returns
     -------
     n_partitions : int
     """
     k_noise = 2.0 * math.log(max(n_candidates, 2)) / (NOISE_TARGET * epsilon)
-    k_data = n_samples * (1 - validation_fraction) / MIN_TRAINING_RECORDS
+    floor = MIN_TRAINING_RECORDS if min_training_records is None else min_training_records
+    k_data = n_samples * (1 - validation_fraction) / floor
     largest = int(n_samples * min(validation_fraction, 1 - validation_fraction))
     return int(max(2, min(k_noise, k_data, MAX_PARTITIONS, largest)))
 

@@ -59,6 +59,7 @@ from ._gate import (
 from ._rehearsal import check_categories, final_width, rehearse, schema_of
 from ._partition import auto_n_partitions, partition_labels, split_indices
 from ._default_policy import SHARE_WITHOUT_DEFAULT, choose, refit_noise
+from ._tuning_evidence import evidence_for, partition_floor
 from .selection import SELECTORS, OneShotSelector, SelectionResult, _as_selector
 from .selection._base import default_offsets
 from .selection._score import estimate_std, estimate_utility
@@ -237,7 +238,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         (``skdptune/_default_policy.py``; the derivation: :ref:`the guide <tune-or-release>`):
         another candidate is released only when its partition utility leads the default's
         by about the margin, and when no share pays for what it takes from the refit, the
-        search declines to select and refits the default with the whole budget
+        search declines to select and refits the default with the whole budget but
+        ``check_share``, which checks it as any release
         (:class:`~skdptune.exceptions.SelectionDeclinedWarning`). The margin is a public
         constant added to the default's utility, so the guarantee and the charge are
         unchanged (``skdptune.selection._base.default_offsets``). Needs a one-shot selector:
@@ -646,8 +648,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
     def _run_search(self, X, y, plan, accountant):
         """Partition, evaluate, select (charged), refit (charged); return the report. When the
-        policy declines to select, the default is refit with the whole budget; so is the only
-        candidate of a grid of one."""
+        policy declines to select, the default is refit with the whole budget but the check's
+        share; the only candidate of a grid of one, with the whole budget."""
         fit_params = plan.fit_params  # routed, as in scikit-learn's searches
         if plan.policy is not None:
             self._say(_policy_line(plan))
@@ -796,20 +798,21 @@ class PrivateGridSearchCV(BasePrivateSearch):
         declared = self._check_candidates(estimator, candidates, sparse_input=issparse(X),
                                           n_features=n_features, added=added)
         schema = schema_of(X, y)
+        # The candidates as written, for the checks below (none changes them).
+        built = [with_params(estimator, params) for params in candidates]
+        floor = partition_floor(built)
         single = len(candidates) == 1  # nothing to select: no policy, no selection
         policy = None if single else self._policy(estimator, candidates, default_index,
-                                                  n_samples, schema)
+                                                  n_samples, schema, floor)
         budget = self._budget(lead, policy, single_candidate=single)
         n_partitions = None if not budget.selects else self._n_partitions(
-            n_samples, len(candidates), budget.selector_epsilon)
+            n_samples, len(candidates), budget.selector_epsilon, floor)
         refit_candidates, partition_candidates, declared_costs, zero_out_costs = (
             self._candidate_parameters(
                 estimator, candidates, declared, budget,
                 1.0 if not budget.selects else partition_ratio(n_partitions,
                                                              self.validation_fraction),
             ))
-        # The candidates as written, for the checks below (none changes them).
-        built = [with_params(estimator, params) for params in candidates]
         # After the gate, whose refusal of a step says more than a scorer's.
         scorer, utility, scoring_note = self._scoring(estimator, candidates, built, metric, key,
                                                       n_samples, n_partitions or 1, n_features)
@@ -914,13 +917,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
             )
         return candidates, matches[0]
 
-    def _policy(self, estimator, candidates, default_index, n_samples, schema):
+    def _policy(self, estimator, candidates, default_index, n_samples, schema, floor):
         """The tuning policy (``skdptune._default_policy.choose``) of a search with a
         default: the selection's share (with ``selection_share="auto"``, ``epsilon`` the
         total and a refit) and the default's margin; None without a default. Public
         quantities only: ``epsilon``, ``n``, the candidates, and the default's family and
         input width, from ``schema`` (``skdptune._rehearsal.final_width``: the pipeline's
-        parameters and the schema of ``X``, never its values)."""
+        parameters and the schema of ``X``, never its values). The prior is the default's
+        family's (``skdptune._tuning_evidence``), its partition floor ``floor``, every
+        candidate's (:func:`~skdptune._tuning_evidence.partition_floor`)."""
         if default_index is None:
             return None
         selection_epsilon = self._explicit_budget(
@@ -930,15 +935,16 @@ class PrivateGridSearchCV(BasePrivateSearch):
         )
         total = DEFAULT_EPSILON if self.epsilon is None else self.epsilon
         score_share = 0.0 if callable(self.refit) else self.score_share
+        default = with_params(estimator, candidates[default_index])
+        evidence = dataclasses.replace(evidence_for(default), min_partition_rows=floor)
         common = dict(n_samples=n_samples, n_candidates=len(candidates),
                       score_share=score_share, validation_fraction=self.validation_fraction,
-                      n_partitions=self.n_partitions)
+                      n_partitions=self.n_partitions, evidence=evidence)
         if selection_epsilon is not None or not self.refit:
             # The selection's budget is fixed (selection_epsilon, or all of epsilon without a
             # refit), and the refit's does not depend on it: the margin only.
             return choose(total if selection_epsilon is None else selection_epsilon,
                           refit_noise=0.0, share=1.0, **common)
-        default = with_params(estimator, candidates[default_index])
         width = final_width(default, schema)
         noise = refit_noise(default, n_samples, width)
         share = None if self.selection_share == "auto" else self.selection_share
@@ -1167,8 +1173,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
             )
         schema = schema_of(X) if _has_rows(X) else schema_of(None, n_features=n_features)
         single = len(candidates) == 1
+        floor = partition_floor([with_params(estimator, params) for params in candidates])
         policy = None if single else self._policy(estimator, candidates, default_index,
-                                                  n_samples, schema)
+                                                  n_samples, schema, floor)
         try:  # the trivial_lead_ check, whose share the refit gives up (refit_epsilon)
             lead = lead_kind(estimator, selection_metric(estimator, self.scoring,
                                                          self.refit)[0], self.utility_range)
@@ -1181,7 +1188,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
                             confidence=confidence, pairwise_gap=math.inf,
                             uniform_gap=math.inf, max_confidence=0.0, n_fits=0, paths=None,
                             policy=policy, refit_epsilon=budget.refit_epsilon)
-        n_partitions = self._n_partitions(n_samples, len(candidates), budget.selector_epsilon)
+        n_partitions = self._n_partitions(n_samples, len(candidates), budget.selector_epsilon,
+                                          floor)
         selection = forecast_selection(
             len(candidates), n_partitions=n_partitions,
             epsilon=budget.selector_epsilon, delta=self.delta,
@@ -1201,13 +1209,15 @@ class PrivateGridSearchCV(BasePrivateSearch):
             return None  # fit raises it, with its message
         return candidate_paths(estimator, candidates, utility, n_features)
 
-    def _n_partitions(self, n_samples, n_candidates, selector_epsilon):
-        """``n_partitions``, with ``"auto"`` resolved from public quantities only."""
+    def _n_partitions(self, n_samples, n_candidates, selector_epsilon, floor):
+        """``n_partitions``, with ``"auto"`` resolved from public quantities only: never
+        fewer than ``floor`` training records per partition (the candidates' families',
+        :func:`~skdptune._tuning_evidence.partition_floor`)."""
         if self.n_partitions != "auto":
             return self.n_partitions
         return auto_n_partitions(
             n_samples, n_candidates=n_candidates, epsilon=selector_epsilon,
-            validation_fraction=self.validation_fraction,
+            validation_fraction=self.validation_fraction, min_training_records=floor,
         )
 
     def _warn_if_swamped(self, plan):

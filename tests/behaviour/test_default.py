@@ -147,11 +147,14 @@ def test_small_data_declines_to_select_and_refits_the_default_with_everything(bi
     assert fitted.selection_.composition == "declined"
     report = fitted.privacy_report_
     assert report["declined"] and report["selection_share"] == 0
-    # The estimator as given gets the whole total: no check of its lead is bought from it.
-    assert [charge["release"] for charge in report["charges"]] == ["refit"]
-    assert report["refit_epsilon"] == 1.0 and math.isnan(fitted.trivial_lead_)
-    assert fitted.best_estimator_.epsilon == pytest.approx(1.0)
-    assert len(fitted.accountant.spent_budget) == 1
+    # The estimator as given gets the total but check_share, which buys the check of its
+    # lead over a trivial model, as a selecting search's release (issue 39, item 4).
+    assert [charge["release"] for charge in report["charges"]] == [
+        "refit", "trivial_lead_ estimate"]
+    assert report["refit_epsilon"] == pytest.approx(0.95)
+    assert report["check_epsilon"] == pytest.approx(0.05)
+    assert math.isfinite(fitted.trivial_lead_)
+    assert fitted.best_estimator_.epsilon == pytest.approx(0.95)
     assert fitted.accountant.total()[0] == pytest.approx(1.0)
     assert "declines to select" in capsys.readouterr().out
 
@@ -406,8 +409,9 @@ def test_the_forecast_says_what_epsilon_the_refit_receives(binary_data):
     fitted = unfitted.fit(X, y)
     assert fitted.privacy_report_["refit_epsilon"] == pytest.approx(expected)
     assert fitted.best_estimator_.epsilon == pytest.approx(expected)
-    # All of the total when there is no selection: declined, or a single candidate.
-    assert search(n_partitions="auto").forecast(X).refit_epsilon == 1.0
+    # Without a selection: declined, all but the check's share (issue 39); a single
+    # candidate, all of the total.
+    assert search(n_partitions="auto").forecast(X).refit_epsilon == pytest.approx(0.95)
     assert search(grid={"C": [1.0]}).forecast(X).refit_epsilon == 1.0
     # Spent as declared with selection_epsilon: no share of a total to state.
     assert search(epsilon=None, selection_epsilon=0.5).forecast(X).refit_epsilon is None

@@ -13,12 +13,13 @@ from diffprivlib.mechanisms import PermuteAndFlip
 
 from skdptune import _default_policy as default_policy
 from skdptune._default_policy import Policy, choose, selection_gain
+from skdptune._tuning_evidence import POOLED
 
 
 def _monte_carlo(margin, lead, sigma, m, runs, rng):
     gains = np.empty(runs)
     for run in range(runs):
-        deficits = rng.exponential(default_policy.OTHERS_DEFICIT, m - 2)
+        deficits = rng.exponential(POOLED.others_deficit, m - 2)
         utilities = np.concatenate([[0.0, lead], -deficits])
         offered = utilities.copy()
         offered[0] += margin
@@ -35,7 +36,8 @@ def _monte_carlo(margin, lead, sigma, m, runs, rng):
 def test_the_closed_form_is_permute_and_flips_law(margin, lead, sigma, m):
     rng = np.random.default_rng(0)
     mean, error = _monte_carlo(margin, lead, sigma, m, 2000, rng)
-    closed = float(default_policy._gain_given_lead(np.array(margin), np.array(lead), sigma, m))
+    closed = float(default_policy._gain_given_lead(np.array(margin), np.array(lead), sigma, m,
+                                                   POOLED.others_deficit))
     assert abs(closed - mean) <= 4.5 * error + 1e-4, (closed, mean, error)
 
 
@@ -44,7 +46,7 @@ def test_the_selections_gain_has_its_limits():
     assert selection_gain(1.0, 0.001, 10) == pytest.approx(0.0, abs=1e-12)
     # No noise and no margin: the leader is always found, the others never chosen; the prior's
     # mean lead.
-    expected = (1 - default_policy.DEFAULT_IS_BEST) * default_policy.LEAD_RANGE / 2
+    expected = (1 - POOLED.default_is_best) * np.mean(POOLED.leads)
     assert selection_gain(0.0, 1e-6, 10) == pytest.approx(expected, rel=1e-3)
     # Pure noise (sigma huge) picks uniformly: the others' mean deficit drags the gain down.
     assert selection_gain(0.0, 100.0, 10) < 0
