@@ -19,11 +19,13 @@ section and ``benchmarks/default_policy.py``):
   constant per family (:data:`REFIT_NOISE`), measured on the development tables. Refitting
   with ``(1 - share) * T`` instead of ``T`` costs ``A / T * share / (1 - share)``.
 - **What the grid may hold** (the prior), measured per model family on development tables
-  (``skdptune._tuning_evidence``): with probability ``default_is_best`` the default is the
-  best candidate; otherwise the best leads it by ``L``, drawn from the family's measured
-  quantiles of leads. The other candidates trail the default by an exponential deficit of
-  the family's measured mean. ``k`` never goes below the family's ``min_partition_rows``
-  training records per partition, where partition utilities stop ranking as the refit does.
+  (``skdptune._tuning_evidence``): the default's best rival leads it by ``L_seen`` in the
+  partition utilities the selection reads and by ``L_real`` in full-data utility, one
+  equally likely pair per measured quantile (a partition's imperfect fidelity is in the
+  difference: the rival the partitions favour may be worse on all the data). The other
+  candidates trail the default by an exponential deficit of the family's measured mean.
+  ``k`` never goes below the family's ``min_partition_rows`` training records per
+  partition, where partition utilities stop ranking as the refit does.
 
 Under that model the selection probabilities of permute-and-flip have a closed form (a random
 order is a uniform arrival time per candidate: ``P(i) = p_i * int_0^1 prod_{j != i} (1 - p_j
@@ -217,22 +219,23 @@ def selection_gain(margin, sigma, n_candidates, evidence=POOLED):
     Returns
     -------
     gain : float or ndarray
-        ``E[L_selected]``: the prior mix of "the default is best" (a tied rival, the others
-        below) and "the best leads by ``L``", permute-and-flip's probabilities exact under it.
+        ``E[L_selected]`` averaged over the family's measured leads (the best rival's lead
+        as the partitions see it, and as the refit gets it), permute-and-flip's
+        probabilities exact for each.
     """
     margin = np.asarray(margin, dtype=float)
-    leads = np.concatenate([[0.0], evidence.leads])  # the tied rival, then the measured leads
-    weights = np.concatenate([[evidence.default_is_best],
-                              np.full(len(evidence.leads),
-                                      (1 - evidence.default_is_best) / len(evidence.leads))])
-    gains = _gain_given_lead(margin[..., None], leads, sigma, n_candidates,
-                             evidence.others_deficit)
-    return gains @ weights
+    seen, real = np.asarray(evidence.leads, dtype=float).T
+    gains = _gain_given_lead(margin[..., None], seen, sigma, n_candidates,
+                             evidence.others_deficit, real=real)
+    return gains.mean(axis=-1)  # the measured leads are equally likely
 
 
-def _gain_given_lead(margin, lead, sigma, n_candidates, others_deficit):
-    """``E[L_selected]`` when the leader leads the default by ``lead`` and ``m - 2`` others
-    trail it by exponential deficits of mean ``others_deficit``."""
+def _gain_given_lead(margin, lead, sigma, n_candidates, others_deficit, real=None):
+    """``E[L_selected]`` when the leader's partition utility leads the default's by ``lead``
+    (what the selection sees), its full-data utility by ``real`` (what the release gets;
+    ``lead`` when None), and ``m - 2`` others trail the default by exponential deficits of
+    mean ``others_deficit``."""
+    real = lead if real is None else real
     top = np.maximum(margin, lead)
     p_default = np.exp(-(top - margin) / sigma)
     p_leader = np.exp(-(top - lead) / sigma)
@@ -247,7 +250,7 @@ def _gain_given_lead(margin, lead, sigma, n_candidates, others_deficit):
     leader = p_leader * np.sum(weights * (1 - p_default * t) * (1 - q * t) * rest, axis=0)
     other_loss = others * r * np.sum(weights * (1 - p_default * t) * (1 - p_leader * t) * rest,
                                      axis=0)
-    return lead * leader - other_loss
+    return real * leader - other_loss
 
 
 def choose(total, *, n_samples, n_candidates, refit_noise, score_share, validation_fraction,

@@ -29,7 +29,8 @@ from lib.refits import pooled
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(64)
 _NODES, _WEIGHTS = (_NODES + 1) / 2, _WEIGHTS / 2
-QUANTILES = 8
+BINS = 12
+FLOOR_TOLERANCE = 0.25
 SCORE_SHARE = 0.1  # the searches' default score_share
 
 
@@ -112,26 +113,36 @@ def fidelity(all_cells):
                   len(values)) for key, values in found.items()}
 
 
-def prior(family_cells, floor):
-    """The :class:`skdptune._tuning_evidence.FamilyEvidence` measured on ``family_cells``."""
-    from skdptune._tuning_evidence import TIE, FamilyEvidence
+def prior(family_cells, floor, name="measured"):
+    """The :class:`skdptune._tuning_evidence.FamilyEvidence` measured on ``family_cells``,
+    partition utilities read at ``floor`` records per partition: one ``(seen, real)`` pair
+    per cell (the default's best rival by partition utility: its lead there, and in
+    expected score at the total), averaged within ``BINS`` quantile bins of ``seen``."""
+    from skdptune._tuning_evidence import FamilyEvidence
 
-    leads, deficits, ties = [], [], 0
+    pairs, deficits = [], []
     for cell in family_cells:
-        u = at(cell["curve"], cell["total"])
+        _, utilities = cell["parts"][floor]
+        truth = at(cell["curve"], cell["total"])
         d = cell["default"]
-        lead = u.max() - u[d]
-        best = int(np.argmax(u))
-        others = [c for c in range(len(u)) if c not in (best, d)]
-        deficits.extend(np.maximum(0.0, u[d] - u[others]))
-        if lead <= TIE:
-            ties += 1
-        else:
-            leads.append(lead)
-    quantiles = (tuple(float(q) for q in np.quantile(
-        leads, (np.arange(QUANTILES) + 0.5) / QUANTILES)) if leads else (0.0,))
-    return FamilyEvidence("measured", floor, ties / len(family_cells), quantiles,
-                          float(np.mean(deficits)))
+        rivals = [c for c in range(len(utilities)) if c != d]
+        rival = max(rivals, key=lambda c: utilities[c])
+        pairs.append((utilities[rival] - utilities[d], truth[rival] - truth[d]))
+        deficits.extend(np.maximum(0.0, utilities[d] - utilities[[c for c in rivals
+                                                                 if c != rival]]))
+    pairs = np.array(sorted(pairs))
+    bins = np.array_split(pairs, min(BINS, len(pairs)))
+    leads = tuple((round(float(b[:, 0].mean()), 4), round(float(b[:, 1].mean()), 4))
+                  for b in bins)
+    return FamilyEvidence(name, floor, leads, round(float(np.mean(deficits)), 4))
+
+
+def floor_of(fidelities, family):
+    """The family's floor: the fewest records per partition (of ``te.ROWS``) whose mean
+    argmax regret is within ``FLOOR_TOLERANCE`` points of the family's smallest."""
+    regrets = {r: fidelities[(family, r)][1] for r in te.ROWS}
+    best = min(regrets.values())
+    return min(r for r, regret in regrets.items() if regret <= best + FLOOR_TOLERANCE)
 
 
 def replay(cell, choice):
@@ -191,7 +202,10 @@ def old_evidence():
     """Today's prior before issue 39 (uniform leads on [0, 5] points, 64 midpoints), floor 25."""
     from skdptune._tuning_evidence import FamilyEvidence
 
-    return FamilyEvidence("before", 25, 0.5, tuple((np.arange(64) + 0.5) / 64 * 0.05), 0.03)
+    uniform = (np.arange(64) + 0.5) / 64 * 0.05
+    # Half the mass on a tied rival, half on leads uniform on [0, 5] points, seen = real.
+    return FamilyEvidence("before", 25, tuple([(0.0, 0.0)] * 64 + [(x, x) for x in uniform]),
+                          0.03)
 
 
 def summary(gains, gaps):
@@ -204,44 +218,45 @@ def summary(gains, gaps):
 
 def calibrate():
     all_cells = cells()
+    fidelities = fidelity(all_cells)
     lines = [f"# Issue 39: calibration on the development corpus ({len(all_cells)} cells)", "",
              "Written by `python benchmarks/tuning_evidence.py calibrate`.", "",
              "## Fidelity of partition utilities by training records per partition", "",
              "| family | r | mean Spearman | mean argmax regret (points) | cells |",
              "|---|---|---|---|---|"]
-    for (family, r), (rho, regret, count) in sorted(fidelity(all_cells).items()):
+    for (family, r), (rho, regret, count) in sorted(fidelities.items()):
         lines.append(f"| {family} | {r} | {rho:.2f} | {regret:.2f} | {count} |")
     by_family = defaultdict(list)
     for cell in all_cells:
         by_family[cell["family"]].append(cell)
-    lines += ["", "## Priors measured on every development table (floors: the replay's best)",
-              ""]
-    # Leave-tables-out replay: per family and floor, the policy calibrated on the other tables.
-    results = {}
-    for family, fcells in by_family.items():
-        tables = sorted({c["table"] for c in fcells})
-        for floor in te.ROWS:
-            gains = []
-            for cell in fcells:
-                others = [c for c in fcells if c["table"] != cell["table"]]
-                gains.append(replay(cell, policy_choice(cell, prior(others, floor))))
-            results[(family, "new", floor)] = gains
-        old = old_evidence()
-        results[(family, "before", 25)] = [replay(c, policy_choice(c, old)) for c in fcells]
-        for floor in te.ROWS:
-            ev = prior(fcells, floor)
-            results[(family, "grid", floor)] = [_plain_replay(c, policy_choice(c, ev, plain=True))
-                                               for c in fcells]
-        lines.append(f"- {family} ({len(tables)} tables): {prior(fcells, 0)}")
-    lines += ["", "## Leave-tables-out replay (gain over the default refit with the whole "
+    floors = {family: floor_of(fidelities, family) for family in by_family}
+    lines += ["", f"Floors (fewest records per partition within {FLOOR_TOLERANCE} points of "
+              f"the family's smallest argmax regret): {floors}", "",
+              "## Leave-tables-out replay (gain over the default refit with the whole "
               "total, points)", "",
               "| family | method | floor r | mean | worst | cells < -1 | captured (gap >= 2, "
               "T >= 1) |", "|---|---|---|---|---|---|---|"]
-    for (family, method, floor), gains in sorted(results.items()):
-        fcells = by_family[family]
+    old = old_evidence()
+    for family, fcells in sorted(by_family.items()):
         gaps = [at(c["curve"], c["total"]).max() - at(c["curve"], c["total"])[c["default"]]
                 if c["total"] >= 1 else 0.0 for c in fcells]
-        lines.append(f"| {family} | {method} | {floor} | {summary(gains, gaps)} |")
+        rows = [("before", 25, [replay(c, policy_choice(c, old)) for c in fcells])]
+        for floor in te.ROWS:
+            # The policy of each cell is calibrated on the other tables only.
+            rows.append(("new", floor, [replay(c, policy_choice(c, prior(
+                [o for o in fcells if o["table"] != c["table"]], floor))) for c in fcells]))
+            rows.append(("grid", floor, [_plain_replay(c, policy_choice(
+                c, prior(fcells, floor), plain=True)) for c in fcells]))
+        for method, floor, gains in rows:
+            mark = " (the floor)" if floor == floors[family] and method != "before" else ""
+            lines.append(f"| {family} | {method} | {floor}{mark} | {summary(gains, gaps)} |")
+    lines += ["", "## The evidence rows (every development table; `skdptune/_tuning_evidence.py`)",
+              "", "```python"]
+    for family, fcells in sorted(by_family.items()):
+        lines.append(f"{family} = {prior(fcells, floors[family], family)!r}")
+    pooled_floor = max(floors.values())
+    lines.append(f"pooled = {prior(all_cells, pooled_floor, 'pooled')!r}")
+    lines.append("```")
     text = "\n".join(lines) + "\n"
     (te.RESULTS / "calibration.md").write_text(text)
     print(text)

@@ -44,9 +44,10 @@ def test_the_closed_form_is_permute_and_flips_law(margin, lead, sigma, m):
 def test_the_selections_gain_has_its_limits():
     # A margin far above the noise never leaves the default: no gain, no loss.
     assert selection_gain(1.0, 0.001, 10) == pytest.approx(0.0, abs=1e-12)
-    # No noise and no margin: the leader is always found, the others never chosen; the prior's
-    # mean lead.
-    expected = (1 - POOLED.default_is_best) * np.mean(POOLED.leads)
+    # No noise and no margin: the rival is taken exactly when the partitions see it ahead,
+    # the others never; the prior's mean real lead over those cases.
+    seen, real = np.array(POOLED.leads).T
+    expected = np.mean(np.where(seen > 0, real, 0.0))
     assert selection_gain(0.0, 1e-6, 10) == pytest.approx(expected, rel=1e-3)
     # Pure noise (sigma huge) picks uniformly: the others' mean deficit drags the gain down.
     assert selection_gain(0.0, 100.0, 10) < 0
