@@ -12,7 +12,7 @@ from sklearn.datasets import make_classification
 from sklearn.pipeline import Pipeline
 
 from skdptune import PrivateGridSearchCV, _default_policy as default_policy
-from skdptune.exceptions import SelectionDeclinedWarning
+from skdptune.exceptions import SelectionDeclinedWarning, UselessModelWarning
 from skdptune.linear_model import LogisticRegression
 from skdptune.selection import PermuteAndFlip, ReportNoisyMax
 
@@ -157,6 +157,27 @@ def test_small_data_declines_to_select_and_refits_the_default_with_everything(bi
     assert fitted.best_estimator_.epsilon == pytest.approx(0.95)
     assert fitted.accountant.total()[0] == pytest.approx(1.0)
     assert "declines to select" in capsys.readouterr().out
+
+
+def test_a_declined_search_still_warns_of_a_useless_release():
+    # Issue 39, item 4: labels independent of 200 features, so no model beats the majority
+    # class. The policy declines (a refit of 201 noisy coefficients cannot spare a share,
+    # decided from public quantities), and the release is checked as a selected one is:
+    # check_share buys trivial_lead_, whose noise std is sqrt(2) * 2 / (n * 0.05) = 0.0028
+    # here. A model whose true lead is 0 or less escapes the warning with probability at most
+    # exp(-(0.02 - 2 * 0.0028) * sqrt(2) / 0.0028) / 2 < 4e-4 (skdptune._trivial).
+    rng = np.random.default_rng(0)
+    X = rng.random((20_000, 200)) / np.sqrt(200)
+    y = (rng.random(20_000) < 0.2).astype(int)
+    searched = PrivateGridSearchCV(LogisticRegression(classes=[0, 1], data_norm=1.0),
+                                   {"C": [0.1, 1.0]}, epsilon=1.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        searched.fit(X, y)
+    categories = {warning.category for warning in caught}
+    assert searched.privacy_report_["declined"] and not searched.selected_
+    assert SelectionDeclinedWarning in categories and UselessModelWarning in categories
+    assert searched.privacy_spent_.epsilon == pytest.approx(1.0)
 
 
 def test_large_data_selects_with_a_small_share(large_data, recording):
