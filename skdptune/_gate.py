@@ -21,8 +21,8 @@ Kinds of entries:
   release. Its public bounds (``bounds``, ``data_norm``, ...) must be declared, or diffprivlib
   would read them from the data (a ``PrivacyLeakWarning``). A user's own DP estimator joins
   this kind with :func:`register_dp_estimator`, on the user's responsibility.
-  skdptune's own DP models (but the linear ones, whose facts are still here) keep their
-  entries' facts in their rooms, ``skdptune/_models/``: beside the mechanism, ``FACTS``
+  skdptune's own DP models keep their entries' facts in their rooms,
+  ``skdptune/_models/``: beside the mechanism, ``FACTS``
   (what a fit releases and really spends, its zero-out factor, why, its noise dimension),
   each with its proof; their rows here read ``FACTS``. diffprivlib's own models are audited
   here: all but ``StandardScaler`` are refused in a released fit, each with why.
@@ -60,8 +60,7 @@ from sklearn.preprocessing import (
     PolynomialFeatures,
 )
 
-from ._linear_model import LogisticRegression, Ridge
-from ._models import cluster, decomposition, ensemble, naive_bayes, tree
+from ._models import cluster, decomposition, ensemble, linear_model, naive_bayes, tree
 from ._partition_scaling import RULES as SCALING_RULES
 from ._partition_scaling import ScalingRule
 from ._preprocessing import RowWiseFunctionTransformer
@@ -229,75 +228,12 @@ PUBLIC_SHAPE = ("n_features_in_", "feature_names_in_")
 # removed before release (keep_released); the test that lists every released attribute
 # (tests/unit/test_released_attributes.py) fails when a diffprivlib release adds one, so that
 # it is classified.
-_LOGISTIC_RELEASES = {
-    "classes_": "the declared classes",
-    "coef_": "the minimiser of the perturbed objective: post-processing of the noise vector",
-    "intercept_": "the same minimiser's intercept coordinate",
-}
-_RIDGE_RELEASES = {
-    "coef_": "the minimiser of the penalised noisy objective: post-processing",
-    "intercept_": "noisy centring means and coef_: post-processing",
-    "_obj_coefs": "the noisy monomial sums themselves (Laplace releases)",
-    "noise_scale_": "a function of epsilon, the declared bounds and the width: public",
-    "alpha_": "alpha + noise_alpha * noise_scale_: public",
-}
 _SCALER_RELEASES = {
     "mean_": "noisy means (diffprivlib.tools.nanmean, Laplace)",
     "var_": "noisy variances (diffprivlib.tools.nanvar)",
     "scale_": "the square root of var_: post-processing",
     "n_samples_seen_": "the number of records n (public under replace-one adjacency)",
 }
-
-
-def logistic_zero_out(step):
-    """What objective perturbation (diffprivlib's ``LogisticRegression`` where its calibration
-    holds, skdptune's) spends per unit of its recorded ``epsilon`` under zero-out adjacency:
-    1/2.
-
-    Chaudhuri, Monteleoni & Sarwate's proof (Algorithm 2) bounds two ratios at the released
-    minimiser ``w``. The noise vector's density, ``exp(-epsilon' ||b|| / 2)`` for rows in the
-    unit ball: ``b`` differs on neighbouring datasets by the gradients of the loss terms that
-    differ, at most 1 each: two terms when a record is replaced (``epsilon'``), one when it
-    is zeroed out (``epsilon' / 2``). The Jacobian's determinant ratio, ``det(A + E) /
-    det(A)`` with ``E`` the change of the loss's Hessian: rank 2 and ``<= (1 + c / (n
-    Lambda))**2`` replaced, rank 1 and ``<= 1 + c / (n Lambda)`` zeroed out, half the
-    ``epsilon - epsilon'`` the mechanism budgets for it (also in diffprivlib's extra-ridge
-    regime, where ``epsilon' = epsilon / 2`` and the ridge holds the term to ``epsilon /
-    2``). Each one-vs-rest problem spends half its share; sequential composition: half.
-    """
-    return 0.5
-
-
-def ridge_zero_out(step):
-    """An upper bound on what :class:`~skdptune.linear_model.Ridge` spends per unit of its
-    ``epsilon`` under zero-out adjacency: ``max(1, max_j M_j / w_j)`` with an intercept (over
-    the features and the target), ``max(1, max |corner| / corner range)`` over the products
-    without one.
-
-    Every release is Laplace on a sum of ``f(record)`` calibrated to ``f``'s range over a box
-    (``skdptune._linear_model.noisy_objective``); a null record changes the sum by
-    ``|f(record)|``, at most ``max |f|`` over the box. With an intercept, the centring means
-    (``LaplaceTruncated``, sensitivity ``(upper - lower) / n``) move by ``|x_j| / n <= M_j /
-    n``: factor ``M_j / w_j``; the objective's boxes are shifted by those means, which lie
-    inside the bounds, so each box holds 0 and ``max |f|`` is at most the range: factor at
-    most 1. Without one, squares are calibrated to ``max |f|`` itself (factor 1), products to
-    their corner range. The epsilon is a weighted mean of the releases' factors, at most their
-    maximum.
-    """
-    lower_x, upper_x = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_X)
-    lower_y, upper_y = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_y)
-    if step.fit_intercept:
-        lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
-        width = upper - lower
-        reach = np.maximum(np.abs(lower), np.abs(upper))
-        ratios = np.divide(reach, width, out=np.ones_like(width), where=width > 0)
-        return float(max(1.0, ratios.max()))
-    lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
-    corners = np.stack([np.multiply.outer(a, b) for a in (lower, upper) for b in (lower, upper)])
-    largest = np.abs(corners).max(axis=0)
-    spread = corners.max(axis=0) - corners.min(axis=0)
-    ratios = np.divide(largest, spread, out=np.ones_like(spread), where=spread > 0)
-    return float(max(1.0, ratios.max()))
 
 
 def _logistic_regression_release(step):
@@ -464,26 +400,19 @@ ALLOWED = {
                        why="refused in a released fit: its classes come from the data "
                            "(_gaussian_nb_release); partition fits only"),
     dp.LogisticRegression: _dp("data_norm", condition=_logistic_regression_release,
-                               zero_out=logistic_zero_out, releases={},
+                               zero_out=linear_model.logistic_zero_out, releases={},
+                               noise_dimension=linear_model.logistic_noise_dimension,
                                why="refused in a released fit: its classes come from the "
                                    "data, and a calibration that holds only without an "
                                    "intercept and with data_norm <= 1 "
                                    "(_logistic_regression_release); partition fits only"),
-    LogisticRegression: _dp("data_norm", "classes", zero_out=logistic_zero_out,
-                            releases=_LOGISTIC_RELEASES,
-                            why="diffprivlib's LogisticRegression on rows mapped into the unit "
-                                "ball, its intercept penalised, over declared classes: pure "
-                                "epsilon-DP given data_norm and classes; spends `epsilon` once "
-                                "per fit"),
+    linear_model.LogisticRegression: _dp_from(linear_model.LOGISTIC_FACTS),
     dp.LinearRegression: _dp("bounds_X", "bounds_y", condition=_linear_regression_calibration,
-                             releases={},
+                             releases={}, noise_dimension=linear_model.ridge_noise_dimension,
                              why="refused in a released fit: diffprivlib 0.6.6's calibration is "
                                  "not epsilon-DP (skdptune.linear_model.Ridge makes the same "
                                  "releases correctly calibrated); partition fits only"),
-    Ridge: _dp("bounds_X", "bounds_y", zero_out=ridge_zero_out, releases=_RIDGE_RELEASES,
-               why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
-                   "linear_model.noisy_objective), then a public penalty (post-processing): "
-                   "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
+    linear_model.Ridge: _dp_from(linear_model.RIDGE_FACTS),
     dp.KMeans: _dp("bounds", condition=_kmeans_release, releases={},
                    noise_dimension=cluster.kmeans_noise_dimension,
                    why="refused in a released fit: diffprivlib 0.6.6's KMeans is not DP "
