@@ -136,3 +136,18 @@ def test_model_facts_refuse_a_fact_left_out_or_of_the_wrong_kind():
                         ("charge", 2.0), ("releases", {"coef_": ""})]:
         with pytest.raises(TypeError, match=name):
             ModelFacts(**{**facts, name: wrong})
+
+
+def test_another_librarys_row_cites_the_gates_audit():
+    # Facts of skdptune's models sit in their rooms; those of diffprivlib's and scikit-learn's
+    # classes in skdptune/_gate_audit.py, each condition with its reason in a docstring.
+    from skdptune import _gate_audit
+
+    others = {cls: rule for cls, rule in ALLOWED.items()
+              if not cls.__module__.startswith("skdptune.")}
+    assert dp.LogisticRegression in others and dp.LinearRegression in others
+    for cls, rule in others.items():
+        if rule.condition is not None:
+            assert rule.condition.__module__ == _gate_audit.__name__, cls
+            assert rule.condition.__doc__, (cls, "its condition has no docstring")
+    assert ALLOWED[dp.StandardScaler].releases is _gate_audit.SCALER_RELEASES
