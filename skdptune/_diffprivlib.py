@@ -1,11 +1,11 @@
 """Every private part of diffprivlib the library uses, in one place, with the version pin.
 
-The released models' charges and zero-out factors (``skdptune/_gate.py``) are proved for
-diffprivlib 0.6.6's code, some of it private, and the batched engine's emulations reproduce
-that code's law (``skdptune/_batched/engine.py``, ``TESTED_VERSIONS``). ``pyproject.toml``
-pins ``diffprivlib>=0.6.6,<0.7``; a release that moves or changes one of these touches this
-file, and the proofs must be checked again before the pin moves (DESIGN.md, "The version
-pin").
+The released models' charges and zero-out factors (their rooms, ``skdptune/_models/``) are
+proved for diffprivlib 0.6.6's code, some of it private, and the batched engine's emulations
+reproduce that code's law (``skdptune/_batched/engine.py``, ``TESTED_VERSIONS``).
+``pyproject.toml`` pins ``diffprivlib>=0.6.6,<0.7``; a release that moves or changes one of
+these touches this file, and the proofs must be checked again before the pin moves (DESIGN.md,
+"The version pin").
 
 Imported from here (module-level privates):
 

@@ -28,16 +28,15 @@ and what is done here in its place:
   dimension=D, alpha=1 / C, n=n)``: ``epsilon' = epsilon_c - 2 * log(1 + 0.25 * norm * C)``;
   if ``epsilon' <= 0``, an extra ridge ``delta = (0.25 * norm / expm1(epsilon_c / 4) - 1 / C)
   / n`` on all of ``w`` (intercept included) and ``epsilon' = epsilon_c / 2``. skdptune's
-  class (``unit_ball`` plans) fits diffprivlib's mechanism with a ``C`` that keeps
-  ``epsilon' >= NOISE_SHARE * epsilon_c`` (:func:`~skdptune._linear_model.objective_perturbation`
-  with ``share``): here the same ``epsilon'`` and the same penalty, as ``1 / C`` plus
-  ``delta``. The noise vector
-  ``b`` has a uniform direction (diffprivlib normalises a vector of sums of four halved
-  standard normals, that is a standard normal vector) and a norm ``Gamma(D, 2 * norm /
+  class (``unit_ball`` plans) fits diffprivlib's mechanism with a ``C`` that keeps ``epsilon' >=
+  NOISE_SHARE * epsilon_c`` (:func:`~skdptune._models.linear_model.objective_perturbation` with
+  ``share``): here the same ``epsilon'`` and the same penalty, as ``1 / C`` plus ``delta``. The
+  noise vector ``b`` has a uniform direction (diffprivlib normalises a vector of sums of four
+  halved standard normals, that is a standard normal vector) and a norm ``Gamma(D, 2 * norm /
   epsilon')`` (diffprivlib sums four ``Gamma(D / 4, .)``); the objective gains ``b . w / n +
-  delta * ||w||^2 / 2``. Here: :func:`noise_parameters` computes ``epsilon'``, ``delta`` and
-  the scale exactly as ``Vector.randomise``; the direction is a normalised standard normal
-  vector and the norm one ``Gamma(D)`` variate times the scale: the same law.
+  delta * ||w||^2 / 2``. Here: :func:`noise_parameters` computes ``epsilon'``, ``delta`` and the
+  scale exactly as ``Vector.randomise``; the direction is a normalised standard normal vector
+  and the norm one ``Gamma(D)`` variate times the scale: the same law.
 - The minimiser: scipy's L-BFGS-B from ``w = 0`` (``fmin_l_bfgs_b(f, 0, factr=64,
   pgtol=tol, maxiter=max_iter)``). Here, where that solver runs to convergence (``tol`` at
   most :data:`MAX_TOL`, ``max_iter`` at least :data:`MIN_MAX_ITER`): Newton's method on every
@@ -95,8 +94,8 @@ import numpy as np
 from scipy.linalg import lapack
 from scipy.special import expit
 
-from .._linear_model import LogisticRegression as CalibratedLogisticRegression
-from .._linear_model import (NOISE_SHARE, logistic_features, logistic_unit_ball,
+from .._models.linear_model import LogisticRegression as CalibratedLogisticRegression
+from .._models.linear_model import (NOISE_SHARE, logistic_features, logistic_unit_ball,
                              objective_perturbation)
 from . import lbfgsb
 from .common import at_least, bind_declared, checked_params, declared_labels, labelling
@@ -194,7 +193,7 @@ class LogisticRegressionPlan:
         Set by :func:`bind_labels` for declared ``classes``: each label code's position among
         them.
     noise_share : float or None, default=None
-        skdptune's :data:`~skdptune._linear_model.NOISE_SHARE` (its rule for ``epsilon'`` and
+        skdptune's :data:`~skdptune._models.linear_model.NOISE_SHARE` (its rule for ``epsilon'`` and
         the penalty); None: diffprivlib's rule.
     """
 
@@ -280,7 +279,7 @@ def noise_parameters(epsilon, data_norm, C, n, fit_intercept, share=None):
         The partition's training rows.
     fit_intercept : bool
     share : float or None, default=None
-        :func:`~skdptune._linear_model.objective_perturbation`'s ``share`` (the plan's
+        :func:`~skdptune._models.linear_model.objective_perturbation`'s ``share`` (the plan's
         ``noise_share``); None: diffprivlib's rule.
 
     Returns

@@ -13,10 +13,11 @@ from scipy.optimize import minimize
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._clipping import clip_to_norm, validate_clippable
-from ._diffprivlib import logistic_regression_path, validate_data
-from ._sklearn_compat import Interval
-from ._validation import declared_classes
+from .._clipping import clip_to_norm, validate_clippable
+from .._diffprivlib import logistic_regression_path, validate_data
+from .._sklearn_compat import Interval
+from .._validation import declared_classes
+from .facts import ModelFacts
 
 #: :class:`Ridge`'s default ``noise_alpha``. On three real tables (``benchmarks/ridge_penalty.py``:
 #: 22,524 to 47,030 rows, 13 to 27 features, epsilon 0.36 to 4) the best ``noise_alpha`` was 0.7
@@ -644,3 +645,154 @@ class LogisticRegression(DPLogisticRegression):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return super().decision_function(clip_to_norm(X, self.data_norm))
+
+
+def logistic_zero_out(step):
+    """What objective perturbation (diffprivlib's ``LogisticRegression`` where its calibration
+    holds, skdptune's) spends per unit of its recorded ``epsilon`` under zero-out adjacency:
+    1/2.
+
+    Chaudhuri, Monteleoni & Sarwate's proof (Algorithm 2) bounds two ratios at the released
+    minimiser ``w``. The noise vector's density, ``exp(-epsilon' ||b|| / 2)`` for rows in the
+    unit ball: ``b`` differs on neighbouring datasets by the gradients of the loss terms that
+    differ, at most 1 each: two terms when a record is replaced (``epsilon'``), one when it
+    is zeroed out (``epsilon' / 2``). The Jacobian's determinant ratio, ``det(A + E) /
+    det(A)`` with ``E`` the change of the loss's Hessian: rank 2 and ``<= (1 + c / (n
+    Lambda))**2`` replaced, rank 1 and ``<= 1 + c / (n Lambda)`` zeroed out, half the
+    ``epsilon - epsilon'`` the mechanism budgets for it (also in diffprivlib's extra-ridge
+    regime, where ``epsilon' = epsilon / 2`` and the ridge holds the term to ``epsilon /
+    2``). Each one-vs-rest problem spends half its share; sequential composition: half.
+
+    Parameters
+    ----------
+    step : LogisticRegression or diffprivlib.models.LogisticRegression
+        Not read: the factor is the same for every configuration.
+
+    Returns
+    -------
+    factor : float
+    """
+    return 0.5
+
+
+def logistic_noise_dimension(step, width):
+    """The tuning policy's ``D`` for objective perturbation: ``(width + fit_intercept) * K``,
+    the noise vector's coordinates (the coefficients and the intercept) per one-vs-rest
+    problem, each of scale about ``1 / (n * epsilon)``; ``K`` is 1 for two declared classes
+    (or none declared), else one per declared class (:meth:`LogisticRegression.fit`).
+
+    Parameters
+    ----------
+    step : LogisticRegression or diffprivlib.models.LogisticRegression
+    width : int
+        The columns of its input.
+
+    Returns
+    -------
+    dimension : int
+    """
+    classes = getattr(step, "classes", None)
+    n_classes = 2 if classes is None else len(np.unique(np.asarray(classes)))
+    n_problems = 1 if n_classes <= 2 else n_classes
+    return (width + int(step.fit_intercept)) * n_problems
+
+
+def ridge_zero_out(step):
+    """An upper bound on what :class:`Ridge` spends per unit of its ``epsilon`` under zero-out
+    adjacency: ``max(1, max_j M_j / w_j)`` with an intercept (over the features and the
+    target), ``max(1, max |corner| / corner range)`` over the products without one.
+
+    Every release is Laplace on a sum of ``f(record)`` calibrated to ``f``'s range over a box
+    (:func:`noisy_objective`); a null record changes the sum by ``|f(record)|``, at most ``max
+    |f|`` over the box. With an intercept, the centring means (``LaplaceTruncated``,
+    sensitivity ``(upper - lower) / n``) move by ``|x_j| / n <= M_j / n``: factor ``M_j /
+    w_j``; the objective's boxes are shifted by those means, which lie inside the bounds, so
+    each box holds 0 and ``max |f|`` is at most the range: factor at most 1. Without one,
+    squares are calibrated to ``max |f|`` itself (factor 1), products to their corner range.
+    The epsilon is a weighted mean of the releases' factors, at most their maximum.
+
+    Parameters
+    ----------
+    step : Ridge
+        With declared ``bounds_X`` and ``bounds_y``.
+
+    Returns
+    -------
+    factor : float
+    """
+    lower_x, upper_x = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_X)
+    lower_y, upper_y = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_y)
+    if step.fit_intercept:
+        lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
+        width = upper - lower
+        reach = np.maximum(np.abs(lower), np.abs(upper))
+        ratios = np.divide(reach, width, out=np.ones_like(width), where=width > 0)
+        return float(max(1.0, ratios.max()))
+    lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
+    corners = np.stack([np.multiply.outer(a, b) for a in (lower, upper) for b in (lower, upper)])
+    largest = np.abs(corners).max(axis=0)
+    spread = corners.max(axis=0) - corners.min(axis=0)
+    ratios = np.divide(largest, spread, out=np.ones_like(spread), where=spread > 0)
+    return float(max(1.0, ratios.max()))
+
+
+def ridge_noise_dimension(step, width):
+    """The tuning policy's ``D`` for the functional mechanism: the monomial coefficients of
+    one target's least-squares objective, ``d (d + 1) / 2 + d + 1`` for ``d = width``
+    (:func:`noisy_objective`), each of noise scale about ``1 / (n * epsilon)`` up to the
+    bounds; the centring means are neglected beside them.
+
+    Parameters
+    ----------
+    step : Ridge or diffprivlib.models.LinearRegression
+    width : int
+        The columns of its input.
+
+    Returns
+    -------
+    dimension : int
+    """
+    return width * (width + 1) // 2 + width + 1
+
+
+#: What a released :class:`LogisticRegression` keeps, each with why its mechanism covers it
+#: (besides the public shape).
+LOGISTIC_RELEASES = {
+    "classes_": "the declared classes",
+    "coef_": "the minimiser of the perturbed objective: post-processing of the noise vector",
+    "intercept_": "the same minimiser's intercept coordinate",
+}
+
+#: What a released :class:`Ridge` keeps, each with why its mechanism covers it (besides the
+#: public shape).
+RIDGE_RELEASES = {
+    "coef_": "the minimiser of the penalised noisy objective: post-processing",
+    "intercept_": "noisy centring means and coef_: post-processing",
+    "_obj_coefs": "the noisy monomial sums themselves (Laplace releases)",
+    "noise_scale_": "a function of epsilon, the declared bounds and the width: public",
+    "alpha_": "alpha + noise_alpha * noise_scale_: public",
+}
+
+#: The facts of :class:`LogisticRegression` (the refit gate's row reads them).
+LOGISTIC_FACTS = ModelFacts(
+    why="diffprivlib's LogisticRegression on rows mapped into the unit ball, its intercept "
+        "penalised, over declared classes: pure epsilon-DP given data_norm and classes; "
+        "spends `epsilon` once per fit",
+    declared=("data_norm", "classes"),
+    charge=None,
+    zero_out=logistic_zero_out,
+    releases=LOGISTIC_RELEASES,
+    noise_dimension=logistic_noise_dimension,
+)
+
+#: The facts of :class:`Ridge` (the refit gate's row reads them).
+RIDGE_FACTS = ModelFacts(
+    why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
+        "linear_model.noisy_objective), then a public penalty (post-processing): pure "
+        "epsilon-DP given declared bounds; spends `epsilon` once per fit",
+    declared=("bounds_X", "bounds_y"),
+    charge=None,
+    zero_out=ridge_zero_out,
+    releases=RIDGE_RELEASES,
+    noise_dimension=ridge_noise_dimension,
+)
