@@ -349,7 +349,7 @@ def test_the_estimator_as_given_equal_to_a_grid_candidate_is_one_candidate(binar
 
 
 def test_equal_effect_compares_estimators_and_tells_booleans_from_numbers():
-    from skdptune._search import _effect_key
+    from skdptune._plan import _effect_key
 
     def same(a, b):
         return _effect_key(a) == _effect_key(b)
