@@ -37,16 +37,20 @@ Kinds of entries:
 
 Sparse input is followed through the steps: a diffprivlib model needs dense input, and a
 sparse matrix reaching one is refused from the parameters (``sparse_output`` of an encoder,
-``sparse_threshold`` of a ``ColumnTransformer``) before any data are read.
+``sparse_threshold`` of a ``ColumnTransformer``) before any data are read. A
+``ColumnTransformer`` whose output density is the same on any rows (:func:`density_fixed`)
+is left to the rehearsal, which fits it on public rows of ``X``'s schema and refuses its
+output there if sparse (``skdptune._rehearsal``): the real rows give the same density.
 """
 
 import inspect
 from dataclasses import dataclass
-from numbers import Real
+from numbers import Integral, Real
 from typing import Callable, Optional
 
 import numpy as np
 from diffprivlib import models as dp
+from scipy.sparse import issparse
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
@@ -792,18 +796,55 @@ def _walk_composition(step, path, sparse_input, context, errors):
         branches.append(("remainder", step.remainder))
     else:  # FeatureUnion
         branches = step.transformer_list
-    total, any_sparse = 0.0, False
+    total, sparse_branches = 0.0, []
     for name, child in branches:
         if isinstance(child, str) and child == "drop":
             continue
         epsilon, sparse = _walk(child, _child(path, name), sparse_input, context, errors)
         total += epsilon
-        any_sparse = any_sparse or sparse
+        sparse_branches.append((child, sparse))
+    any_sparse = any(sparse for _, sparse in sparse_branches)
     if isinstance(step, ColumnTransformer):
-        # The output is sparse when some branch is and the density falls below the threshold:
-        # that density is data-dependent, so any positive threshold counts as "may be sparse".
-        return total, any_sparse and step.sparse_threshold > 0
+        # The output is sparse when some branch is and the density falls below the threshold.
+        # A density that is the same on any rows is the rehearsal's to judge, on public rows
+        # (skdptune._rehearsal); any other may fall below any positive threshold.
+        return total, (any_sparse and step.sparse_threshold > 0
+                       and not density_fixed(sparse_branches))
     return total, any_sparse
+
+
+def density_fixed(branches):
+    """Whether a ``ColumnTransformer``'s output density is the same on any rows, decided
+    from its branches' parameters: then whether its output is sparse (density below
+    ``sparse_threshold``) is too, and its fit on public rows of ``X``'s schema shows it.
+
+    scikit-learn's density is the stored entries of the sparse branches' outputs plus every
+    cell of the dense ones, over all cells. It is a per-row constant when every branch that
+    may be sparse is a ``OneHotEncoder`` that stores exactly one entry per input column and
+    row (declared categories, ``handle_unknown="error"``, ``drop=None``: a value outside the
+    categories raises instead of storing none) and every dense branch has a width fixed by
+    its parameters (no step keeping a data-dependent number of components).
+
+    Parameters
+    ----------
+    branches : list of (step, bool)
+        The branches that are not dropped, each with whether its output may be sparse.
+
+    Returns
+    -------
+    bool
+    """
+    for child, sparse in branches:
+        if sparse:
+            if not (type(child) is OneHotEncoder and not isinstance(child.categories, str)
+                    and child.handle_unknown == "error" and child.drop is None):
+                return False
+        elif hasattr(child, "get_params") and any(
+                key.endswith("n_components") and value is not None
+                and not isinstance(value, Integral)
+                for key, value in child.get_params(deep=True).items()):
+            return False
+    return True
 
 
 def _child(path, name):
@@ -844,6 +885,18 @@ def _sparse_remedy(step):
             "diffprivlib model would densify or fail after the selection was charged). Make the "
             "input dense: OneHotEncoder(sparse_output=False), ColumnTransformer("
             "sparse_threshold=0), or a dense X")
+
+
+def sparse_refusal(step, path, context, X):
+    """The :class:`GateError` refusing ``step`` (at ``path``) because ``X``, what reaches it
+    on the rehearsal's public rows, is sparse and it needs dense input; None otherwise."""
+    rule = ALLOWED.get(type(step))
+    if not issparse(X) or rule is None or rule.accepts_sparse:
+        return None
+    return _refusal(step, path, context,
+                    _sparse_remedy(step) + " (a ColumnTransformer's output on public rows of "
+                    "X's schema: its density, the same on any rows, is below its "
+                    "sparse_threshold)")
 
 
 def _refusal(step, path, context, reason):
