@@ -170,7 +170,7 @@ def test_skdptunes_logistic_roc_auc_is_its_scorer_on_the_same_fit():
     estimator = CalibratedLogisticRegression(data_norm=0.8, epsilon=3.0, classes=[0, 1])
     plan = _bound(logistic_regression, estimator, block)
     ours = logistic_regression.partition_scores([plan], block, [_rngs(block.n_parts)])[0]
-    from skdptune._linear_model import logistic_features, logistic_unit_ball
+    from skdptune._models.linear_model import logistic_features, logistic_unit_ball
     Z = logistic_features(block.X_train, 0.8, True, clip=True)
     w = logistic_regression.fit_partitions(plan, Z, plan.code_map[block.y_train],
                                            block.part_train, block.n_parts, 2,
