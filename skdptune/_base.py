@@ -38,6 +38,7 @@ from ._sklearn_compat import (
 )
 from ._accounting import PrivacySpent
 from ._dp_fit import withheld_notice
+from ._distributed._input import stand_ins
 from .exceptions import AccountantCopyError
 from ._trivial import warn_if_useless
 
@@ -327,6 +328,9 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
            (``skdptune._trivial.warn_if_useless``: post-processing of DP outputs and public
            parameters, never the data).
         """
+        # Dask input: refused from the parameters where it has no distributed path, else
+        # public stand-ins whose data stay on the workers (skdptune._distributed).
+        X, y = stand_ins(self, X, y, fit_params)
         X, y = indexable(X, y)  # as scikit-learn's searches: row-indexable (COO -> CSR)
         plan = self._plan(X, y, fit_params)
         accountant = self._user_accountant()

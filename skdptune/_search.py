@@ -37,6 +37,7 @@ from ._accounting import (
 )
 from ._base import BasePrivateSearch, Plan
 from ._stack import user_stacklevel
+from ._distributed._stand_in import OnWorkers
 from ._dp_fit import (
     MeasuringAccountant,
     fit_for_release,
@@ -722,22 +723,27 @@ class PrivateGridSearchCV(BasePrivateSearch):
         if plan.scoring_note is not None:
             self._say(plan.scoring_note)
 
-        # 2. Partition: independent labels per record (see skdptune._partition).
-        partition, is_validation = partition_labels(
-            plan.n_samples, plan.n_partitions, self.validation_fraction, partition_seed
-        )
-        splits = split_indices(partition, is_validation, plan.n_partitions)
+        if isinstance(X, OnWorkers):
+            # 2-3. Dask input: the same labels' law and utilities, computed where the chunks
+            # live; only the per-candidate sums reach this process (skdptune._distributed).
+            utilities = X.partition_utilities(y, plan, self, partition_seed)
+        else:
+            # 2. Partition: independent labels per record (see skdptune._partition).
+            partition, is_validation = partition_labels(
+                plan.n_samples, plan.n_partitions, self.validation_fraction, partition_seed
+            )
+            splits = split_indices(partition, is_validation, plan.n_partitions)
 
-        # 3. Evaluate every candidate on every partition. These utilities are raw, non-private
-        # values (sensitivity 1 / k each, all candidates at once): they stay in this local
-        # variable and reach the user only through the selector.
-        utilities = partition_utilities(
-            plan.estimator, plan.partition_candidates, X, y, splits, fit_params,
-            plan.utility,
-            self.error_score, n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch,
-            verbose=self.verbose, reveal=revealing(), score_params=plan.score_params,
-            random_state=partition_seed,  # batched families' emulation noise
-        )
+            # 3. Evaluate every candidate on every partition. These utilities are raw, non-private
+            # values (sensitivity 1 / k each, all candidates at once): they stay in this local
+            # variable and reach the user only through the selector.
+            utilities = partition_utilities(
+                plan.estimator, plan.partition_candidates, X, y, splits, fit_params,
+                plan.utility,
+                self.error_score, n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch,
+                verbose=self.verbose, reveal=revealing(), score_params=plan.score_params,
+                random_state=partition_seed,  # batched families' emulation noise
+            )
 
         # 4. Select: the selector gets (1 - score_share) of the selection budget, a Laplace
         # estimate of the selected candidate's utility the rest; they compose sequentially.

@@ -215,9 +215,10 @@ class GaussianNB(DPGaussianNB):
 
 def _noisy_counts(counts, epsilon, random_state):
     """diffprivlib's noisy class counts (``GaussianNB._noisy_class_counts``) for every declared
-    class, from its true count ``counts[i]``: ``GeometricTruncated(epsilon / 3, sensitivity=1)`` on ``[1, n]`` each (a count of 0
-    included), then one unit at a time towards the sum ``n`` (public), the smallest counts
-    first when above and the largest first when below: post-processing of the noisy counts."""
+    class, from its true count ``counts[i]``: ``GeometricTruncated(epsilon / 3,
+    sensitivity=1)`` on ``[1, n]`` each (a count of 0 included), then one unit at a time
+    towards the sum ``n`` (public), the smallest counts first when above and the largest
+    first when below: post-processing of the noisy counts."""
     n_total, n_classes = int(np.sum(counts)), len(counts)
     if n_total < n_classes:  # counts of at least 1 each could never sum to n
         raise ValueError(f"{n_total} records are fewer than the {n_classes} declared "

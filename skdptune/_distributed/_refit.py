@@ -1,0 +1,227 @@
+"""The refit without gathering: per-chunk statistics summed on the workers' results, the
+room's own release on the client.
+
+A released model of a class here is a function of sums of per-record terms of the clipped
+records; each chunk returns its sums (a few arrays of the model's size, never a row), the
+client adds them and hands them to the room's release method, which draws every noise term
+in this process with the model's own generator (:mod:`secrets` without a seed). So the
+distributed refit makes the same releases from the same statistics (up to the rounding of
+the additions) with the same mechanisms, in the same order, as the in-memory fit: the same
+law, the same recorded ``epsilon``, and the gate's charge for the class (``_gate.ALLOWED``,
+read by the plan as for in-memory input).
+
+Models (exact classes, as the gate's rows; ``MODELS``):
+
+- :class:`skdptune.naive_bayes.GaussianNB`: per declared class, the count, the sum and the
+  sum of squares of every clipped feature. The release wants, per class and feature, the sum
+  of squares about the noisy mean ``mu`` drawn just before it: ``S2 - 2 mu S1 + n_c mu**2``,
+  exact in real arithmetic (its rounding is clamped at 0, the true value's lower bound).
+- :class:`skdptune.linear_model.Ridge` (one target): ``n``, the sums of the clipped ``x`` and
+  ``y``, ``X'X``, ``X'y`` and ``y'y``. With an intercept, the noisy centring means are
+  diffprivlib's ``tools.mean`` mechanism per column from ``sum / n`` (:func:`noisy_means`),
+  and the centred monomials follow from the raw ones and the offsets
+  (:func:`_centred_monomials`).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from diffprivlib.mechanisms import LaplaceTruncated
+
+from .._linear_model import Ridge, _centring_share
+from .._models.naive_bayes import GaussianNB
+from .._utility import BoundedSquaredErrorScorer, declared_bounds_y
+
+
+@dataclass(frozen=True)
+class DistributedModel:
+    """A model with a distributed refit.
+
+    Attributes
+    ----------
+    name : str
+        Its public name, for messages.
+    scorings : tuple
+        The ``scoring`` values a search may use with dask input.
+    fit : callable
+        ``(model, X, y) -> model``: the refit, ``X`` and ``y`` dask arrays.
+    classes : callable
+        ``model -> declared classes`` (an ndarray), or None for a regressor.
+    """
+
+    name: str
+    scorings: tuple
+    fit: object
+    classes: object
+
+
+def refit(estimator, X, y):
+    """Fit ``estimator`` for release on the dask input behind the stand-ins ``X`` and ``y``.
+
+    Called through ``skdptune._dp_fit.fit`` inside ``fit_for_release``, which gave the
+    model its measuring accountant and turns a failure into a withheld message.
+
+    Returns
+    -------
+    estimator : estimator
+        Fitted; with ``n_features_in_`` (and ``feature_names_in_`` for a data frame's string
+        columns), as the in-memory fit sets them.
+    """
+    MODELS[type(estimator)].fit(estimator, X.source, y.source)
+    estimator.n_features_in_ = X.shape[1]
+    columns = getattr(X, "columns", None)
+    if columns is not None and all(isinstance(column, str) for column in columns):
+        estimator.feature_names_in_ = columns
+    return estimator
+
+
+def _reduce(function, X, y, *args):
+    """``function(X_chunk, y_chunk, *args)`` on every chunk where it lives, added up on the
+    client: a tuple of arrays (the chunks' results are small and travel, the rows do not)."""
+    import dask
+
+    parts = dask.compute(*[
+        dask.delayed(function)(X_chunk, y_chunk, *args)
+        for X_chunk, y_chunk in zip(X.to_delayed().ravel(), y.to_delayed().ravel())
+    ])
+    return tuple(np.sum(values, axis=0) for values in zip(*parts))
+
+
+def _class_sums(X, y, classes, lower, upper):
+    """Per declared class: the count, and the sum and the sum of squares of every feature of
+    the chunk's rows clipped to the bounds."""
+    X = np.clip(X, lower, upper)
+    rows = [X[y == label] for label in classes]
+    return (np.array([len(r) for r in rows]), np.array([r.sum(axis=0) for r in rows]),
+            np.array([(r * r).sum(axis=0) for r in rows]))
+
+
+def _gaussian_nb(model, X, y):
+    """:class:`~skdptune.naive_bayes.GaussianNB`'s fit from class sums (see the module)."""
+    random_state = model._start_fit()
+    lower, upper = model._check_bounds(model.bounds, shape=X.shape[1])
+    model.classes_ = _declared(model)
+    counts, sums, squares = _reduce(_class_sums, X, y, model.classes_, lower, upper)
+
+    def centred_squares(i, j, mean):
+        # sum((x - mean)**2) = S2 - 2 mean S1 + n mean**2; never below 0 but by rounding.
+        return max(squares[i, j] - 2 * mean * sums[i, j] + counts[i] * mean ** 2, 0.0)
+
+    return model.release(counts, sums, centred_squares, (lower, upper), random_state)
+
+
+def _declared(model):
+    """The declared classes as the fit sorts them (the gate requires them declared)."""
+    return np.unique(np.asarray(model.classes))
+
+
+def _moments(X, y, bounds_X, bounds_y):
+    """``n``, the sums of the clipped ``x`` and ``y``, ``X'X``, ``X'y`` and ``y'y`` of one
+    chunk."""
+    X, y = np.clip(X, *bounds_X), np.clip(y.reshape(-1, 1), *bounds_y)
+    return len(X), X.sum(axis=0), y.sum(axis=0), X.T @ X, X.T @ y, (y * y).sum(axis=0)
+
+
+def noisy_means(means, n, bounds, epsilon, random_state):
+    """diffprivlib's ``tools.mean`` mechanism, column by column, from the true means.
+
+    Each column: ``LaplaceTruncated(epsilon, sensitivity=(upper - lower) / n)`` on ``[lower,
+    upper]``, as ``diffprivlib.tools.mean(values, axis=0, epsilon=epsilon * d)`` draws it
+    for each of its ``d`` columns (``epsilon``-DP each on records clipped to the bounds,
+    replace-one adjacency with ``n`` public).
+    """
+    lower, upper = bounds
+    return np.array([
+        LaplaceTruncated(epsilon=epsilon, delta=0, sensitivity=(upper[j] - lower[j]) / n,
+                         lower=lower[j], upper=upper[j], random_state=random_state
+                         ).randomise(float(means[j]))
+        for j in range(len(means))])
+
+
+def _centred_monomials(moments, X_offset, y_offset):
+    """``monomials(X - X_offset, y - y_offset)`` from the raw moments (exact algebra)."""
+    n, sx, sy, gram, cross, squares = moments
+    return (squares - 2 * y_offset * sy + n * y_offset ** 2,
+            cross - np.outer(X_offset, sy) - np.outer(sx, y_offset)
+            + n * np.outer(X_offset, y_offset),
+            gram - np.outer(X_offset, sx) - np.outer(sx, X_offset)
+            + n * np.outer(X_offset, X_offset))
+
+
+def _ridge(model, X, y):
+    """:class:`~skdptune.linear_model.Ridge`'s fit from the moments (see the module).
+
+    Privacy as :meth:`Ridge.fit`: with an intercept, ``epsilon s`` (``s = 1 / (d + 1)``)
+    buys the ``d + 1`` centring means (:func:`noisy_means`, ``epsilon s / (d + 1)`` each),
+    and ``Ridge.release`` spends ``epsilon (1 - s)`` on the objective's monomials: basic
+    composition, ``epsilon``.
+    """
+    random_state = model._start_fit()
+    n_features = X.shape[1]
+    bounds_X = model._check_bounds(model.bounds_X, n_features)
+    bounds_y = model._check_bounds(model.bounds_y, 1)
+    moments = _reduce(_moments, X, y, bounds_X, bounds_y)
+    n = int(moments[0])
+    if model.fit_intercept:
+        per_mean = model.epsilon * _centring_share(n_features, True) / (n_features + 1)
+        X_offset = noisy_means(moments[1] / n, n, bounds_X, per_mean, random_state)
+        y_offset = noisy_means(moments[2] / n, n, bounds_y, per_mean, random_state)
+    else:
+        X_offset, y_offset = np.zeros(n_features), np.zeros(1)
+    return model.release(_centred_monomials(moments, X_offset, y_offset), X_offset, y_offset,
+                         (bounds_X, bounds_y), 1, random_state)
+
+
+#: The models with a distributed refit, by exact class.
+MODELS = {
+    GaussianNB: DistributedModel("skdptune.naive_bayes.GaussianNB", (None, "accuracy"),
+                                 _gaussian_nb, _declared),
+    Ridge: DistributedModel("skdptune.linear_model.Ridge", (None,), _ridge,
+                            lambda model: None),
+}
+
+
+def lead(kind, model, X, y):
+    """``skdptune._trivial._lead`` on the dask input: the released model's mean per-record
+    score minus the best constant's, from per-chunk sums (not private: the caller adds the
+    Laplace noise, whose sensitivity is the in-memory one).
+
+    Parameters
+    ----------
+    kind : str
+        ``skdptune._trivial.ACCURACY`` or ``BOUNDED_SQUARED_ERROR`` (one target).
+    model : estimator
+        The released model (a DP output, sent to the workers).
+    X, y : OnWorkers
+
+    Returns
+    -------
+    lead : float
+    """
+    from .._trivial import ACCURACY
+
+    n = X.shape[0]
+    if kind == ACCURACY:
+        classes = _declared(model)
+        correct, counts = _reduce(_correct_and_counts, X.source, y.source, model, classes)
+        return float(correct / n - counts.max() / n)
+    low, high = (float(np.ravel(bound)[0]) for bound in declared_bounds_y(model))
+    scores, s1, s2 = _reduce(_scores_and_sums, X.source, y.source, model, low, high)
+    # The best constant, the clipped targets' mean s1 / n, scores n - sum((y - mean)**2) /
+    # (high - low)**2 in all (its errors never reach the clip at 1).
+    constant = n - max(s2 - s1 * s1 / n, 0.0) / (high - low) ** 2
+    return float((scores - constant) / n)
+
+
+def _correct_and_counts(X, y, model, classes):
+    """The chunk's correct predictions and its count of each declared class."""
+    return (np.sum(np.asarray(model.predict(X)) == y),
+            np.array([np.sum(y == label) for label in classes]))
+
+
+def _scores_and_sums(X, y, model, low, high):
+    """The chunk's sum of the model's bounded per-record scores, and the sum and the sum of
+    squares of its clipped targets."""
+    clipped = np.clip(y, low, high)
+    return (BoundedSquaredErrorScorer().per_record(model, X, y).sum(), clipped.sum(),
+            (clipped * clipped).sum())
