@@ -653,6 +653,27 @@ class LogisticRegression(DPLogisticRegression):
         -------
         self
         """
+        self._start_fit(sample_weight)
+        X, y = validate_clippable(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
+        positives, epsilon, scale, inner_norm, C_fit = self._problems()
+        Z = logistic_features(X, self.data_norm, self.fit_intercept, clip=True)
+        random_state = check_random_state(self.random_state)
+        coefficients = np.vstack([
+            # diffprivlib's objective perturbation on rows in the unit ball (its calibrated
+            # case, see the class docstring), epsilon / K per problem.
+            logistic_regression_path(
+                Z, y, epsilon=epsilon, data_norm=inner_norm,
+                pos_class=positive, Cs=[C_fit], fit_intercept=False,
+                max_iter=self.max_iter, tol=self.tol, verbose=self.verbose,
+                random_state=random_state, check_input=False)[0]
+            for positive in positives])
+        return self._release(coefficients, X.shape[1], scale)
+
+    def _start_fit(self, sample_weight=None):
+        """Validate the parameters and check ``epsilon`` on the accountant: what every fit does
+        before it reads the data."""
         self._validate_params()
         if self.warm_start:
             raise ValueError(f"warm_start={self.warm_start!r} is not supported by "
@@ -663,34 +684,40 @@ class LogisticRegression(DPLogisticRegression):
         self.accountant.check(self.epsilon, 0)
         if sample_weight is not None:
             self._warn_unused_args("sample_weight")
-        X, y = validate_clippable(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
-        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
-        # One problem for two classes (the second positive), else one per class, each with
-        # epsilon / K (one record is in every problem: sequential composition gives epsilon).
-        # K is len(classes_): public when the classes are declared.
+
+    def _problems(self):
+        """The one-vs-rest problems and their public calibration, from ``classes_``.
+
+        Shared by :meth:`fit` and the fit on dask input (``skdptune._distributed``), which
+        solve the same problems with the same mechanism.
+
+        Returns
+        -------
+        positives : ndarray
+            Each problem's positive class: the second of two classes, else every class.
+        epsilon : float
+            Each problem's epsilon, ``epsilon / K`` (one record is in every problem:
+            sequential composition gives ``epsilon``; ``K`` is public when the classes are
+            declared).
+        scale, inner_norm : float
+            :func:`logistic_unit_ball`.
+        C_fit : float
+            diffprivlib's ``C``: the penalty that leaves the noise at least ``NOISE_SHARE *
+            epsilon`` (public: ``epsilon``, ``C``, ``data_norm``, ``fit_intercept``, ``K``).
+            With it diffprivlib's ``Vector`` takes ``epsilon' = epsilon - 2 log(1 +
+            inner_norm * C_fit / 4) >= NOISE_SHARE * epsilon > 0`` and adds no ridge of its
+            own: ``objective_perturbation(share=NOISE_SHARE)``, ``epsilon``-DP exactly.
+        """
         positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
         epsilon = self.epsilon / len(positives)
         scale, inner_norm = logistic_unit_ball(self.data_norm, self.fit_intercept)
-        Z = logistic_features(X, self.data_norm, self.fit_intercept, clip=True)
-        random_state = check_random_state(self.random_state)
-        # The penalty that leaves the noise at least NOISE_SHARE * epsilon (public: epsilon,
-        # C, data_norm, fit_intercept, K). With it diffprivlib's Vector takes epsilon' =
-        # epsilon - 2 log(1 + inner_norm * C_fit / 4) >= NOISE_SHARE * epsilon > 0 and adds no
-        # ridge of its own: objective_perturbation(share=NOISE_SHARE), epsilon-DP exactly.
         C_inner = self.C * scale ** 2
         _, extra = objective_perturbation(epsilon, inner_norm, C_inner, NOISE_SHARE)
-        C_fit = 1.0 / (1.0 / C_inner + float(extra))
-        coefficients = np.vstack([
-            # diffprivlib's objective perturbation on rows in the unit ball (its calibrated
-            # case, see the class docstring), epsilon / K per problem.
-            logistic_regression_path(
-                Z, y, epsilon=epsilon, data_norm=inner_norm,
-                pos_class=positive, Cs=[C_fit], fit_intercept=False,
-                max_iter=self.max_iter, tol=self.tol, verbose=self.verbose,
-                random_state=random_state, check_input=False)[0]
-            for positive in positives])
-        n_features = X.shape[1]
+        return positives, epsilon, scale, inner_norm, 1.0 / (1.0 / C_inner + float(extra))
+
+    def _release(self, coefficients, n_features, scale):
+        """Set ``coef_`` and ``intercept_`` from the problems' minimisers (one row each, on the
+        unit-ball rows) and record ``epsilon``."""
         # Not the solver's n_iter_: it depends on the data and the noise in a way the
         # minimiser does not, and the proof covers the minimiser only.
         self.coef_ = coefficients[:, :n_features] / scale

@@ -21,15 +21,24 @@ Models (exact classes, as the gate's rows; ``MODELS``):
   diffprivlib's ``tools.mean`` mechanism per column from ``sum / n`` (:func:`noisy_means`),
   and the centred monomials follow from the raw ones and the offsets
   (:func:`_centred_monomials`).
+- :class:`skdptune.linear_model.LogisticRegression`: objective perturbation minimises a
+  smooth noisy objective; each evaluation of it (value and gradient) is one pass over the
+  chunks, each returning the sum of its records' logistic losses and their gradient at the
+  client's current coefficients (:func:`_logistic_sums`). The noise vector, the penalty and
+  the solver run on the client: diffprivlib's ``Vector`` mechanism around the reduced loss,
+  and scipy's L-BFGS-B with diffprivlib 0.6.6's settings (:func:`_objective_perturbation`).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
-from diffprivlib.mechanisms import LaplaceTruncated
+from diffprivlib.mechanisms import LaplaceTruncated, Vector
+from diffprivlib.utils import check_random_state
+from scipy import optimize
 
-from .._linear_model import Ridge, _centring_share
+from .._linear_model import LogisticRegression, Ridge, _centring_share, logistic_features
 from .._models.naive_bayes import GaussianNB
+from .._sklearn_compat import HalfBinomialLoss
 from .._utility import BoundedSquaredErrorScorer, declared_bounds_y
 
 
@@ -172,12 +181,73 @@ def _ridge(model, X, y):
                          (bounds_X, bounds_y), 1, random_state)
 
 
+def _logistic_sums(X, y, coefficients, positive, data_norm, fit_intercept):
+    """The sum of one chunk's logistic losses and of their gradient at ``coefficients``, on
+    the rows the room's fit sees (``logistic_features``: clipped to ``data_norm``, the
+    intercept's 1 appended, in the unit ball), with ``positive`` the problem's positive
+    class."""
+    Z = logistic_features(X, data_norm, fit_intercept, clip=True)
+    target = (y == positive).astype(np.float64)
+    loss, gradient = HalfBinomialLoss().loss_gradient(target, Z @ coefficients)
+    return loss.sum(), Z.T @ gradient
+
+
+def _objective_perturbation(X, y, n, positive, model, epsilon, data_norm, C, random_state):
+    """diffprivlib 0.6.6's ``_logistic_regression_path`` for one ``C`` and one problem, its
+    loss reduced over the chunks.
+
+    diffprivlib minimises ``Vector.randomise(loss)``, ``loss`` scikit-learn's mean logistic
+    loss plus ``||w||^2 / (2 C n)``, with ``fmin_l_bfgs_b(factr=64, pgtol=tol,
+    maxiter=max_iter)`` from zero. Here ``loss`` is the same function, its sums computed on
+    the workers (:func:`_logistic_sums`), and ``Vector`` the same mechanism drawn here:
+    ``epsilon``-DP on rows in the ball of radius ``data_norm`` (the room's calibration,
+    ``LogisticRegression._problems``).
+    """
+    def loss(coefficients, l2_reg_strength):
+        value, gradient = _reduce(_logistic_sums, X, y, coefficients, positive,
+                                  model.data_norm, model.fit_intercept)
+        return (value / n + 0.5 * l2_reg_strength * coefficients @ coefficients,
+                gradient / n + l2_reg_strength * coefficients)
+
+    dimension = X.shape[1] + int(model.fit_intercept)
+    mechanism = Vector(epsilon=epsilon, dimension=dimension, alpha=1.0 / C,
+                       function_sensitivity=0.25, data_sensitivity=data_norm, n=n,
+                       random_state=random_state)
+    solution, _, _ = optimize.fmin_l_bfgs_b(
+        mechanism.randomise(loss), np.zeros(dimension), fprime=None, factr=64,
+        args=(1.0 / (C * n),), iprint=-1, pgtol=model.tol, maxiter=model.max_iter)
+    return solution
+
+
+def _logistic_regression(model, X, y):
+    """:class:`~skdptune.linear_model.LogisticRegression`'s fit, each evaluation of each
+    problem's objective one pass over the chunks (see the module).
+
+    Privacy as the room's fit: its problems and calibration (``_problems``), each
+    ``epsilon / K``-DP by objective perturbation, sequential composition over the ``K``
+    problems: ``epsilon``, recorded by ``_release``. The coefficients sent to the workers are
+    iterates of the solver on the noisy objective, never released; only the minimiser is.
+    """
+    model._start_fit()
+    model.classes_ = _declared(model)
+    positives, epsilon, scale, inner_norm, C_fit = model._problems()
+    random_state = check_random_state(model.random_state)
+    n = X.shape[0]
+    coefficients = np.vstack([
+        _objective_perturbation(X, y, n, positive, model, epsilon, inner_norm, C_fit,
+                                random_state)
+        for positive in positives])
+    return model._release(coefficients, X.shape[1], scale)
+
+
 #: The models with a distributed refit, by exact class.
 MODELS = {
     GaussianNB: DistributedModel("skdptune.naive_bayes.GaussianNB", (None, "accuracy"),
                                  _gaussian_nb, _declared),
     Ridge: DistributedModel("skdptune.linear_model.Ridge", (None,), _ridge,
                             lambda model: None),
+    LogisticRegression: DistributedModel("skdptune.linear_model.LogisticRegression",
+                                         (None, "accuracy"), _logistic_regression, _declared),
 }
 
 
