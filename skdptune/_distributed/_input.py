@@ -15,7 +15,9 @@ frame's partition lengths, a dask array's unknown chunk sizes) reads no value.
 """
 
 import numpy as np
+from sklearn.model_selection import ParameterGrid
 
+from .._dp_fit import with_params
 from ._refit import MODELS
 from ._stand_in import is_dask_collection, stand_in
 
@@ -72,6 +74,10 @@ def _check_configuration(search, fit_params):
             "(exactly, not a subclass or a pipeline: every step would need a fit from "
             "statistics reduced over chunks). Compute X and y into memory to tune other "
             "estimators.")
+    for params in ParameterGrid(search.param_grid):
+        reason = model.refusal(with_params(search.estimator, params))
+        if reason is not None:
+            raise ValueError(f"param_grid candidate {params}: {reason}.")
     if fit_params:
         raise ValueError(
             f"fit parameters {sorted(fit_params)} are not supported with dask input (no "

@@ -37,7 +37,18 @@ from diffprivlib.utils import check_random_state
 from scipy import optimize
 
 from .._linear_model import LogisticRegression, Ridge, _centring_share, logistic_features
+from .._models.ensemble import RandomForestClassifier, tree_blocks
 from .._models.naive_bayes import GaussianNB
+from .._models.tree import (
+    DecisionTreeClassifier,
+    expanded_bounds,
+    float32_rows,
+    labelled_trees,
+    leaf_counts,
+    random_sources,
+    start_fit,
+    tree_splits,
+)
 from .._sklearn_compat import HalfBinomialLoss
 from .._utility import BoundedSquaredErrorScorer, declared_bounds_y
 
@@ -56,12 +67,15 @@ class DistributedModel:
         ``(model, X, y) -> model``: the refit, ``X`` and ``y`` dask arrays.
     classes : callable
         ``model -> declared classes`` (an ndarray), or None for a regressor.
+    refusal : callable
+        ``model -> None``, or why a configuration (a candidate's) has no distributed fit.
     """
 
     name: str
     scorings: tuple
     fit: object
     classes: object
+    refusal: object = lambda model: None
 
 
 def refit(estimator, X, y):
@@ -84,14 +98,17 @@ def refit(estimator, X, y):
     return estimator
 
 
-def _reduce(function, X, y, *args):
+def _reduce(function, X, y, *args, offsets=False):
     """``function(X_chunk, y_chunk, *args)`` on every chunk where it lives, added up on the
-    client: a tuple of arrays (the chunks' results are small and travel, the rows do not)."""
+    client: a tuple of arrays (the chunks' results are small and travel, the rows do not).
+    With ``offsets``, the chunk's first row's position comes before ``args``."""
     import dask
 
+    starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
     parts = dask.compute(*[
-        dask.delayed(function)(X_chunk, y_chunk, *args)
-        for X_chunk, y_chunk in zip(X.to_delayed().ravel(), y.to_delayed().ravel())
+        dask.delayed(function)(X_chunk, y_chunk, *((int(start),) if offsets else ()), *args)
+        for X_chunk, y_chunk, start in zip(X.to_delayed().ravel(), y.to_delayed().ravel(),
+                                           starts)
     ])
     return tuple(np.sum(values, axis=0) for values in zip(*parts))
 
@@ -240,6 +257,55 @@ def _logistic_regression(model, X, y):
     return model._release(coefficients, X.shape[1], scale)
 
 
+def _forest_counts(X, y, start, n, n_trees, feature, threshold, classes, bounds):
+    """One chunk's leaf counts of every tree: its rows clipped and cast as the room's fit
+    does, each dealt to the tree of its position among the ``n`` records."""
+    block = tree_blocks(np.arange(start, start + len(X)), n, n_trees)
+    return (leaf_counts(float32_rows(X, bounds), y, block, feature, threshold, classes),)
+
+
+def _trees(model, X, y, n_trees):
+    """The room's trees from leaf counts reduced over the chunks (see the module): the
+    structure drawn here from the structure source, as the room's fit draws it, then the
+    counts, then the labels from the noise source."""
+    start_fit(model)
+    n, n_features = X.shape
+    bounds = expanded_bounds(model, n_features)
+    classes = np.ravel(model.classes)
+    structure, noise = random_sources(model.random_state)
+    feature, threshold = tree_splits(structure, n_trees, n_features, bounds, model.max_depth)
+    counts, = _reduce(_forest_counts, X, y, n, n_trees, feature, threshold, classes, bounds,
+                      offsets=True)
+    return labelled_trees(counts, feature, threshold, model.epsilon, noise, n_features), classes
+
+
+def _random_forest(model, X, y):
+    """:class:`~skdptune.ensemble.RandomForestClassifier`'s fit (``shuffle=False``).
+
+    Privacy as the room's (``grow_trees``): a public structure; each record in one leaf of
+    the one tree its position deals it to; ``PermuteAndFlip`` per leaf on the summed counts;
+    ``epsilon`` recorded by ``_release``, the gate's charge for the class.
+    """
+    trees, classes = _trees(model, X, y, model.n_estimators)
+    return model._release(trees, classes, X.shape[1])
+
+
+def _decision_tree(model, X, y):
+    """:class:`~skdptune.tree.DecisionTreeClassifier`'s fit: one tree on every row."""
+    (tree,), classes = _trees(model, X, y, 1)
+    model._set_fitted(tree, classes, X.shape[1])
+    model.accountant.spend(model.epsilon, 0)
+    return model
+
+
+def _shuffled(model):
+    if model.shuffle:
+        return (f"shuffle={model.shuffle!r} deals the rows to the trees by a permutation of "
+                "all n records, which would be drawn here and sent to every chunk; use "
+                "shuffle=False (rows dealt by position: the same privacy)")
+    return None
+
+
 #: The models with a distributed refit, by exact class.
 MODELS = {
     GaussianNB: DistributedModel("skdptune.naive_bayes.GaussianNB", (None, "accuracy"),
@@ -248,6 +314,11 @@ MODELS = {
                             lambda model: None),
     LogisticRegression: DistributedModel("skdptune.linear_model.LogisticRegression",
                                          (None, "accuracy"), _logistic_regression, _declared),
+    RandomForestClassifier: DistributedModel("skdptune.ensemble.RandomForestClassifier",
+                                             (None, "accuracy"), _random_forest, _declared,
+                                             _shuffled),
+    DecisionTreeClassifier: DistributedModel("skdptune.tree.DecisionTreeClassifier",
+                                             (None, "accuracy"), _decision_tree, _declared),
 }
 
 

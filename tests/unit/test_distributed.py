@@ -8,12 +8,14 @@ within float tolerance.
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.models import GaussianNB as DPGaussianNB
 from scipy import stats
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.ensemble import RandomForestClassifier
+from skdptune.tree import DecisionTreeClassifier
 from skdptune.linear_model import LogisticRegression, Ridge
 from skdptune.naive_bayes import GaussianNB
 from skdptune._distributed._evaluate import _deal, chunk_labels
@@ -66,7 +68,9 @@ def gathered(monkeypatch):
     (GaussianNB(bounds=(-1, 1), classes=[0, 1]), {"var_smoothing": [1e-9, 1e-3, 1e-2]}),
     (Ridge(bounds_X=(-1, 1), bounds_y=(-4, 4)), {"noise_alpha": [0.5, 2.0, 8.0]}),
     (LogisticRegression(data_norm=2.0, classes=[0, 1]), {"C": [0.1, 1.0, 10.0]}),
-], ids=["GaussianNB", "Ridge", "LogisticRegression"])
+    (RandomForestClassifier(bounds=(-1, 1), classes=[0, 1], n_estimators=5),
+     {"max_depth": [2, 3, 4]}),
+], ids=["GaussianNB", "Ridge", "LogisticRegression", "RandomForestClassifier"])
 def test_a_search_on_a_cluster_charges_the_total_and_never_gathers(
         client, gathered, capsys, estimator, grid):
     X, labels = lazy_data()
@@ -175,8 +179,10 @@ def test_the_statistics_are_the_in_memory_ones():
     Ridge(bounds_X=(-1, 1), bounds_y=(-4, 4), epsilon=0.5, fit_intercept=False),
     LogisticRegression(data_norm=1.5, classes=[0, 1, 2], epsilon=2.0),
     LogisticRegression(data_norm=1.5, classes=[0, 1], epsilon=0.2, C=30.0, fit_intercept=False),
+    RandomForestClassifier(bounds=(-1, 1), classes=[0, 1, 2], n_estimators=7, max_depth=3),
+    DecisionTreeClassifier(bounds=(-1, 1), classes=[2, 0, 1], max_depth=4),
 ], ids=["GaussianNB", "Ridge", "Ridge-no-intercept", "LogisticRegression-3",
-        "LogisticRegression-2"])
+        "LogisticRegression-2", "RandomForestClassifier", "DecisionTreeClassifier"])
 def test_a_seeded_refit_draws_the_in_memory_fits_noise(model):
     # The same mechanisms in the same order: with the same seed, the same releases up to the
     # rounding of the statistics' additions (for LogisticRegression: the same noise vector,
@@ -191,8 +197,12 @@ def test_a_seeded_refit_draws_the_in_memory_fits_noise(model):
                                 *dask_input(X, y))
     in_memory = model.__class__(**model.get_params()).set_params(
         accountant=BudgetAccountant()).fit(X, y)
-    for name in ("theta_", "var_", "class_count_") if isinstance(model, GaussianNB) else (
-            "coef_", "intercept_"):
+    if isinstance(model, (RandomForestClassifier, DecisionTreeClassifier)):
+        # The same public structure, the same leaf counts (exact), the same labels' draws.
+        np.testing.assert_array_equal(distributed_fit.predict_proba(X),
+                                      in_memory.predict_proba(X))
+    for name in {GaussianNB: ("theta_", "var_", "class_count_"), Ridge: ("coef_", "intercept_"),
+                 LogisticRegression: ("coef_", "intercept_")}.get(type(model), ()):
         assert np.all(np.isfinite(getattr(distributed_fit, name)))
         np.testing.assert_allclose(getattr(distributed_fit, name), getattr(in_memory, name),
                                    rtol=1e-7, atol=1e-9)
@@ -240,9 +250,11 @@ NB = GaussianNB(bounds=(-1, 1), classes=[0, 1])
      "PrivateRandomizedSearchCV does not take dask input"),
     (lambda acc: PrivateGridSearchCV(make_pipeline(Normalizer(), NB), {}, accountant=acc), {},
      unreadable, "has no distributed refit"),
+    (lambda acc: PrivateGridSearchCV(DPGaussianNB(bounds=(-1, 1)), {}, accountant=acc), {},
+     unreadable, "has no distributed refit"),
     (lambda acc: PrivateGridSearchCV(RandomForestClassifier(bounds=(-1, 1), classes=[0, 1]),
-                                     {"max_depth": [2, 4]}, accountant=acc), {}, unreadable,
-     "has no distributed refit"),
+                                     {"shuffle": [False, True]}, accountant=acc), {},
+     unreadable, r"candidate \{'shuffle': True\}: shuffle=True deals the rows"),
     (lambda acc: PrivateGridSearchCV(NB, {"var_smoothing": [1e-9, 0.1]}, accountant=acc),
      {"sample_weight": np.ones(N)}, unreadable, r"fit parameters \['sample_weight'\]"),
     (lambda acc: PrivateGridSearchCV(NB, {"var_smoothing": [1e-9, 0.1]}, scoring="roc_auc",
@@ -263,7 +275,7 @@ NB = GaussianNB(bounds=(-1, 1), classes=[0, 1])
      "X contains NaN or infinity"),
     (lambda acc: PrivateGridSearchCV(NB, {"var_smoothing": [1e-9, 0.1]}, accountant=acc), {},
      lambda: (lazy_data()[0], da.zeros(N, chunks=CHUNK, dtype=np.int64)), "a single class"),
-], ids=["randomized", "pipeline", "no-distributed-refit", "sample_weight", "scoring",
+], ids=["randomized", "pipeline", "no-distributed-refit", "shuffle", "sample_weight", "scoring",
         "callable-refit", "column-chunks", "y-in-memory", "labels", "nan", "one-class"])
 def test_refusals_come_before_any_charge(make, fit_params, data, match):
     accountant = BudgetAccountant()
