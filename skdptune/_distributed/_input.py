@@ -74,6 +74,10 @@ def _check_configuration(search, fit_params):
             "(exactly, not a subclass or a pipeline: every step would need a fit from "
             "statistics reduced over chunks). Compute X and y into memory to tune other "
             "estimators.")
+    # The estimator as given too: default="estimator" may add it as a candidate.
+    reason = model.refusal(search.estimator)
+    if reason is not None:
+        raise ValueError(f"estimator={search.estimator!r}: {reason}.")
     for params in ParameterGrid(search.param_grid):
         reason = model.refusal(with_params(search.estimator, params))
         if reason is not None:

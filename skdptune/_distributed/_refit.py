@@ -215,8 +215,9 @@ def _objective_perturbation(X, y, n, positive, model, epsilon, data_norm, C, ran
 
     diffprivlib minimises ``Vector.randomise(loss)``, ``loss`` scikit-learn's mean logistic
     loss plus ``||w||^2 / (2 C n)``, with ``fmin_l_bfgs_b(factr=64, pgtol=tol,
-    maxiter=max_iter)`` from zero. Here ``loss`` is the same function, its sums computed on
-    the workers (:func:`_logistic_sums`), and ``Vector`` the same mechanism drawn here:
+    maxiter=max_iter)`` from zero (and ``iprint=-1``: no output, the default here). Here
+    ``loss`` is the same function, its sums computed on the workers
+    (:func:`_logistic_sums`), and ``Vector`` the same mechanism drawn here:
     ``epsilon``-DP on rows in the ball of radius ``data_norm`` (the room's calibration,
     ``LogisticRegression._problems``).
     """
@@ -232,7 +233,7 @@ def _objective_perturbation(X, y, n, positive, model, epsilon, data_norm, C, ran
                        random_state=random_state)
     solution, _, _ = optimize.fmin_l_bfgs_b(
         mechanism.randomise(loss), np.zeros(dimension), fprime=None, factr=64,
-        args=(1.0 / (C * n),), iprint=-1, pgtol=model.tol, maxiter=model.max_iter)
+        args=(1.0 / (C * n),), pgtol=model.tol, maxiter=model.max_iter)
     return solution
 
 
