@@ -5,6 +5,8 @@ False-failure rates are stated at each statistical test; every other assertion i
 within float tolerance.
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
@@ -19,6 +21,10 @@ from skdptune.tree import DecisionTreeClassifier
 from skdptune.linear_model import LogisticRegression, Ridge
 from skdptune.naive_bayes import GaussianNB
 from skdptune._distributed._evaluate import _deal, chunk_labels
+from skdptune._distributed._evaluate import partition_utilities as distributed_utilities
+from skdptune._evaluate import partition_utilities as in_memory_utilities
+from skdptune._partition import split_indices
+from skdptune._utility import make_utility
 from skdptune._distributed._refit import _class_sums, _moments, _reduce, refit
 from skdptune._distributed._stand_in import stand_in
 
@@ -147,6 +153,32 @@ def test_a_records_labels_do_not_depend_on_any_value_and_rows_move_once():
         np.testing.assert_array_equal(piece[3], validation[in_block])
         np.testing.assert_array_equal(piece[2], other[2])
         np.testing.assert_array_equal(piece[3], other[3])
+
+
+def test_each_partition_is_fitted_on_its_own_rows_wherever_they_lived():
+    # The blocks' utilities are the in-memory evaluate stage's on the same labels' splits: a
+    # partition's rows meet whole in one task, whatever chunks they came from. Partition fits
+    # with a huge epsilon make the emulation noise negligible (a prediction flipped by it
+    # moves a mean by at most 1 / (k * ~20), the tolerance).
+    X, y, _ = in_memory_data(n=3000)
+    k, fraction, entropy, chunk = 12, 0.25, 2024, 700
+    candidates = [{"var_smoothing": value, "epsilon": 1e7} for value in (1e-9, 0.3, 3.0)]
+    estimator = GaussianNB(bounds=(-1, 1), classes=[0, 1])
+    _, utility = make_utility(estimator, None, None)
+    labels = [chunk_labels(min(chunk, len(X) - start), c, entropy, k, fraction)
+              for c, start in enumerate(range(0, len(X), chunk))]
+    splits = split_indices(np.concatenate([part for part, _ in labels]),
+                           np.concatenate([flag for _, flag in labels]), k)
+    in_memory = in_memory_utilities(estimator, candidates, X, y, splits, {}, utility, 0.0,
+                                    n_jobs=1, random_state=0)
+    plan = SimpleNamespace(n_partitions=k, partition_candidates=candidates,
+                           estimator=estimator, utility=utility)
+    search = SimpleNamespace(validation_fraction=fraction, error_score=0.0, verbose=0)
+    with dask.config.set(scheduler="sync"):
+        on_workers = distributed_utilities(*dask_input(X, y, chunk=chunk), plan, search,
+                                           entropy)
+    np.testing.assert_allclose(on_workers, in_memory, atol=1 / (k * 20))
+    assert np.ptp(in_memory) > 0.05  # the candidates differ: the comparison can tell
 
 
 def dask_input(X, y, chunk=700):
