@@ -110,12 +110,16 @@ def _run(blocks, fits, progress):
 
 
 def _client():
-    """The current dask.distributed client, or None (dask's local scheduler then)."""
+    """The dask.distributed client that dask's configuration would compute with, or None
+    (a local scheduler)."""
+    from dask.base import get_scheduler
+
     try:
-        from distributed import default_client
-        return default_client()
-    except (ImportError, ValueError):
+        from distributed import Client
+    except ImportError:
         return None
+    owner = getattr(get_scheduler(), "__self__", None)
+    return owner if isinstance(owner, Client) else None
 
 
 def _block_seed(entropy, block):

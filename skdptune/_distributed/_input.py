@@ -103,8 +103,9 @@ def _rows(X):
     array), from metadata only."""
     if hasattr(X, "to_dask_array") and hasattr(X, "dtypes"):  # a dask data frame
         dtypes = dict(X.dtypes.items())
+        # getattr: pandas' extension dtypes (categories, nullable integers) have a kind too.
         other = [column for column, dtype in dtypes.items()
-                 if np.dtype(dtype).kind not in "biuf"]
+                 if getattr(dtype, "kind", "O") not in "biuf"]
         if other:
             raise TypeError(
                 f"X's columns {other} are not numeric; with dask input every column must be "
