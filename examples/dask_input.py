@@ -5,12 +5,12 @@ Tuning on a dask cluster, the data never gathered
 :class:`~skdptune.PrivateGridSearchCV` takes dask collections as ``X`` and ``y``: a dask array
 chunked by rows (or a dask data frame, e.g. from ``dask.dataframe.read_parquet``) and a dask
 array or series of labels with the same rows. The rows then stay in their chunks on the
-workers: each record draws its partition where it lives, the rows move once so that each
-block of partitions meets in one task, the candidates are fitted there, and only each
-candidate's sum of partition utilities comes back. The refit of the selected candidate adds
-up per-chunk statistics (class counts and moments, leaf counts, the least-squares monomials,
-or the logistic loss's gradient at each step of the solver) and draws its noise in this
-process, with the same mechanism and the same charge as a fit in memory.
+workers: each record draws its partition where it lives, the rows move once so that each block
+of partitions meets in one task, the candidates are fitted there, and only each candidate's sum
+of partition utilities comes back. The refit of the selected candidate adds up per-chunk
+statistics (class counts and moments, leaf counts, k-means' counts and sums, the least-squares
+monomials, or the logistic loss's gradient at each step of the solver) and draws its noise in
+this process, with the same mechanism and the same charge as a fit in memory.
 
 Here a small cluster in this process stands in for a real one (``Client("tcp://...")``),
 and the data are generated on the workers, chunk by chunk: this process never holds them.
@@ -38,8 +38,8 @@ y = (X @ w + rng.normal(0.0, 0.5, size=200_000, chunks=20_000) > 0).astype(np.in
 # The search
 # ----------
 # The estimator must have a refit from statistics summed over chunks (naive Bayes, the linear
-# models, forests and trees of :mod:`skdptune`); anything else, a pipeline, fit parameters or
-# another scoring is refused before anything is read or charged.
+# models, forests, trees and k-means of :mod:`skdptune`); anything else, a pipeline, fit
+# parameters or another scoring is refused before anything is read or charged.
 from diffprivlib import BudgetAccountant
 
 from skdptune import PrivateGridSearchCV

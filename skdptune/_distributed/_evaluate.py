@@ -53,7 +53,7 @@ def partition_utilities(X, y, plan, search, partition_seed, clock=time.perf_coun
     Parameters
     ----------
     X, y : OnWorkers
-        Stand-ins of the dask input.
+        Stand-ins of the dask input (``y`` None for k-means without labels).
     plan : skdptune._search.GridPlan
     search : PrivateGridSearchCV
         For ``validation_fraction``, ``error_score`` and ``verbose``.
@@ -70,7 +70,8 @@ def partition_utilities(X, y, plan, search, partition_seed, clock=time.perf_coun
 
     k, m = plan.n_partitions, len(plan.partition_candidates)
     entropy = _stream_entropy(partition_seed)
-    X_chunks, y_chunks = X.source.to_delayed().ravel(), y.source.to_delayed().ravel()
+    X_chunks = X.source.to_delayed().ravel()
+    y_chunks = [None] * len(X_chunks) if y is None else y.source.to_delayed().ravel()
     edges = np.linspace(0, k, min(k, len(X_chunks)) + 1).astype(int)
     n_blocks = len(edges) - 1
     dealt = [
@@ -151,7 +152,8 @@ def _deal(X, y, chunk, entropy, n_partitions, validation_fraction, edges):
     order = np.argsort(block, kind="stable")
     cuts = np.searchsorted(block[order], np.arange(len(edges)))
     return tuple(
-        (X[rows], y[rows], partition[rows] - edges[b], is_validation[rows])
+        (X[rows], None if y is None else y[rows], partition[rows] - edges[b],
+         is_validation[rows])
         for b, rows in enumerate(np.split(order, cuts[1:-1]))
     )
 
@@ -160,7 +162,7 @@ def _evaluate_block(pieces, n_parts, estimator, candidates, utility, error_score
     """Fit every candidate on every partition of one block; each candidate's sum of
     utilities over them (``n_parts`` times the in-memory stage's mean)."""
     X = np.concatenate([piece[0] for piece in pieces])
-    y = np.concatenate([piece[1] for piece in pieces])
+    y = None if pieces[0][1] is None else np.concatenate([piece[1] for piece in pieces])
     splits = split_indices(np.concatenate([piece[2] for piece in pieces]),
                            np.concatenate([piece[3] for piece in pieces]), n_parts)
     return n_parts * in_memory_utilities(estimator, candidates, X, y, splits, {}, utility,

@@ -45,13 +45,15 @@ def stand_ins(search, X, y, fit_params):
     if not (is_dask_collection(X) or is_dask_collection(y)):
         return X, y
     _check_configuration(search, fit_params)
-    if not (is_dask_collection(X) and is_dask_collection(y)):
+    if not is_dask_collection(X) or not (y is None or is_dask_collection(y)):
         raise TypeError(
             f"X is a {type(X).__name__} and y a {type(y).__name__}: with dask input both "
             "must be dask collections (X a dask array or data frame, y a dask array or "
-            "series with X's rows), so that each record's features and label are read "
-            "where they live.")
+            "series with X's rows, or None for k-means), so that each record's features "
+            "and label are read where they live.")
     X, columns = _rows(X)
+    if y is None:  # a supervised estimator is refused by the plan, as for in-memory input
+        return stand_in(X, np.float64, columns), None
     y = _target(y, X)
     return stand_in(X, np.float64, columns), stand_in(y, y.dtype)
 
@@ -161,9 +163,11 @@ def check_data(X, y, estimator):
     import dask
 
     classes = MODELS[type(estimator)].classes(estimator)
+    X_chunks = X.source.to_delayed().ravel()
+    y_chunks = [None] * len(X_chunks) if y is None else y.source.to_delayed().ravel()
     outcomes = dask.compute(*[
         dask.delayed(_chunk_facts)(X_chunk, y_chunk, classes)
-        for X_chunk, y_chunk in zip(X.source.to_delayed().ravel(), y.source.to_delayed())
+        for X_chunk, y_chunk in zip(X_chunks, y_chunks)
     ])
     name = type(estimator).__name__
     if any(outcome[0] for outcome in outcomes):
@@ -186,9 +190,9 @@ def check_data(X, y, estimator):
 
 def _chunk_facts(X, y, classes):
     """``(X not finite, y not finite, a label outside classes, which classes occur)`` of one
-    chunk (the last two None without declared classes)."""
-    y_finite = np.isfinite(y)
+    chunk (the last two None without declared classes; the second False without ``y``)."""
+    y_not_finite = y is not None and not np.isfinite(y).all()
     if classes is None:
-        return not np.isfinite(X).all(), not y_finite.all(), None, None
-    return (not np.isfinite(X).all(), not y_finite.all(), not np.isin(y, classes).all(),
+        return not np.isfinite(X).all(), y_not_finite, None, None
+    return (not np.isfinite(X).all(), y_not_finite, not np.isin(y, classes).all(),
             np.isin(classes, y))

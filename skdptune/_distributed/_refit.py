@@ -21,12 +21,18 @@ Models (exact classes, as the gate's rows; ``MODELS``):
   diffprivlib's ``tools.mean`` mechanism per column from ``sum / n`` (:func:`noisy_means`),
   and the centred monomials follow from the raw ones and the offsets
   (:func:`_centred_monomials`).
+- :class:`skdptune.cluster.KMeans`: each private Lloyd iteration's counts and sums about the
+  box's middle of the clipped records nearest each released centre (one pass per iteration).
 - :class:`skdptune.linear_model.LogisticRegression`: objective perturbation minimises a
   smooth noisy objective; each evaluation of it (value and gradient) is one pass over the
   chunks, each returning the sum of its records' logistic losses and their gradient at the
   client's current coefficients (:func:`_logistic_sums`). The noise vector, the penalty and
   the solver run on the client: diffprivlib's ``Vector`` mechanism around the reduced loss,
   and scipy's L-BFGS-B with diffprivlib 0.6.6's settings (:func:`_objective_perturbation`).
+- :class:`skdptune.ensemble.RandomForestClassifier` (``shuffle=False``) and
+  :class:`skdptune.tree.DecisionTreeClassifier`: every tree's leaf class counts, each row in
+  the tree its global position deals it to; the public structure is drawn here first, the
+  labels from the summed counts (:func:`_trees`).
 """
 
 from dataclasses import dataclass
@@ -37,6 +43,7 @@ from diffprivlib.utils import check_random_state
 from scipy import optimize
 
 from .._linear_model import LogisticRegression, Ridge, _centring_share, logistic_features
+from .._models.cluster import MIN_WIDTH, KMeans, cluster_sums
 from .._models.ensemble import RandomForestClassifier, tree_blocks
 from .._models.naive_bayes import GaussianNB
 from .._models.tree import (
@@ -51,6 +58,7 @@ from .._models.tree import (
 )
 from .._sklearn_compat import HalfBinomialLoss
 from .._utility import BoundedSquaredErrorScorer, declared_bounds_y
+from .._validation import declared_box
 
 
 @dataclass(frozen=True)
@@ -90,7 +98,7 @@ def refit(estimator, X, y):
         Fitted; with ``n_features_in_`` (and ``feature_names_in_`` for a data frame's string
         columns), as the in-memory fit sets them.
     """
-    MODELS[type(estimator)].fit(estimator, X.source, y.source)
+    MODELS[type(estimator)].fit(estimator, X.source, None if y is None else y.source)
     estimator.n_features_in_ = X.shape[1]
     columns = getattr(X, "columns", None)
     if columns is not None and all(isinstance(column, str) for column in columns):
@@ -105,10 +113,11 @@ def _reduce(function, X, y, *args, offsets=False):
     import dask
 
     starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
+    X_chunks = X.to_delayed().ravel()
+    y_chunks = [None] * len(X_chunks) if y is None else y.to_delayed().ravel()
     parts = dask.compute(*[
         dask.delayed(function)(X_chunk, y_chunk, *((int(start),) if offsets else ()), *args)
-        for X_chunk, y_chunk, start in zip(X.to_delayed().ravel(), y.to_delayed().ravel(),
-                                           starts)
+        for X_chunk, y_chunk, start in zip(X_chunks, y_chunks, starts)
     ])
     return tuple(np.sum(values, axis=0) for values in zip(*parts))
 
@@ -299,6 +308,30 @@ def _decision_tree(model, X, y):
     return model
 
 
+def _clipped_cluster_sums(X, y, centres, box, middle):
+    """:func:`~skdptune._models.cluster.cluster_sums` of one chunk's rows clipped to the
+    box."""
+    return cluster_sums(np.clip(X, *box), centres, middle)
+
+
+def _kmeans(model, X, y):
+    """:class:`~skdptune.cluster.KMeans`' fit, each private Lloyd iteration one pass over the
+    chunks for its counts and sums (``y`` is not read).
+
+    Privacy as the room's: the iterations' noisy counts and sums, drawn by the room's
+    ``_release`` from the summed statistics at the centres it released last; the centres
+    sent to the workers are released values (post-processing).
+    """
+    accountant = model._start_fit()
+    n_samples, n_features = X.shape
+    model._check_samples(n_samples)
+    box = declared_box(model, n_features, min_separation=MIN_WIDTH)
+    middle = (box[0] + box[1]) / 2
+    return model._release(
+        lambda centres: _reduce(_clipped_cluster_sums, X, None, centres, box, middle),
+        n_samples, box, np.float64, accountant)
+
+
 def _shuffled(model):
     if model.shuffle:
         return (f"shuffle={model.shuffle!r} deals the rows to the trees by a permutation of "
@@ -320,6 +353,7 @@ MODELS = {
                                              _shuffled),
     DecisionTreeClassifier: DistributedModel("skdptune.tree.DecisionTreeClassifier",
                                              (None, "accuracy"), _decision_tree, _declared),
+    KMeans: DistributedModel("skdptune.cluster.KMeans", (None,), _kmeans, lambda model: None),
 }
 
 

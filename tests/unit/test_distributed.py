@@ -18,6 +18,7 @@ from sklearn.preprocessing import Normalizer
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune.ensemble import RandomForestClassifier
 from skdptune.tree import DecisionTreeClassifier
+from skdptune.cluster import KMeans
 from skdptune.linear_model import LogisticRegression, Ridge
 from skdptune.naive_bayes import GaussianNB
 from skdptune._distributed._evaluate import _deal, chunk_labels
@@ -100,6 +101,17 @@ def test_a_search_on_a_cluster_charges_the_total_and_never_gathers(
         assert np.corrcoef(prediction, y[:500].compute())[0, 1] > 0.8
     else:
         assert np.mean(prediction == labels[:500].compute()) > 0.65  # a constant: 0.5
+
+
+def test_k_means_without_labels_on_a_cluster(client, gathered):
+    X, _ = lazy_data()
+    accountant = BudgetAccountant()
+    search = PrivateGridSearchCV(KMeans(bounds=(-1, 1), random_state=0),
+                                 {"n_clusters": [2, 3, 4]}, epsilon=2.0, n_partitions=10,
+                                 default=None, accountant=accountant, random_state=0).fit(X)
+    assert accountant.total()[0] == pytest.approx(2.0)
+    assert search.best_estimator_.cluster_centers_.shape[1] == D
+    assert gathered and max(gathered) < N * D * 8 / 20
 
 
 def test_the_data_frames_columns_name_the_features(client):
@@ -216,8 +228,9 @@ def test_the_statistics_are_the_in_memory_ones():
     LogisticRegression(data_norm=1.5, classes=[0, 1], epsilon=0.2, C=30.0, fit_intercept=False),
     RandomForestClassifier(bounds=(-1, 1), classes=[0, 1, 2], n_estimators=7, max_depth=3),
     DecisionTreeClassifier(bounds=(-1, 1), classes=[2, 0, 1], max_depth=4),
+    KMeans(n_clusters=3, bounds=(-1, 1), epsilon=3.0),
 ], ids=["GaussianNB", "Ridge", "Ridge-no-intercept", "LogisticRegression-3",
-        "LogisticRegression-2", "RandomForestClassifier", "DecisionTreeClassifier"])
+        "LogisticRegression-2", "RandomForestClassifier", "DecisionTreeClassifier", "KMeans"])
 def test_a_seeded_refit_draws_the_in_memory_fits_noise(model):
     # The same mechanisms in the same order: with the same seed, the same releases up to the
     # rounding of the statistics' additions (for LogisticRegression: the same noise vector,
@@ -225,11 +238,15 @@ def test_a_seeded_refit_draws_the_in_memory_fits_noise(model):
     X, y, target = in_memory_data()
     if isinstance(model, Ridge):
         y = target
+    elif isinstance(model, KMeans):
+        y = None  # fitted without labels
     elif len(model.classes) > 2:
         y = y + (X[:, 2] > 0.3)  # three classes
+    X_input, y_input = dask_input(X, np.zeros(len(X)) if y is None else y)
+    y_input = None if y is None else y_input
     with dask.config.set(scheduler="sync"):
         distributed_fit = refit(model.set_params(random_state=7, accountant=BudgetAccountant()),
-                                *dask_input(X, y))
+                                X_input, y_input)
     in_memory = model.__class__(**model.get_params()).set_params(
         accountant=BudgetAccountant()).fit(X, y)
     if isinstance(model, (RandomForestClassifier, DecisionTreeClassifier)):
@@ -237,7 +254,8 @@ def test_a_seeded_refit_draws_the_in_memory_fits_noise(model):
         np.testing.assert_array_equal(distributed_fit.predict_proba(X),
                                       in_memory.predict_proba(X))
     for name in {GaussianNB: ("theta_", "var_", "class_count_"), Ridge: ("coef_", "intercept_"),
-                 LogisticRegression: ("coef_", "intercept_")}.get(type(model), ()):
+                 LogisticRegression: ("coef_", "intercept_"),
+                 KMeans: ("cluster_centers_",)}.get(type(model), ()):
         assert np.all(np.isfinite(getattr(distributed_fit, name)))
         np.testing.assert_allclose(getattr(distributed_fit, name), getattr(in_memory, name),
                                    rtol=1e-7, atol=1e-9)
