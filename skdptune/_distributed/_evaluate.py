@@ -1,8 +1,8 @@
 """Partition and evaluate on the workers: labels drawn where each record lives, rows moved
 once so that each partition's rows meet in one task, only per-candidate sums to the client.
 
-The graph, for ``X`` in ``C`` row chunks and ``k`` partitions cut into ``B = min(k, C)``
-contiguous blocks of partitions:
+The graph, for ``X`` in ``C`` row chunks and ``k`` partitions cut into ``B = min(k, C,
+MAX_PIECES // C)`` contiguous blocks of partitions (at least one):
 
 1. per chunk ``c`` (:func:`_deal`), where the chunk is: its records' partition and holdout
    labels, then its rows split by block (one piece per block);
@@ -14,7 +14,8 @@ contiguous blocks of partitions:
 3. on the client: the ``B`` vectors of ``m`` sums, added and divided by ``k``.
 
 A block holds about ``n / B`` rows, a chunk's worth: the user's chunking bounds a task's
-memory, as dask's does.
+memory, as dask's does; with very many chunks, fewer and larger blocks keep the graph's
+``C x B`` pieces within :data:`MAX_PIECES`.
 
 Privacy, exactly as in memory (DESIGN.md, "Partitions"):
 
@@ -46,6 +47,10 @@ from .._partition import partition_labels, split_indices
 #: Spawn-key roots: the labels of a chunk, the emulation noise of a block.
 LABELS, STREAMS = 0, 1
 
+#: The most pieces (a chunk's rows for one block: one task each) the graph may hold; dask's
+#: scheduler pays about a millisecond or less per task.
+MAX_PIECES = 50_000
+
 
 def partition_utilities(X, y, plan, search, partition_seed, clock=time.perf_counter):
     """Every candidate's mean bounded utility over the partitions, computed on the workers.
@@ -72,8 +77,8 @@ def partition_utilities(X, y, plan, search, partition_seed, clock=time.perf_coun
     entropy = _stream_entropy(partition_seed)
     X_chunks = X.source.to_delayed().ravel()
     y_chunks = [None] * len(X_chunks) if y is None else y.source.to_delayed().ravel()
-    edges = np.linspace(0, k, min(k, len(X_chunks)) + 1).astype(int)
-    n_blocks = len(edges) - 1
+    n_blocks = max(1, min(k, len(X_chunks), MAX_PIECES // len(X_chunks)))
+    edges = np.linspace(0, k, n_blocks + 1).astype(int)
     dealt = [
         dask.delayed(_deal, nout=n_blocks)(X_chunk, y_chunk, chunk, entropy, k,
                                            search.validation_fraction, edges)

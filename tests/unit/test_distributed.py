@@ -21,6 +21,7 @@ from skdptune.tree import DecisionTreeClassifier
 from skdptune.cluster import KMeans
 from skdptune.linear_model import LogisticRegression, Ridge
 from skdptune.naive_bayes import GaussianNB
+from skdptune._distributed import _evaluate as evaluate_module
 from skdptune._distributed._evaluate import _deal, chunk_labels
 from skdptune._distributed._evaluate import partition_utilities as distributed_utilities
 from skdptune._evaluate import partition_utilities as in_memory_utilities
@@ -167,7 +168,9 @@ def test_a_records_labels_do_not_depend_on_any_value_and_rows_move_once():
         np.testing.assert_array_equal(piece[3], other[3])
 
 
-def test_each_partition_is_fitted_on_its_own_rows_wherever_they_lived():
+@pytest.mark.parametrize("max_pieces", [50_000, 9], ids=["a-block-per-chunk", "one-block"])
+def test_each_partition_is_fitted_on_its_own_rows_wherever_they_lived(max_pieces,
+                                                                       monkeypatch):
     # The blocks' utilities are the in-memory evaluate stage's on the same labels' splits: a
     # partition's rows meet whole in one task, whatever chunks they came from. Partition fits
     # with a huge epsilon make the emulation noise negligible (a prediction flipped by it
@@ -186,6 +189,7 @@ def test_each_partition_is_fitted_on_its_own_rows_wherever_they_lived():
     plan = SimpleNamespace(n_partitions=k, partition_candidates=candidates,
                            estimator=estimator, utility=utility)
     search = SimpleNamespace(validation_fraction=fraction, error_score=0.0, verbose=0)
+    monkeypatch.setattr(evaluate_module, "MAX_PIECES", max_pieces)  # 5 chunks: 5 or 1 block
     with dask.config.set(scheduler="sync"):
         on_workers = distributed_utilities(*dask_input(X, y, chunk=chunk), plan, search,
                                            entropy)
