@@ -39,6 +39,7 @@ from ._sklearn_compat import (
     _yield_masked_array_for_each_param,
 )
 from ._accounting import PrivacySpent
+from ._distributed._input import stand_ins
 from ._dp_fit import MeasuringAccountant, fit_for_release, withheld_notice
 from .exceptions import AccountantCopyError
 from ._gate import check_released_fit, keep_released
@@ -398,6 +399,9 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
            (``skdptune._trivial.warn_if_useless``: post-processing of DP outputs and public
            parameters, never the data).
         """
+        # Dask input: refused from the parameters where it has no distributed path, else
+        # public stand-ins whose data stay on the workers (skdptune._distributed).
+        X, y = stand_ins(self, X, y, fit_params)
         X, y = indexable(X, y)  # as scikit-learn's searches: row-indexable (COO -> CSR)
         plan = self._plan(X, y, fit_params)
         accountant = self._user_accountant()

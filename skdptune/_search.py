@@ -15,6 +15,7 @@ from sklearn.metrics import check_scoring
 from ._sklearn_compat import HasMethods, Interval, StrOptions
 from ._accounting import Charge, Ledger, at_least
 from ._base import BasePrivateSearch
+from ._distributed._stand_in import OnWorkers
 from ._dp_fit import revealing, with_params
 from ._batched.engine import candidate_paths
 from ._evaluate import partition_utilities
@@ -573,6 +574,10 @@ def _utilities(search, X, y, plan, partition_seed):
         ), k))
     if plan.scoring_note is not None:
         search._say(plan.scoring_note)
+    if isinstance(X, OnWorkers):
+        # Dask input: the same labels' law and utilities, computed where the chunks live;
+        # only the per-candidate sums reach this process (skdptune._distributed).
+        return X.partition_utilities(y, plan, search, partition_seed)
     # Partition: independent labels per record (see skdptune._partition).
     partition, is_validation = partition_labels(
         plan.n_samples, plan.n_partitions, search.validation_fraction, partition_seed)

@@ -117,8 +117,38 @@ def noisy_objective(X, y, bounds_X, bounds_y, epsilon, random_state):
         Noisy ``sum(y ** 2)`` per target (shape ``(t,)``), ``X'y`` (``(d, t)``) and ``X'X``
         (``(d, d)``, symmetric).
     """
+    return noisy_monomials(monomials(X, y), bounds_X, bounds_y, epsilon, random_state)
+
+
+def monomials(X, y):
+    """The least-squares objective's monomial sums: ``sum(y ** 2)`` per target, ``X'y`` and
+    ``X'X`` (summable over any split of the records)."""
+    return (np.array([y[:, k] @ y[:, k] for k in range(y.shape[1])]),
+            np.array([[X[:, j] @ y[:, k] for k in range(y.shape[1])]
+                      for j in range(X.shape[1])]).reshape(X.shape[1], y.shape[1]),
+            X.T @ X)
+
+
+def noisy_monomials(sums, bounds_X, bounds_y, epsilon, random_state):
+    """:func:`noisy_objective`'s releases from the monomial sums (:func:`monomials`) of
+    records within the boxes: the one place its mechanisms run, whether the sums were
+    computed in memory or reduced over chunks (``skdptune._distributed``).
+
+    Parameters
+    ----------
+    sums : (ndarray, ndarray, ndarray)
+        ``sum(y ** 2)`` (``(t,)``), ``X'y`` (``(d, t)``) and ``X'X`` (``(d, d)``).
+    bounds_X, bounds_y, epsilon, random_state
+        As for :func:`noisy_objective`.
+
+    Returns
+    -------
+    (c, b, Q) : tuple of ndarray
+        As :func:`noisy_objective`.
+    """
     (x_low, x_high), (y_low, y_high) = bounds_X, bounds_y
-    n_features, n_targets = X.shape[1], y.shape[1]
+    squares, cross, gram = sums
+    n_features, n_targets = cross.shape
     local = epsilon / _n_releases(n_features, n_targets)
 
     def noisy(value, sensitivity, square):
@@ -128,12 +158,11 @@ def noisy_objective(X, y, bounds_X, bounds_y, epsilon, random_state):
                                   random_state=random_state))
         return mechanism.randomise(float(value))
 
-    c = np.array([noisy(y[:, k] @ y[:, k], _square_range(y_low[k], y_high[k]), True)
+    c = np.array([noisy(squares[k], _square_range(y_low[k], y_high[k]), True)
                   for k in range(n_targets)])
-    b = np.array([[noisy(X[:, j] @ y[:, k],
+    b = np.array([[noisy(cross[j, k],
                          _corner_range(y_low[k], y_high[k], x_low[j], x_high[j]), False)
                    for k in range(n_targets)] for j in range(n_features)])
-    gram = X.T @ X
     Q = np.zeros((n_features, n_features))
     for i in range(n_features):
         Q[i, i] = noisy(gram[i, i], _square_range(x_low[i], x_high[i]), True)
@@ -288,15 +317,7 @@ class Ridge(LinearRegression):
         # gives epsilon * s to X's means and again to y's (epsilon (1 + s) in all) and does
         # not clip without an intercept. The penalty is public; the minimiser is
         # post-processing.
-        self._validate_params()
-        if self.bounds_X is None or self.bounds_y is None:
-            raise ValueError(
-                f"Ridge needs declared bounds_X and bounds_y (got bounds_X={self.bounds_X!r}, "
-                f"bounds_y={self.bounds_y!r}); bounds read from the data are not private")
-        self.accountant.check(self.epsilon, 0)
-        if sample_weight is not None:
-            self._warn_unused_args("sample_weight")
-        random_state = check_random_state(self.random_state)
+        random_state = self._start_fit(sample_weight)
         X, y = validate_clippable(self, X, y, accept_sparse=False, y_numeric=True,
                                   multi_output=True)
         targets = y.reshape(len(y), -1)
@@ -313,16 +334,64 @@ class Ridge(LinearRegression):
                 for values, bounds in ((X, bounds_X), (targets, bounds_y)))
         else:
             X_offset, y_offset = np.zeros(n_features), np.zeros(n_targets)
+        return self.release(monomials(X - X_offset, targets - y_offset), X_offset, y_offset,
+                            (bounds_X, bounds_y), y.ndim, random_state)
+
+    def _start_fit(self, sample_weight=None):
+        """Validate the parameters, check ``epsilon`` on the accountant and return the noise
+        generator: what every fit does before it reads the data."""
+        self._validate_params()
+        if self.bounds_X is None or self.bounds_y is None:
+            raise ValueError(
+                f"Ridge needs declared bounds_X and bounds_y (got bounds_X={self.bounds_X!r}, "
+                f"bounds_y={self.bounds_y!r}); bounds read from the data are not private")
+        self.accountant.check(self.epsilon, 0)
+        if sample_weight is not None:
+            self._warn_unused_args("sample_weight")
+        return check_random_state(self.random_state)
+
+    def release(self, sums, X_offset, y_offset, bounds, y_ndim, random_state):
+        """The objective's releases and the penalised fit, from the centred monomial sums.
+
+        The one place the objective's mechanisms run, whether the sums were computed in
+        memory (:meth:`fit`) or reduced over chunks (``skdptune._distributed``): the same
+        mechanisms in the same order, so the same law and the same charge.
+
+        Parameters
+        ----------
+        sums : (ndarray, ndarray, ndarray)
+            :func:`monomials` of the clipped records centred by the noisy offsets.
+        X_offset, y_offset : ndarray of shape (n_features,) and (n_targets,)
+            The noisy centring means (zeros without an intercept).
+        bounds : (tuple, tuple)
+            The expanded ``bounds_X`` and ``bounds_y``.
+        y_ndim : int
+            1 for a single target given as a vector.
+        random_state : numpy.random.RandomState or None
+
+        Returns
+        -------
+        self : Ridge
+
+        Notes
+        -----
+        Privacy: the objective's releases spend ``epsilon (1 - s)`` on the boxes shifted by
+        the offsets (:func:`noisy_objective`); the caller spent ``epsilon s`` on the offsets
+        (see :meth:`fit`). Basic composition: ``epsilon``, recorded here.
+        """
+        bounds_X, bounds_y = bounds
+        n_features, n_targets = len(X_offset), len(y_offset)
+        share = _centring_share(n_features, self.fit_intercept)
         self.alpha_, self.noise_scale_ = self.total_alpha(bounds_X, n_targets)
-        c, b, Q = self._obj_coefs = noisy_objective(
-            X - X_offset, targets - y_offset, (bounds_X[0] - X_offset, bounds_X[1] - X_offset),
+        c, b, Q = self._obj_coefs = noisy_monomials(
+            sums, (bounds_X[0] - X_offset, bounds_X[1] - X_offset),
             (bounds_y[0] - y_offset, bounds_y[1] - y_offset), self.epsilon * (1 - share),
             random_state)
         coef = np.column_stack([
             minimize(objective(c[k], b[:, k], Q, self.alpha_), np.zeros(n_features),
                      jac=True).x for k in range(n_targets)])
-        self.coef_ = np.ravel(coef.T) if y.ndim == 1 else coef.T
-        self._set_intercept(X_offset, y_offset[0] if y.ndim == 1 else y_offset,
+        self.coef_ = np.ravel(coef.T) if y_ndim == 1 else coef.T
+        self._set_intercept(X_offset, y_offset[0] if y_ndim == 1 else y_offset,
                             np.ones(n_features))
         self.accountant.spend(self.epsilon, 0)
         return self
@@ -585,6 +654,27 @@ class LogisticRegression(DPLogisticRegression):
         -------
         self
         """
+        self._start_fit(sample_weight)
+        X, y = validate_clippable(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
+        positives, epsilon, scale, inner_norm, C_fit = self._problems()
+        Z = logistic_features(X, self.data_norm, self.fit_intercept, clip=True)
+        random_state = check_random_state(self.random_state)
+        coefficients = np.vstack([
+            # diffprivlib's objective perturbation on rows in the unit ball (its calibrated
+            # case, see the class docstring), epsilon / K per problem.
+            logistic_regression_path(
+                Z, y, epsilon=epsilon, data_norm=inner_norm,
+                pos_class=positive, Cs=[C_fit], fit_intercept=False,
+                max_iter=self.max_iter, tol=self.tol, verbose=self.verbose,
+                random_state=random_state, check_input=False)[0]
+            for positive in positives])
+        return self._release(coefficients, X.shape[1], scale)
+
+    def _start_fit(self, sample_weight=None):
+        """Validate the parameters and check ``epsilon`` on the accountant: what every fit does
+        before it reads the data."""
         self._validate_params()
         if self.warm_start:
             raise ValueError(f"warm_start={self.warm_start!r} is not supported by "
@@ -595,34 +685,40 @@ class LogisticRegression(DPLogisticRegression):
         self.accountant.check(self.epsilon, 0)
         if sample_weight is not None:
             self._warn_unused_args("sample_weight")
-        X, y = validate_clippable(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
-        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
-        # One problem for two classes (the second positive), else one per class, each with
-        # epsilon / K (one record is in every problem: sequential composition gives epsilon).
-        # K is len(classes_): public when the classes are declared.
+
+    def _problems(self):
+        """The one-vs-rest problems and their public calibration, from ``classes_``.
+
+        Shared by :meth:`fit` and the fit on dask input (``skdptune._distributed``), which
+        solve the same problems with the same mechanism.
+
+        Returns
+        -------
+        positives : ndarray
+            Each problem's positive class: the second of two classes, else every class.
+        epsilon : float
+            Each problem's epsilon, ``epsilon / K`` (one record is in every problem:
+            sequential composition gives ``epsilon``; ``K`` is public when the classes are
+            declared).
+        scale, inner_norm : float
+            :func:`logistic_unit_ball`.
+        C_fit : float
+            diffprivlib's ``C``: the penalty that leaves the noise at least ``NOISE_SHARE *
+            epsilon`` (public: ``epsilon``, ``C``, ``data_norm``, ``fit_intercept``, ``K``).
+            With it diffprivlib's ``Vector`` takes ``epsilon' = epsilon - 2 log(1 +
+            inner_norm * C_fit / 4) >= NOISE_SHARE * epsilon > 0`` and adds no ridge of its
+            own: ``objective_perturbation(share=NOISE_SHARE)``, ``epsilon``-DP exactly.
+        """
         positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
         epsilon = self.epsilon / len(positives)
         scale, inner_norm = logistic_unit_ball(self.data_norm, self.fit_intercept)
-        Z = logistic_features(X, self.data_norm, self.fit_intercept, clip=True)
-        random_state = check_random_state(self.random_state)
-        # The penalty that leaves the noise at least NOISE_SHARE * epsilon (public: epsilon,
-        # C, data_norm, fit_intercept, K). With it diffprivlib's Vector takes epsilon' =
-        # epsilon - 2 log(1 + inner_norm * C_fit / 4) >= NOISE_SHARE * epsilon > 0 and adds no
-        # ridge of its own: objective_perturbation(share=NOISE_SHARE), epsilon-DP exactly.
         C_inner = self.C * scale ** 2
         _, extra = objective_perturbation(epsilon, inner_norm, C_inner, NOISE_SHARE)
-        C_fit = 1.0 / (1.0 / C_inner + float(extra))
-        coefficients = np.vstack([
-            # diffprivlib's objective perturbation on rows in the unit ball (its calibrated
-            # case, see the class docstring), epsilon / K per problem.
-            logistic_regression_path(
-                Z, y, epsilon=epsilon, data_norm=inner_norm,
-                pos_class=positive, Cs=[C_fit], fit_intercept=False,
-                max_iter=self.max_iter, tol=self.tol, verbose=self.verbose,
-                random_state=random_state, check_input=False)[0]
-            for positive in positives])
-        n_features = X.shape[1]
+        return positives, epsilon, scale, inner_norm, 1.0 / (1.0 / C_inner + float(extra))
+
+    def _release(self, coefficients, n_features, scale):
+        """Set ``coef_`` and ``intercept_`` from the problems' minimisers (one row each, on the
+        unit-ball rows) and record ``epsilon``."""
         # Not the solver's n_iter_: it depends on the data and the noise in a way the
         # minimiser does not, and the proof covers the minimiser only.
         self.coef_ = coefficients[:, :n_features] / scale
