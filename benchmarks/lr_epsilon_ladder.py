@@ -15,7 +15,7 @@ intercept, and with an unpenalised intercept scored on clipped test rows), solve
 ``tol=1e-10``.
 
 ``--shares`` instead refits at epsilons below ``b / (1 - s)`` (where the share matters) with
-``skdptune._linear_model.NOISE_SHARE`` set to each of ``SHARES`` in turn, on Adult at both
+``skdptune._models.linear_model.NOISE_SHARE`` set to each of ``SHARES`` in turn, on Adult at both
 settings and on a generated table (``make_classification``: 20,000 rows, 20 features of
 which 15 redundant, ``class_sep=0.5``, 5 % flipped labels, rows scaled into the unit ball,
 70 / 30 split) at ``C = 100, data_norm = 1``: how the least share of epsilon given to the
@@ -100,7 +100,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lib import panels  # noqa: E402
 
-import skdptune._linear_model as linear_model  # noqa: E402
+import skdptune._models.linear_model as linear_model  # noqa: E402
 from skdptune.linear_model import LogisticRegression  # noqa: E402
 
 #: ``(C, data_norm)``: the reviewer's setting and the panels' default candidate.

@@ -40,7 +40,7 @@ import tuning_pays  # noqa: E402
 from lib.refits import add_refits, pooled  # noqa: E402
 from lib.runs import machine  # noqa: E402
 
-from skdptune._linear_model import noise_scale  # noqa: E402
+from skdptune._models.linear_model import noise_scale  # noqa: E402
 
 TABLES = ("diamonds", "cps1988")
 EPSILONS = (0.36, 0.5, 0.71, 1.0, 2.0, 2.85, 4.0)

@@ -39,7 +39,7 @@ extended to four tables from the package registry, a second model family and reg
     and after the ``ridge`` panels' results: neither grid nor default is blind to refit
     results): ``Ridge`` as the ``ridge`` panels, ``alpha`` at its default, grid
     ``noise_alpha`` in {0.5, 0.7, 1, 1.4, 2, 2.8, 4, 8}; default ``noise_alpha=2`` (the
-    class's default, ``skdptune._linear_model.NOISE_ALPHA``). ``movies-ridge-noise``
+    class's default, ``skdptune._models.linear_model.NOISE_ALPHA``). ``movies-ridge-noise``
     (added on 25 November 2026, after those two, before any fit on the table): the same grid
     and default on ``ggplot2movies``' ``movies``, a regression table held out from the choice
     of ``NOISE_ALPHA``.

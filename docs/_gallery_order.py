@@ -11,6 +11,7 @@ ORDER = [
     "plot_private_kmeans.py",
     "plot_custom_dp_estimator.py",
     "plot_forecast.py",
+    "dask_input.py",
     "plot_doubling_trace.py",
     "plot_partition_fidelity.py",
     "plot_regret_vs_budget.py",

@@ -3,8 +3,8 @@
 Everything that turns "what was released" into an ``(epsilon, delta)`` guarantee lives here, so a
 reviewer can audit the library's privacy arithmetic in one file. As dp-accounting separates a
 ``DpEvent`` (what happened) from the accountant (how it is counted), a search describes each
-release as a :class:`Charge` and :func:`privacy_report` composes them into the total and the
-``privacy_report_`` both searches share.
+release as a :class:`Charge`, recorded in its :class:`Ledger` as it is charged, and the ledger
+composes them into the total and the ``privacy_report_`` both searches share.
 
 Unit of privacy: one record (a row of ``X`` with its ``y``). Adjacency: replace one record, the
 number of records ``n`` being public (:data:`ADJACENCY`).
@@ -227,131 +227,6 @@ def at_least(reserved, reported):
         The elementwise maximum.
     """
     return (max(reserved[0], reported[0]), max(reserved[1], reported[1]))
-
-
-# ---------------------------------------------------------------------------------------------
-# The grid search's budget: how one total epsilon is split between its releases.
-# ---------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class GridBudget:
-    """How :class:`~skdptune.PrivateGridSearchCV` splits its budget, fixed before the data.
-
-    Four releases compose sequentially (basic composition, :func:`add_costs`): the selector,
-    the Laplace estimate released as ``best_score_``, the refit and the Laplace estimate of the
-    released model's lead over a trivial one (``trivial_lead_``). Built by
-    :func:`grid_budget` from the search's parameters only.
-
-    Attributes
-    ----------
-    selection_epsilon : float
-        The selection's budget: ``selector_epsilon + score_epsilon``.
-    selector_epsilon : float
-        What the selector is handed.
-    score_epsilon : float
-        The ``best_score_`` estimate's epsilon (Laplace, sensitivity ``1 / k``).
-    refit_epsilon : float or None
-        The refit's share of the total, given to every candidate (``split_budget`` of the
-        gate); None: the refit spends what its estimator declares.
-    rule : str
-        How the budget was split, as the privacy report states it.
-    check_epsilon : float, default=0.0
-        The ``trivial_lead_`` estimate's epsilon (0: none), taken from the refit's share.
-    selection_share : float or None, default=None
-        The share of the total the selection got (``"auto"`` resolved); None when the total
-        was not split (``selection_epsilon``, or no refit).
-    single_candidate : bool, default=False
-        Whether the grid holds one candidate (duplicates merged, the default included): there
-        is nothing to select, and the selection gets nothing.
-    """
-
-    selection_epsilon: float
-    selector_epsilon: float
-    score_epsilon: float
-    refit_epsilon: object
-    rule: str
-    check_epsilon: float = 0.0
-    selection_share: object = None
-    single_candidate: bool = False
-
-    @property
-    def declined(self):
-        """Whether the search declines to select among several candidates
-        (``skdptune/_default_policy.py``) and refits its default with all of ``epsilon``."""
-        return self.selection_share == 0 and not self.single_candidate
-
-    @property
-    def selects(self):
-        """Whether a selection runs (and is charged): neither declined nor a single
-        candidate."""
-        return not (self.declined or self.single_candidate)
-
-
-def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit,
-                check_share=0.0, single_candidate=False):
-    """The grid search's :class:`GridBudget` from its public parameters.
-
-    Parameters
-    ----------
-    total : float or None
-        ``epsilon``, the whole fit's budget; None when ``selection_epsilon`` is given.
-    selection_epsilon : float or None
-        The selection's budget, explicit; the refit then spends what its estimator declares.
-    selection_share : float
-        The selection's share of ``total`` when the search refits, in ``[0, 1)``; 0: the
-        search declines to select, and the refit gets all of ``total`` but the check's share
-        (a declined search checks its release as a selecting one does: issue 39).
-    score_share : float
-        The ``best_score_`` estimate's share of the selection budget (0 with a callable refit,
-        which releases no ``best_score_``, as ``GridSearchCV``).
-    refit : bool
-        Whether the search refits (without a refit the selection gets all of ``total``).
-    check_share : float, default=0.0
-        The ``trivial_lead_`` estimate's share of the refit's part of ``total``, in ``[0,
-        0.5]``; 0 when the search has no trivial model to compare with. Only with ``total``
-        and a refit: with ``selection_epsilon`` the refit spends what it declares, and there
-        is no share to take it from.
-    single_candidate : bool, default=False
-        Whether there is one candidate: no selection then, whatever ``selection_epsilon`` and
-        ``selection_share`` say; with ``total`` and a refit, the refit gets all of it.
-
-    Returns
-    -------
-    budget : GridBudget
-    """
-    check_epsilon, share = 0.0, None
-    if single_candidate:
-        # Nothing to select: no selection runs or is charged (issue 40). As for a declined
-        # selection, no check is bought: the candidate is refit with the whole budget.
-        refit_epsilon = total if refit and selection_epsilon is None else None
-        share = None if refit_epsilon is None else 0.0
-        selection_epsilon = 0.0
-        rule = "a single candidate, nothing to select: " + (
-            "epsilon to the refit" if refit_epsilon is not None
-            else "refit as declared" if refit else "no refit, nothing charged")
-    elif selection_epsilon is not None:
-        refit_epsilon, rule = None, "selection_epsilon; refit as declared"
-    elif not refit:
-        selection_epsilon, refit_epsilon = total, None
-        rule = "epsilon, all to the selection (refit=False)"
-    else:
-        # Selection, refit and check compose sequentially: the shares add up to the total.
-        share = selection_share
-        selection_epsilon = share * total
-        release_epsilon = total - selection_epsilon
-        refit_epsilon = (1 - check_share) * release_epsilon
-        # Exact for check_share <= 0.5 (Sterbenz): refit and check add up to the release's
-        # share bit for bit, so the charges add up to the total.
-        check_epsilon = release_epsilon - refit_epsilon
-        rule = ("epsilon to the refit: the selection declined (the tuning policy of default),"
-                if share == 0 else "epsilon split by selection_share")
-        rule += " and check_share" if check_share else ""
-    selector_epsilon = (1 - score_share) * selection_epsilon
-    # Exact in floating point for score_share <= 0.5 (Sterbenz): selector and estimate add up
-    # to the selection epsilon, bit for bit.
-    score_epsilon = selection_epsilon - selector_epsilon
-    return GridBudget(selection_epsilon, selector_epsilon, score_epsilon, refit_epsilon, rule,
-                      check_epsilon, share, single_candidate)
 
 
 def selector_reservation(selector, epsilon, delta):
@@ -902,44 +777,96 @@ def compose_charges(charges, subsample=None):
     return costs, total, composition
 
 
-def privacy_report(charges, random_state, details, subsample=None):
-    """``privacy_report_``, with one schema for both searches.
+class Ledger:
+    """The charges of one fit, recorded as they are spent: the only source of its report.
+
+    As dp-accounting's accountant records each ``DpEvent`` it composes, a search records each
+    release as a :class:`Charge` at the moment it charges the user's accountant
+    (:meth:`spend`); ``privacy_report_``, ``privacy_spent_`` and the plots read these records
+    (:meth:`report`), never a charge computed again.
 
     Parameters
     ----------
-    charges : list of Charge
-        Every release of the fit, in the order they are charged.
-    random_state : None, int or numpy.random.RandomState
-        The search's ``random_state`` (see :func:`guarantee`).
-    details : dict
-        The search's own figures, kept as flat keys of the report (e.g. ``max_iter`` or
-        ``tuning_bounds``).
+    accountant : object with ``spend(epsilon, delta)``
+        The user's accountant.
+    on_refusal : callable
+        Called, without arguments, when the accountant refuses a charge, before the error
+        propagates: the search withdraws every fitted attribute.
     subsample : float or None, default=None
-        As for ``compose_charges``.
+        The Poisson rate ``q`` of the records a :data:`SUBSAMPLE` charge reads.
 
-    Returns
-    -------
-    report : dict
-        ``unit``, ``adjacency``, ``guarantee``, ``charges`` (one dict per :class:`Charge`),
-        ``entries`` (the cost of each accountant entry), ``total_epsilon``, ``total_delta``,
-        ``total_composition``, and the keys of ``details``.
+    Attributes
+    ----------
+    charges : list of Charge
+        Every release recorded, in the order charged.
     """
-    entries, total, composition = compose_charges(charges, subsample)
-    zero_out = zero_out_total(charges, subsample)
-    return {
-        "unit": PRIVACY_UNIT,
-        "adjacency": ADJACENCY,
-        "guarantee": guarantee(random_state),
-        "charges": [asdict(charge) for charge in charges],
-        "entries": entries,
-        **details,
-        "total_epsilon": total[0],
-        "total_delta": total[1],
-        "total_composition": composition,
-        "zero_out_adjacency": ZERO_OUT_ADJACENCY,
-        "zero_out_epsilon": None if zero_out is None else zero_out[0],
-        "zero_out_delta": None if zero_out is None else zero_out[1],
-    }
+
+    def __init__(self, accountant, on_refusal, subsample=None):
+        self.charges = []
+        self._accountant, self._on_refusal, self._subsample = accountant, on_refusal, subsample
+
+    def spend(self, *charges):
+        """Charge the releases of one accountant entry at once, then record them.
+
+        The accountant is charged their composition (``compose_charges``: basic
+        composition on the same records, the subsample's rule otherwise), as one entry.
+        """
+        (cost,) = compose_charges(charges, self._subsample)[0].values()
+        try:
+            self._accountant.spend(*cost)
+        except BaseException:
+            self._on_refusal()
+            raise
+        self.charges.extend(charges)
+
+    def note(self, charge):
+        """Record a release that spends nothing (no accountant entry): ``charge`` is zero."""
+        self.charges.append(charge)
+
+    def charged(self, release):
+        """The :class:`Charge` recorded for ``release``, or None."""
+        return next((charge for charge in self.charges if charge.release == release), None)
+
+    def cost(self, entry):
+        """What the accountant entry ``entry`` was charged (``compose_charges``), or
+        ``(0.0, 0.0)`` when it was not."""
+        charges = [charge for charge in self.charges if charge.entry == entry]
+        return compose_charges(charges, self._subsample)[0][entry] if charges else (0.0, 0.0)
+
+    def report(self, random_state, details):
+        """``privacy_report_``, with one schema for both searches, read from the records.
+
+        Parameters
+        ----------
+        random_state : None, int or numpy.random.RandomState
+            The search's ``random_state`` (see :func:`guarantee`).
+        details : dict
+            The search's own figures, kept as flat keys of the report (e.g. ``max_iter`` or
+            ``tuning_bounds``).
+
+        Returns
+        -------
+        report : dict
+            ``unit``, ``adjacency``, ``guarantee``, ``charges`` (one dict per :class:`Charge`),
+            ``entries`` (the cost of each accountant entry), ``total_epsilon``,
+            ``total_delta``, ``total_composition``, and the keys of ``details``.
+        """
+        entries, total, composition = compose_charges(self.charges, self._subsample)
+        zero_out = zero_out_total(self.charges, self._subsample)
+        return {
+            "unit": PRIVACY_UNIT,
+            "adjacency": ADJACENCY,
+            "guarantee": guarantee(random_state),
+            "charges": [asdict(charge) for charge in self.charges],
+            "entries": entries,
+            **details,
+            "total_epsilon": total[0],
+            "total_delta": total[1],
+            "total_composition": composition,
+            "zero_out_adjacency": ZERO_OUT_ADJACENCY,
+            "zero_out_epsilon": None if zero_out is None else zero_out[0],
+            "zero_out_delta": None if zero_out is None else zero_out[1],
+        }
 
 
 def zero_out_total(charges, subsample=None):

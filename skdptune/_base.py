@@ -13,6 +13,7 @@ import functools
 import gc
 import os
 import secrets
+import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,12 +35,16 @@ from ._sklearn_compat import (
     _raise_for_params,
     _routing_enabled,
     _VisualBlock,
+    _fit_context,
     _yield_masked_array_for_each_param,
 )
 from ._accounting import PrivacySpent
-from ._dp_fit import withheld_notice
+from ._distributed._input import stand_ins
+from ._dp_fit import MeasuringAccountant, fit_for_release, withheld_notice
 from .exceptions import AccountantCopyError
+from ._gate import check_released_fit, keep_released
 from ._trivial import warn_if_useless
+from ._validation import refuse_keywords
 
 _PARALLEL_ADVICE = (
     "Run the outer loop with n_jobs=None (the search's own n_jobs parallelises its fits, also "
@@ -208,14 +213,16 @@ class Plan:
 class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
     """Base class of the private searches (not a search itself).
 
-    Subclasses set ``estimator`` and ``accountant`` parameters and, when they release a model,
-    the fitted attributes ``best_estimator_`` and ``scorer_``. Their ``fit`` calls
-    :meth:`_fit`, the life cycle; they supply :meth:`_plan` and :meth:`_run_search`.
+    As scikit-learn's ``BaseSearchCV``: one :meth:`fit` (the life cycle, :meth:`_fit`), the
+    parameters every search shares (stored by ``__init__``), the release step
+    (:meth:`_fit_for_release`). Subclasses supply :meth:`_plan` and :meth:`_run_search`, and
+    set the fitted attributes ``best_estimator_`` and ``scorer_`` when they release a model.
     """
 
     # Parameters every search has; subclasses add their own.
     _parameter_constraints = {
         "estimator": [HasMethods(["fit"])],
+        "epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "utility_range": [tuple, list, None],
         "error_score": [StrOptions({"raise"}), Interval(Real, 0, 1, closed="both")],
@@ -228,6 +235,79 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
 
     #: Methods of the search whose metadata the scorer receives (see get_metadata_routing).
     _scorer_callers = ("score",)
+
+    #: Why the search has no ``cv``, and what to use instead (``refuse_keywords``).
+    _splitting = ""
+
+    def __init__(self, estimator, *, epsilon, delta, validation_fraction, scoring,
+                 utility_range, error_score, n_jobs, pre_dispatch, verbose, accountant,
+                 random_state, **kwargs):
+        # The parameters every search shares, stored unchanged (validated in fit); the
+        # subclass stores its own. An unknown keyword is refused here, saying why.
+        refuse_keywords(self, kwargs, self._splitting)
+        self.estimator = estimator
+        self.epsilon = epsilon
+        self.delta = delta
+        self.validation_fraction = validation_fraction
+        self.scoring = scoring
+        self.utility_range = utility_range
+        self.error_score = error_score
+        self.n_jobs = n_jobs
+        self.pre_dispatch = pre_dispatch
+        self.verbose = verbose
+        self.accountant = accountant
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None, **fit_params):
+        """Tune on ``X`` privately, release the chosen model and charge the accountant.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Target; required for supervised estimators, and always by
+            :class:`~skdptune.PrivateRandomizedSearchCV` (it scores every trial on held-out
+            labelled records).
+        **fit_params : dict
+            Passed to the estimator's ``fit``; sample-aligned ones (``sample_weight``) are
+            sliced to the rows each fit sees (a partition's or a trial's training part), and
+            passed whole to :class:`~skdptune.PrivateGridSearchCV`'s refit. Every name must be
+            accepted by the estimator's ``fit``; ``groups`` is refused (the guarantee is per
+            record).
+
+        Returns
+        -------
+        self : object
+            The fitted search.
+
+        Raises
+        ------
+        ValueError or TypeError
+            On invalid parameters or input, before the accountant is checked: nothing is
+            charged. This covers every candidate or setting the refit gate refuses
+            (:class:`~skdptune.exceptions.GateError`).
+        AccountantCopyError
+            When the accountant is a copy made by pickling (the search was sent to another
+            process); nothing is charged.
+        PrivateFitError
+            When a fit to release fails; its message is withheld (see
+            :func:`skdptune.reveal_fit_messages`).
+
+        Notes
+        -----
+        Charges (see the "Faults" page of the docs). :class:`~skdptune.PrivateGridSearchCV`
+        charges the selection, in its own accountant entry, as soon as it has run and before
+        anything is stored or refit; the refit is charged its a-priori reservation (the
+        grid's maximum declared budget) once it has started, whether it succeeds or fails. A
+        failure before the selection (invalid input, a dying worker, ``KeyboardInterrupt``,
+        ``error_score="raise"``) charges nothing.
+        :class:`~skdptune.PrivateRandomizedSearchCV` charges its whole cost in one entry,
+        also when the fit fails after touching the data. If a charge is refused, every
+        fitted attribute is removed before the error propagates.
+        """
+        return self._fit(X, y, fit_params)
 
     def get_metadata_routing(self):
         """Get the metadata routing of this search.
@@ -294,27 +374,19 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
             )
         return self.accountant
 
-    def _charge(self, accountant, cost):
-        """Charge ``cost`` to ``accountant`` as one entry; on refusal withdraw everything.
+    def _withdraw(self):
+        """Remove every fitted attribute: a refused charge leaves nothing released uncharged
+        (``skdptune._accounting.Ledger``'s ``on_refusal``).
 
         The a-priori check makes a refusal rare (another user of the same accountant in
-        between, or a fit that spent more than it declared); when it happens nothing may stay
-        released uncharged, so every fitted attribute is removed before the error propagates.
+        between, or a fit that spent more than it declared).
         """
-        try:
-            accountant.spend(*cost)
-        except BaseException:
-            self._withdraw()
-            raise
-
-    def _withdraw(self):
-        """Remove every fitted attribute."""
         for name in [name for name in vars(self) if name.endswith("_")]:
             delattr(self, name)
 
     def _fit(self, X, y, fit_params):
-        """The life cycle of ``fit``, the same for every search; called by the subclass's
-        ``fit`` (under scikit-learn's ``_fit_context``).
+        """The life cycle of ``fit``, the same for every search; called by :meth:`fit` (under
+        scikit-learn's ``_fit_context``).
 
         1. Validate and plan (:meth:`_plan`): raises on any invalid parameter or input before
            the data are touched and before anything is charged.
@@ -327,12 +399,15 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
            (``skdptune._trivial.warn_if_useless``: post-processing of DP outputs and public
            parameters, never the data).
         """
+        # Dask input: refused from the parameters where it has no distributed path, else
+        # public stand-ins whose data stay on the workers (skdptune._distributed).
+        X, y = stand_ins(self, X, y, fit_params)
         X, y = indexable(X, y)  # as scikit-learn's searches: row-indexable (COO -> CSR)
         plan = self._plan(X, y, fit_params)
         accountant = self._user_accountant()
         if any(plan.a_priori_cost):  # nothing to spend (one candidate, no refit): no check
             accountant.check(*plan.a_priori_cost)
-        # Stack level 4: this method, the subclass's fit, _fit_context, the user's call.
+        # Stack level 4: this method, fit, _fit_context, the user's call.
         withheld_notice()  # data-independent: every fit, filters permitting
         report = self._run_search(X, y, plan, accountant)
         self._release(plan, report)
@@ -353,9 +428,44 @@ class BasePrivateSearch(MetaEstimatorMixin, BaseEstimator):
 
     def _run_search(self, X, y, plan, accountant):
         """The search's strategy: touch the data, set the released attributes, charge
-        ``accountant``; return the ``privacy_report_``
-        (``skdptune._accounting.privacy_report``)."""
+        ``accountant`` through a ``skdptune._accounting.Ledger``; return the
+        ``privacy_report_`` the ledger reports."""
         raise NotImplementedError
+
+    def _fit_for_release(self, estimator, X, y, fit_params, declared, allows, charge=None):
+        """The release step both searches share: fit ``estimator`` for release on a fresh
+        measuring accountant (``skdptune._dp_fit.fit_for_release``), check it, keep only
+        what its mechanisms cover.
+
+        ``charge(measured)``, when given, is called once the fit has started, whether it
+        succeeds or fails (a failure can depend on the data), with what the fit recorded.
+        The fit must leak nothing and spend no more than ``declared``
+        (``skdptune._gate.check_released_fit``; ``allows`` says who declared it).
+
+        Returns
+        -------
+        released : estimator or None
+            ``estimator`` with only its released attributes
+            (``skdptune._gate.keep_released``); None when the check failed.
+        failure : str or None
+            Why the fit may not be released, for the search's message; None when it may.
+        seconds : float
+            The fit's wall-clock time (a side channel outside the guarantee).
+        """
+        measuring = MeasuringAccountant()
+        start = time.perf_counter()
+        try:
+            leak = fit_for_release(estimator, X, y, fit_params, measuring)
+        except BaseException:
+            if charge is not None:
+                charge(measuring.total())
+            raise
+        seconds = time.perf_counter() - start
+        measured = tuple(map(float, measuring.total()))
+        failure = check_released_fit(leak, measured, declared, allows)
+        if charge is not None:
+            charge(measured)
+        return (None if failure is not None else keep_released(estimator)), failure, seconds
 
     def _release(self, plan, report):
         """Last step of ``fit``: the privacy attributes and the input's shape (already

@@ -38,7 +38,6 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from diffprivlib import models as dp
 
 from ._gate import ALLOWED, is_registered
 from ._partition import auto_n_partitions
@@ -74,37 +73,12 @@ _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(48)
 _NODES, _WEIGHTS = (_NODES + 1) / 2, _WEIGHTS / 2
 
 
-def _n_problems(estimator):
-    """One-vs-rest problems of a logistic regression: 1 for two declared classes (or none
-    declared), else one per class."""
-    classes = getattr(estimator, "classes", None)
-    n_classes = 2 if classes is None else len(np.unique(np.asarray(classes)))
-    return 1 if n_classes <= 2 else n_classes
-
-
-#: The noise dimension ``D``, ``dimension(estimator, width)`` with ``width`` the columns its
-#: input has (the quantities its mechanism perturbs, each by noise of scale ``1 / (n *
-#: epsilon)``), of the linear families, whose facts are not in rooms yet. Every other DP model
-#: of the library declares its own in its room (``skdptune._models``), which the gate's row
-#: carries (``Rule.noise_dimension``). Keyed by diffprivlib's classes and found through the
-#: estimator's MRO (skdptune's linear models derive from them).
-NOISE_DIMENSIONS = {
-    # Objective perturbation: a noise vector over the coefficients and the intercept, per
-    # one-vs-rest problem.
-    dp.LogisticRegression: lambda step, width: (width + int(step.fit_intercept))
-    * _n_problems(step),
-    # The functional mechanism's monomials: d (d + 1) / 2 + d + 1 (one target).
-    dp.LinearRegression: lambda step, width: width * (width + 1) // 2 + width + 1,
-}
-
-
 def noise_dimension(step, width):
     """The noise dimension ``D`` of a configured step whose input has ``width`` columns.
 
     One of the library's own DP models: its gate row's (``Rule.noise_dimension``, from the
-    model's room), or, for the linear ones, :data:`NOISE_DIMENSIONS` through its MRO; never a
-    guess. Any other class: the first of its MRO that declares one (diffprivlib's models in
-    their gate rows, a subclass as its parent), else ``width + 1``.
+    model's room); never a guess. Any other class: the first of its MRO whose gate row
+    declares one (diffprivlib's models, a subclass as its parent), else ``width + 1``.
 
     Parameters
     ----------
@@ -120,22 +94,19 @@ def noise_dimension(step, width):
     NotImplementedError
         For an allowed DP class of skdptune that declares no noise dimension.
     """
-    mro = type(step).__mro__
     rule = ALLOWED.get(type(step))
     if (rule is not None and rule.kind == "dp" and not is_registered(type(step))
             and type(step).__module__.startswith("skdptune.")):
-        dimension = rule.noise_dimension or next(
-            (NOISE_DIMENSIONS[cls] for cls in mro if cls in NOISE_DIMENSIONS), None)
+        dimension = rule.noise_dimension
         if dimension is None:
             raise NotImplementedError(
                 f"{type(step).__name__} is one of skdptune's DP models but declares no noise "
                 "dimension for the tuning policy: give its room's FACTS one "
                 "(skdptune._models.facts.ModelFacts.noise_dimension)")
         return dimension(step, width)
-    for cls in mro:
+    for cls in type(step).__mro__:
         rule = ALLOWED.get(cls)
-        dimension = (rule.noise_dimension if rule is not None else None) or NOISE_DIMENSIONS.get(
-            cls)
+        dimension = rule.noise_dimension if rule is not None else None
         if dimension is not None:
             return dimension(step, width)
     return width + 1

@@ -1,19 +1,16 @@
 """Every private part of diffprivlib the library uses, in one place, with the version pin.
 
-The released models' charges and zero-out factors (``skdptune/_gate.py``) are proved for
-diffprivlib 0.6.6's code, some of it private, and the batched engine's emulations reproduce
-that code's law (``skdptune/_batched/engine.py``, ``TESTED_VERSIONS``). ``pyproject.toml``
-pins ``diffprivlib>=0.6.6,<0.7``; a release that moves or changes one of these touches this
-file, and the proofs must be checked again before the pin moves (DESIGN.md, "The version
-pin").
+The released models' charges and zero-out factors (their rooms, ``skdptune/_models/``) are
+proved for diffprivlib 0.6.6's code, some of it private, and the batched engine's emulations
+reproduce that code's law (``skdptune/_batched/engine.py``, ``TESTED_VERSIONS``).
+``pyproject.toml`` pins ``diffprivlib>=0.6.6,<0.7``; a release that moves or changes one of
+these touches this file, and the proofs must be checked again before the pin moves (DESIGN.md,
+"The version pin").
 
 Imported from here (module-level privates):
 
 - ``logistic_regression_path``: ``diffprivlib.models.logistic_regression._logistic_regression_path``,
   the objective-perturbed solver skdptune's ``LogisticRegression`` calls;
-- ``update_mean_variance``: ``diffprivlib.models.GaussianNB._update_mean_variance``, the
-  per-class noisy means and variances skdptune's ``GaussianNB`` calls with a stand-in ``self``
-  holding the expanded bounds and the epsilon;
 - ``validate_data``: scikit-learn's ``validate_data`` as diffprivlib's models import it (the
   function from scikit-learn 1.6, the method before).
 
@@ -23,7 +20,6 @@ derive from, covered by the same pin): ``_check_bounds``, ``_clip_to_bounds``,
 """
 
 import diffprivlib
-from diffprivlib.models import GaussianNB as _GaussianNB
 from diffprivlib.models.linear_regression import validate_data
 from diffprivlib.models.logistic_regression import (
     _logistic_regression_path as logistic_regression_path,
@@ -35,7 +31,4 @@ PROVED_FOR = "0.6.6"
 #: The installed release (``pyproject.toml`` keeps it within ``>=0.6.6,<0.7``).
 INSTALLED = diffprivlib.__version__
 
-update_mean_variance = _GaussianNB._update_mean_variance
-
-__all__ = ["INSTALLED", "PROVED_FOR", "logistic_regression_path", "update_mean_variance",
-           "validate_data"]
+__all__ = ["INSTALLED", "PROVED_FOR", "logistic_regression_path", "validate_data"]

@@ -34,6 +34,7 @@ from diffprivlib.utils import PrivacyLeakWarning
 from joblib import parallel_config
 from sklearn.base import BaseEstimator, clone
 
+from ._distributed._stand_in import OnWorkers
 from ._stack import user_stacklevel
 from .exceptions import FitWarningsWithheld, PrivateFitError
 
@@ -257,7 +258,9 @@ def set_accountants(estimator, accountant):
 
 
 def fit(estimator, X, y, fit_params):
-    """``estimator.fit`` with or without ``y``."""
+    """``estimator.fit`` with or without ``y``; on dask input, the distributed refit."""
+    if isinstance(X, OnWorkers):
+        return X.refit(estimator, y)
     if y is None:
         return estimator.fit(X, **fit_params)
     return estimator.fit(X, y, **fit_params)

@@ -21,11 +21,12 @@ Kinds of entries:
   release. Its public bounds (``bounds``, ``data_norm``, ...) must be declared, or diffprivlib
   would read them from the data (a ``PrivacyLeakWarning``). A user's own DP estimator joins
   this kind with :func:`register_dp_estimator`, on the user's responsibility.
-  skdptune's own DP models (but the linear ones, whose facts are still here) keep their
-  entries' facts in their rooms, ``skdptune/_models/``: beside the mechanism, ``FACTS``
-  (what a fit releases and really spends, its zero-out factor, why, its noise dimension),
-  each with its proof; their rows here read ``FACTS``. diffprivlib's own models are audited
-  here: all but ``StandardScaler`` are refused in a released fit, each with why.
+  skdptune's own DP models keep their entries' facts in their rooms, ``skdptune/_models/``:
+  beside the mechanism, ``FACTS`` (what a fit releases and really spends, its zero-out
+  factor, why, its noise dimension), each with its proof; their rows here read ``FACTS``.
+  diffprivlib's own models are audited in ``skdptune/_gate_audit.py``: all but
+  ``StandardScaler`` are refused in a released fit, each with why (its row's ``condition``),
+  and their public parameters are checked wherever they are given.
 - ``"composition"``: ``Pipeline``, ``ColumnTransformer``, ``FeatureUnion``. They add nothing
   of their own; every branch (and ``remainder``) must be allowed. Their steps see the same
   records, so their budgets add up (sequential composition; columns are not records).
@@ -36,18 +37,22 @@ Kinds of entries:
 
 Sparse input is followed through the steps: a diffprivlib model needs dense input, and a
 sparse matrix reaching one is refused from the parameters (``sparse_output`` of an encoder,
-``sparse_threshold`` of a ``ColumnTransformer``) before any data are read.
+``sparse_threshold`` of a ``ColumnTransformer``) before any data are read. A
+``ColumnTransformer`` whose output density is the same on any rows (:func:`density_fixed`)
+is left to the rehearsal, which fits it on public rows of ``X``'s schema and refuses its
+output there if sparse (``skdptune._rehearsal``): the real rows give the same density.
 """
 
 import inspect
 from dataclasses import dataclass
-from numbers import Real
+from numbers import Integral, Real
 from typing import Callable, Optional
 
 import numpy as np
 from diffprivlib import models as dp
+from scipy.sparse import issparse
 from sklearn.base import clone
-from sklearn.compose import ColumnTransformer, make_column_selector
+from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import FeatureUnion, Pipeline
@@ -60,8 +65,8 @@ from sklearn.preprocessing import (
     PolynomialFeatures,
 )
 
-from ._linear_model import LogisticRegression, Ridge
-from ._models import cluster, decomposition, ensemble, naive_bayes, tree
+from . import _gate_audit as audit
+from ._models import cluster, decomposition, ensemble, linear_model, naive_bayes, tree
 from ._partition_scaling import RULES as SCALING_RULES
 from ._partition_scaling import ScalingRule
 from ._preprocessing import RowWiseFunctionTransformer
@@ -142,69 +147,6 @@ class Rule:
         return 1.0 if self.charge is None else float(self.charge(step))
 
 
-def _public_number(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        return f"{name}={value!r} ({type(value).__name__}) is not a number"
-    return None
-
-
-def _check_norm(value, name):
-    """A bound on every row's L2 norm: a positive finite number."""
-    reason = _public_number(value, name)
-    if reason is None and not (np.isfinite(value) and value > 0):
-        reason = f"{name}={value!r} is not a positive finite number"
-    return reason and f"{reason}; declare the largest L2 norm a row can have, e.g. {name}=1.0"
-
-
-def _check_bounds(value, name):
-    """``(lower, upper)``: finite numbers or equal-length 1-d arrays, ``lower <= upper``.
-
-    diffprivlib's own check lets NaN through, and its bounded-domain samplers never return on
-    infinite bounds (DESIGN.md, "Environment facts"), so the values are checked here.
-    """
-    remedy = (f"declare {name}=(lower, upper) with finite lower <= upper, numbers or one value "
-              "per feature, from public knowledge")
-    try:
-        lower, upper = value
-        lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
-    except (TypeError, ValueError):
-        return f"{name}={value!r} is not a pair (lower, upper) of numbers; {remedy}"
-    if lower.ndim > 1 or upper.ndim > 1 or (lower.ndim == upper.ndim == 1
-                                             and lower.shape != upper.shape):
-        return (f"{name} has lower of shape {lower.shape} and upper of shape {upper.shape}; "
-                f"{remedy}")
-    if lower.size == 0 or upper.size == 0:
-        return f"{name}={value!r} is empty; {remedy}"
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-        return f"{name}={value!r} is not finite (NaN or infinity); {remedy}"
-    if np.any(lower > upper):
-        return f"{name}={value!r} has a lower bound above its upper bound; {remedy}"
-    return None
-
-
-def _check_classes(value, name):
-    """The declared class labels: a non-empty sequence."""
-    try:
-        size = np.asarray(value, dtype=object).size
-    except (TypeError, ValueError):
-        size = 0
-    if isinstance(value, str) or size == 0:
-        return f"{name}={value!r} is not a non-empty list of class labels; declare {name}=[...]"
-    return None
-
-
-#: Public parameters of diffprivlib models, checked wherever they are given (refit or not, on
-#: every candidate and every partition fit): a bad public bound fails every fit, or hangs it,
-#: or releases a model of NaNs. Adding a parameter is one line here.
-PUBLIC_PARAMETERS = {
-    "data_norm": _check_norm,
-    "bounds": _check_bounds,
-    "bounds_X": _check_bounds,
-    "bounds_y": _check_bounds,
-    "classes": _check_classes,
-}
-
-
 def _dp(*declared, releases, zero_out=None, condition=None, charge=None, noise_dimension=None,
         why="a diffprivlib model: pure epsilon-DP given declared bounds; spends `epsilon` once "
             "per fit"):
@@ -224,361 +166,94 @@ def _dp_from(facts):
 #: ``X`` it received, public (the shape and schema of ``X``, as for every scikit-learn model).
 PUBLIC_SHAPE = ("n_features_in_", "feature_names_in_")
 
-# What each DP model's released fit keeps, and why its mechanism covers it (skdptune's own
-# models: their rooms' RELEASES). An attribute that a fit sets and that is not listed is
-# removed before release (keep_released); the test that lists every released attribute
-# (tests/unit/test_released_attributes.py) fails when a diffprivlib release adds one, so that
-# it is classified.
-_LOGISTIC_RELEASES = {
-    "classes_": "the declared classes",
-    "coef_": "the minimiser of the perturbed objective: post-processing of the noise vector",
-    "intercept_": "the same minimiser's intercept coordinate",
-}
-_RIDGE_RELEASES = {
-    "coef_": "the minimiser of the penalised noisy objective: post-processing",
-    "intercept_": "noisy centring means and coef_: post-processing",
-    "_obj_coefs": "the noisy monomial sums themselves (Laplace releases)",
-    "noise_scale_": "a function of epsilon, the declared bounds and the width: public",
-    "alpha_": "alpha + noise_alpha * noise_scale_: public",
-}
-_SCALER_RELEASES = {
-    "mean_": "noisy means (diffprivlib.tools.nanmean, Laplace)",
-    "var_": "noisy variances (diffprivlib.tools.nanvar)",
-    "scale_": "the square root of var_: post-processing",
-    "n_samples_seen_": "the number of records n (public under replace-one adjacency)",
-}
-
-
-def logistic_zero_out(step):
-    """What objective perturbation (diffprivlib's ``LogisticRegression`` where its calibration
-    holds, skdptune's) spends per unit of its recorded ``epsilon`` under zero-out adjacency:
-    1/2.
-
-    Chaudhuri, Monteleoni & Sarwate's proof (Algorithm 2) bounds two ratios at the released
-    minimiser ``w``. The noise vector's density, ``exp(-epsilon' ||b|| / 2)`` for rows in the
-    unit ball: ``b`` differs on neighbouring datasets by the gradients of the loss terms that
-    differ, at most 1 each: two terms when a record is replaced (``epsilon'``), one when it
-    is zeroed out (``epsilon' / 2``). The Jacobian's determinant ratio, ``det(A + E) /
-    det(A)`` with ``E`` the change of the loss's Hessian: rank 2 and ``<= (1 + c / (n
-    Lambda))**2`` replaced, rank 1 and ``<= 1 + c / (n Lambda)`` zeroed out, half the
-    ``epsilon - epsilon'`` the mechanism budgets for it (also in diffprivlib's extra-ridge
-    regime, where ``epsilon' = epsilon / 2`` and the ridge holds the term to ``epsilon /
-    2``). Each one-vs-rest problem spends half its share; sequential composition: half.
-    """
-    return 0.5
-
-
-def ridge_zero_out(step):
-    """An upper bound on what :class:`~skdptune.linear_model.Ridge` spends per unit of its
-    ``epsilon`` under zero-out adjacency: ``max(1, max_j M_j / w_j)`` with an intercept (over
-    the features and the target), ``max(1, max |corner| / corner range)`` over the products
-    without one.
-
-    Every release is Laplace on a sum of ``f(record)`` calibrated to ``f``'s range over a box
-    (``skdptune._linear_model.noisy_objective``); a null record changes the sum by
-    ``|f(record)|``, at most ``max |f|`` over the box. With an intercept, the centring means
-    (``LaplaceTruncated``, sensitivity ``(upper - lower) / n``) move by ``|x_j| / n <= M_j /
-    n``: factor ``M_j / w_j``; the objective's boxes are shifted by those means, which lie
-    inside the bounds, so each box holds 0 and ``max |f|`` is at most the range: factor at
-    most 1. Without one, squares are calibrated to ``max |f|`` itself (factor 1), products to
-    their corner range. The epsilon is a weighted mean of the releases' factors, at most their
-    maximum.
-    """
-    lower_x, upper_x = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_X)
-    lower_y, upper_y = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_y)
-    if step.fit_intercept:
-        lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
-        width = upper - lower
-        reach = np.maximum(np.abs(lower), np.abs(upper))
-        ratios = np.divide(reach, width, out=np.ones_like(width), where=width > 0)
-        return float(max(1.0, ratios.max()))
-    lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
-    corners = np.stack([np.multiply.outer(a, b) for a in (lower, upper) for b in (lower, upper)])
-    largest = np.abs(corners).max(axis=0)
-    spread = corners.max(axis=0) - corners.min(axis=0)
-    ratios = np.divide(largest, spread, out=np.ones_like(spread), where=spread > 0)
-    return float(max(1.0, ratios.max()))
-
-
-def _logistic_regression_release(step):
-    # Released fits must be epsilon-DP as charged. diffprivlib 0.6.6's takes classes_ from
-    # the data, and its calibration covers only rows in the unit ball without an intercept
-    # (skdptune.linear_model.LogisticRegression says why).
-    problems = ["it takes classes_ from the data (a class held by one record shows in the "
-                "model, which no epsilon covers)"]
-    if step.fit_intercept:
-        problems.append("its intercept is not penalised, which no epsilon covers")
-    elif step.data_norm is not None and step.data_norm > 1:
-        problems.append(f"with data_norm={step.data_norm!r} > 1 its noise is calibrated to "
-                        "data_norm / 4 instead of data_norm**2 / 4")
-    return (f"diffprivlib 0.6.6's LogisticRegression is not epsilon-DP as released: "
-            f"{'; '.join(problems)}. Use skdptune.linear_model.LogisticRegression with the same "
-            "parameters and classes=[...] declared (the same model, fitted where "
-            "diffprivlib's calibration holds, over the declared classes), or refit=False")
-
-
-def _gaussian_nb_release(step):
-    # Released fits must be epsilon-DP as charged: diffprivlib 0.6.6's releases statistics
-    # of the classes present in the data only.
-    return ("diffprivlib 0.6.6's GaussianNB takes classes_ from the data and fits only the "
-            "classes present (a class held by one record appears in the model or not with it, "
-            "which no epsilon covers). Use skdptune.naive_bayes.GaussianNB with the same "
-            "parameters and classes=[...] declared (the same mechanisms over every declared "
-            "class), or refit=False")
-
-
-def _kmeans_release(step):
-    # Released fits must be epsilon-DP as charged; no factor makes diffprivlib 0.6.6's so.
-    return ("diffprivlib 0.6.6's KMeans is not differentially private at any epsilon: a "
-            "cluster that no record is nearest to keeps its centre exactly, with no noise "
-            "(`if cluster not in labels: continue`), so one record decides whether a centre "
-            "moves; and the fitted model keeps every training row's cluster (labels_) and the "
-            "exact inertia_. Use skdptune.cluster.KMeans(bounds=...) (the algorithm diffprivlib "
-            "intends, private under replace-one adjacency, with the same parameters), or "
-            "refit=False (its partition fits, never released, still select)")
-
-
-def _diffprivlib_tree_release(step):
-    # Released fits must be epsilon-DP as charged; diffprivlib 0.6.6's trees are not at any
-    # epsilon (skdptune.tree and skdptune.ensemble say why and fit the same law securely).
-    name = type(step).__name__
-    module = "ensemble" if name == "RandomForestClassifier" else "tree"
-    fault = ("scikit-learn's ensemble gives every tree an integer seed, kept in the released "
-             "model (estimators_[i].random_state), and each tree draws its splits and its leaf "
-             "labels from it: refitting from the stored seeds reproduces the forest and names "
-             "a record's label (the seeds can also be recovered from the released thresholds)"
-             if module == "ensemble" else
-             "its leaves that no record reaches are labelled by numpy's global generator "
-             "(randint), which any np.random.seed in the program fixes, and its splits come "
-             "from that generator too")
-    return (f"diffprivlib 0.6.6's {name} is not differentially private at any epsilon: "
-            f"{fault}. Use skdptune.{module}.{name} with the same parameters (the same law, "
-            "its noise from a secure source and kept apart from the public structure), or "
-            "refit=False (its partition fits, never released, still select)")
-
-
-def _linear_regression_calibration(step):
-    # Released fits must be epsilon-DP as charged; diffprivlib 0.6.6's is not (its Ridge
-    # counterpart is, with the same releases correctly calibrated).
-    return ("diffprivlib 0.6.6's LinearRegression is not epsilon-DP: the noise on each "
-            "diagonal sum(x_j**2) is calibrated to the lower bound alone (none at all when it is "
-            "0; IBM/differential-privacy-library#105), and its centring spends epsilon / (d + 1) "
-            "on X's means and again on y's. Use skdptune.linear_model.Ridge(alpha=0.0, "
-            "noise_alpha=0.0, bounds_X=..., bounds_y=...) for the same model correctly "
-            "calibrated (or its default penalty, usually better), or refit=False")
-
-
-def _pca_release(step):
-    # Released fits must be epsilon-DP as charged; no factor is known for diffprivlib 0.6.6's.
-    return ("diffprivlib 0.6.6's PCA samples its components from the wrong distribution: its "
-            "Bingham sampler's rejection step divides by (u' Omega u)**(d/2) where it should "
-            "multiply, and the law it samples from spends more than its share of epsilon per "
-            "component (1.21 times at d = 5 and 1.09 at d = 10 in an exact search over "
-            "neighbouring datasets; up to 1.5 times in an independent review); no charge is "
-            "known to cover the whole fit. Use skdptune.decomposition.PCA(data_norm=..., "
-            "bounds=...) (the same releases, the components from the intended law), or "
-            "refit=False (its partition fits, never released, still select)")
-
-
-def _declared_categories(step):
-    reasons = []
-    if isinstance(step.categories, str):
-        reasons.append(
-            f"categories={step.categories!r} learns the categories from the data (a category "
-            "held by one record would show); declare them: "
-            f"{type(step).__name__}(categories=[[...], ...]) from public knowledge"
-        )
-    for name in ("min_frequency", "max_categories"):
-        if getattr(step, name, None) is not None:
-            reasons.append(f"{name}={getattr(step, name)!r} merges categories by their counts in "
-                           f"the data; set {name}=None")
-    return "; ".join(reasons) or None
-
-
-def _fixed_vocabulary(step):
-    if step.vocabulary is None:
-        return ("vocabulary=None learns the vocabulary from the data (and min_df/max_df/"
-                "max_features count documents); declare vocabulary=[...] from public knowledge, "
-                "or use HashingVectorizer, which learns nothing")
-    if isinstance(step, TfidfVectorizer) and step.use_idf:
-        return ("use_idf=True learns document frequencies from the data; set use_idf=False, or "
-                "scale term counts with a DP step")
-    return None
-
-
-def _constant_imputer(step):
-    reasons = []
-    if step.strategy != "constant":
-        reasons.append(f"strategy={step.strategy!r} learns fill values from the data; use "
-                       "strategy='constant' with a public fill_value")
-    if step.add_indicator:
-        reasons.append("add_indicator=True learns which features have missing values; set "
-                       "add_indicator=False")
-    return "; ".join(reasons) or None
-
-
-def _identity_only(step):
-    if step.func is not None or step.inverse_func is not None:
-        return ("FunctionTransformer's func is not known to be row-wise (e.g. "
-                "`lambda Z: Z - Z.mean(0)` lets one record move every row). If func maps each "
-                "row to its output using that row and public constants only, declare it so with "
-                "skdptune.preprocessing.RowWiseFunctionTransformer(func)")
-    return None
-
-
-def _no_memory(step):
-    if step.memory is not None:
-        return ("memory caches fitted transformers, so a refit could reuse a fit without "
-                "spending its budget (and private models are written to disk); set memory=None")
-    return None
-
-
-def _public_columns(step):
-    for name, _, columns in step.transformers:
-        if callable(columns) and not isinstance(columns, make_column_selector):
-            return (f"the columns of branch {name!r} are chosen by a callable, which may read the "
-                    "data; give column names or indices, or a make_column_selector (which reads "
-                    "the schema only)")
-    return None
-
 
 def _sparse_if(attribute):
     return lambda step: SPARSE if getattr(step, attribute) else DENSE
 
 
-_PUBLIC_ROW_WISE = "stateless and row-wise: fitting reads nothing private"
-_DIFFPRIVLIB_TREE_WHY = ("refused in a released fit: diffprivlib 0.6.6's trees draw their leaf "
-                         "labels from a generator the model carries or that the program seeds "
-                         "(_diffprivlib_tree_release says why); partition fits only")
-
 #: The allowlist. Adding a class is one line here, with its reason; one of skdptune's own DP
-#: models reads its facts from its room (``skdptune/_models/``). diffprivlib's own models are
-#: audited here: refused in a released fit (each with why), their charge, zero-out factor and
-#: noise dimension those of skdptune's model of the same law.
+#: models reads its facts from its room (``skdptune/_models/``), another library's class cites
+#: the gate's audit of it (``skdptune/_gate_audit.py``). diffprivlib's own models are refused
+#: in a released fit (each with why, its row's ``condition``), their charge, zero-out factor
+#: and noise dimension those of skdptune's model of the same law.
 ALLOWED = {
     naive_bayes.GaussianNB: _dp_from(naive_bayes.FACTS),
     dp.GaussianNB: _dp("bounds", charge=naive_bayes.gaussian_nb_charge,
                        zero_out=naive_bayes.gaussian_nb_zero_out,
                        noise_dimension=naive_bayes.gaussian_nb_noise_dimension,
-                       condition=_gaussian_nb_release, releases={},
+                       condition=audit.gaussian_nb_release, releases={},
                        why="refused in a released fit: its classes come from the data "
-                           "(_gaussian_nb_release); partition fits only"),
-    dp.LogisticRegression: _dp("data_norm", condition=_logistic_regression_release,
-                               zero_out=logistic_zero_out, releases={},
+                           "(_gate_audit.gaussian_nb_release); partition fits only"),
+    dp.LogisticRegression: _dp("data_norm", condition=audit.logistic_regression_release,
+                               zero_out=linear_model.logistic_zero_out, releases={},
+                               noise_dimension=linear_model.logistic_noise_dimension,
                                why="refused in a released fit: its classes come from the "
                                    "data, and a calibration that holds only without an "
                                    "intercept and with data_norm <= 1 "
-                                   "(_logistic_regression_release); partition fits only"),
-    LogisticRegression: _dp("data_norm", "classes", zero_out=logistic_zero_out,
-                            releases=_LOGISTIC_RELEASES,
-                            why="diffprivlib's LogisticRegression on rows mapped into the unit "
-                                "ball, its intercept penalised, over declared classes: pure "
-                                "epsilon-DP given data_norm and classes; spends `epsilon` once "
-                                "per fit"),
-    dp.LinearRegression: _dp("bounds_X", "bounds_y", condition=_linear_regression_calibration,
-                             releases={},
+                                   "(_gate_audit.logistic_regression_release); partition "
+                                   "fits only"),
+    linear_model.LogisticRegression: _dp_from(linear_model.LOGISTIC_FACTS),
+    dp.LinearRegression: _dp("bounds_X", "bounds_y",
+                             condition=audit.linear_regression_calibration, releases={},
+                             noise_dimension=linear_model.ridge_noise_dimension,
                              why="refused in a released fit: diffprivlib 0.6.6's calibration is "
                                  "not epsilon-DP (skdptune.linear_model.Ridge makes the same "
                                  "releases correctly calibrated); partition fits only"),
-    Ridge: _dp("bounds_X", "bounds_y", zero_out=ridge_zero_out, releases=_RIDGE_RELEASES,
-               why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
-                   "linear_model.noisy_objective), then a public penalty (post-processing): "
-                   "pure epsilon-DP given declared bounds; spends `epsilon` once per fit"),
-    dp.KMeans: _dp("bounds", condition=_kmeans_release, releases={},
+    linear_model.Ridge: _dp_from(linear_model.RIDGE_FACTS),
+    dp.KMeans: _dp("bounds", condition=audit.kmeans_release, releases={},
                    noise_dimension=cluster.kmeans_noise_dimension,
                    why="refused in a released fit: diffprivlib 0.6.6's KMeans is not DP "
-                       "(_kmeans_release says why); partition fits only"),
-    dp.PCA: _dp("data_norm", condition=_pca_release, releases={},
+                       "(_gate_audit.kmeans_release says why); partition fits only"),
+    dp.PCA: _dp("data_norm", condition=audit.pca_release, releases={},
                 noise_dimension=decomposition.pca_noise_dimension,
                 why="refused in a released fit: diffprivlib 0.6.6's PCA overspends "
-                    "(_pca_release says why); partition fits only"),
+                    "(_gate_audit.pca_release says why); partition fits only"),
     cluster.KMeans: _dp_from(cluster.FACTS),
     decomposition.PCA: _dp_from(decomposition.FACTS),
-    dp.StandardScaler: _dp("bounds", releases=_SCALER_RELEASES),
+    dp.StandardScaler: _dp("bounds", releases=audit.SCALER_RELEASES),
     dp.RandomForestClassifier: _dp("bounds", "classes", charge=ensemble.forest_charge,
-                                   condition=_diffprivlib_tree_release,
+                                   condition=audit.diffprivlib_tree_release,
                                    zero_out=ensemble.forest_zero_out, releases={},
                                    noise_dimension=ensemble.forest_noise_dimension,
-                                   why=_DIFFPRIVLIB_TREE_WHY),
+                                   why=audit.DIFFPRIVLIB_TREE_WHY),
     dp.DecisionTreeClassifier: _dp("bounds", "classes", charge=tree.tree_charge,
-                                   condition=_diffprivlib_tree_release,
+                                   condition=audit.diffprivlib_tree_release,
                                    zero_out=tree.tree_zero_out, releases={},
                                    noise_dimension=tree.tree_noise_dimension,
-                                   why=_DIFFPRIVLIB_TREE_WHY),
+                                   why=audit.DIFFPRIVLIB_TREE_WHY),
     ensemble.RandomForestClassifier: _dp_from(ensemble.FACTS),
     tree.DecisionTreeClassifier: _dp_from(tree.FACTS),
     # Pure compositions: every branch is checked; budgets add up.
-    Pipeline: Rule("composition", "runs its steps in sequence", condition=_no_memory,
+    Pipeline: Rule("composition", "runs its steps in sequence", condition=audit.no_memory,
                    accepts_sparse=True),
     ColumnTransformer: Rule("composition", "applies its branches to column subsets",
-                            condition=_public_columns, accepts_sparse=True),
+                            condition=audit.public_columns, accepts_sparse=True),
     FeatureUnion: Rule("composition", "concatenates its branches", accepts_sparse=True),
     # Encoders with declared categories learn nothing from the data.
     OneHotEncoder: Rule("public", "categories declared: fitting reads nothing private",
-                        condition=_declared_categories, output=_sparse_if("sparse_output")),
+                        condition=audit.declared_categories,
+                        output=_sparse_if("sparse_output")),
     OrdinalEncoder: Rule("public", "categories declared: fitting reads nothing private",
-                         condition=_declared_categories),
+                         condition=audit.declared_categories),
     # Stateless, row-wise transformers.
-    Normalizer: Rule("public", _PUBLIC_ROW_WISE, accepts_sparse=True, output=SAME),
-    Binarizer: Rule("public", _PUBLIC_ROW_WISE, accepts_sparse=True, output=SAME),
+    Normalizer: Rule("public", audit.PUBLIC_ROW_WISE, accepts_sparse=True, output=SAME),
+    Binarizer: Rule("public", audit.PUBLIC_ROW_WISE, accepts_sparse=True, output=SAME),
     # Its output's sparsity is the user's func's business (e.g. a densifying `Z.toarray()`): the
     # sparse check, a guard against failures rather than leaks, trusts it.
     RowWiseFunctionTransformer: Rule(
         "public", "declared row-wise by the user (see its docstring)", accepts_sparse=True),
-    FunctionTransformer: Rule("public", "the identity (func=None)", condition=_identity_only,
-                              accepts_sparse=True, output=SAME),
-    SimpleImputer: Rule("public", "a constant fill value: row-wise", condition=_constant_imputer,
-                        accepts_sparse=True, output=SAME),
+    FunctionTransformer: Rule("public", "the identity (func=None)",
+                              condition=audit.identity_only, accepts_sparse=True, output=SAME),
+    SimpleImputer: Rule("public", "a constant fill value: row-wise",
+                        condition=audit.constant_imputer, accepts_sparse=True, output=SAME),
     PolynomialFeatures: Rule("public", "row-wise; fitting reads only the number of features "
                              "(the public shape of X)", accepts_sparse=True, output=SAME),
-    HashingVectorizer: Rule("public", _PUBLIC_ROW_WISE, output=SPARSE),
+    HashingVectorizer: Rule("public", audit.PUBLIC_ROW_WISE, output=SPARSE),
     CountVectorizer: Rule("public", "a declared vocabulary: row-wise",
-                          condition=_fixed_vocabulary, output=SPARSE),
+                          condition=audit.fixed_vocabulary, output=SPARSE),
     TfidfVectorizer: Rule("public", "a declared vocabulary without idf: row-wise",
-                          condition=_fixed_vocabulary, output=SPARSE),
+                          condition=audit.fixed_vocabulary, output=SPARSE),
 }
-
-# Advice for classes users commonly reach for; anything else gets the generic remedy.
-_REMEDIES = {
-    "LogisticRegression": "skdptune.linear_model.LogisticRegression(data_norm=..., "
-                          "classes=...)",
-    "GaussianNB": "skdptune.naive_bayes.GaussianNB(bounds=..., classes=...)",
-    "LinearRegression": "skdptune.linear_model.Ridge(bounds_X=..., bounds_y=...)",
-    "Ridge": "skdptune.linear_model.Ridge(alpha=..., bounds_X=..., bounds_y=...)",
-    "KMeans": "skdptune.cluster.KMeans(bounds=...)",
-    "PCA": "skdptune.decomposition.PCA(data_norm=..., bounds=...)",
-    "StandardScaler": "diffprivlib.models.StandardScaler(bounds=...)",
-    "MinMaxScaler": "diffprivlib.models.StandardScaler(bounds=...), or a "
-                    "skdptune.preprocessing.RowWiseFunctionTransformer scaling by public bounds",
-    "RandomForestClassifier": "skdptune.ensemble.RandomForestClassifier(bounds=..., "
-                              "classes=...)",
-    "DecisionTreeClassifier": "skdptune.tree.DecisionTreeClassifier(bounds=..., classes=...)",
-}
-
-# Meta-estimators that are not pure compositions, and why each cannot be released.
-_META_REASONS = {
-    "GridSearchCV": "it releases raw cross-validation scores (cv_results_, best_score_); put "
-                    "its grid in this search's param_grid instead",
-    "RandomizedSearchCV": "it releases raw cross-validation scores; use "
-                          "skdptune.PrivateRandomizedSearchCV",
-    "CalibratedClassifierCV": "its calibration maps are fitted on private decision values "
-                              "without privacy",
-    "BaggingClassifier": "its out-of-bag scores are not private and it may fit in other "
-                         "processes, where spends go unseen",
-    "BaggingRegressor": "its out-of-bag scores are not private and it may fit in other "
-                        "processes, where spends go unseen",
-    "VotingClassifier": "its members are not checked and may fit in other processes",
-    "VotingRegressor": "its members are not checked and may fit in other processes",
-    "StackingClassifier": "its final estimator is fitted on cross-validated private "
-                          "predictions",
-    "StackingRegressor": "its final estimator is fitted on cross-validated private predictions",
-    "OneVsRestClassifier": "it fits one model per class present in the data, so what it "
-                           "spends depends on the data",
-    "OneVsOneClassifier": "it fits one model per pair of classes present in the data, so what "
-                          "it spends depends on the data",
-    "TransformedTargetRegressor": "its target transformer is fitted on private targets",
-}
-
 
 # User registrations: class -> (arguments of the registration, scaling rules it replaced).
 _REGISTERED = {}
@@ -1015,12 +690,12 @@ def check_public_parameters(estimator, context=""):
     """Check every diffprivlib step's budget and declared public parameters, refit or not.
 
     Decided from the parameters alone, before any data: ``epsilon`` must be a positive finite
-    number, and every public parameter of :data:`PUBLIC_PARAMETERS` that is given (bounds,
-    norms, classes) must be valid. ``epsilon="1.0"``, ``data_norm=-1`` or ``bounds=(1, 0)``
-    would otherwise fail every partition fit (each silently scored ``error_score``, so the
-    selection runs on constants), infinite bounds would hang diffprivlib's samplers, and NaN
-    bounds would release a model of NaNs. None is left to :func:`check_release`, which
-    requires what a released model needs.
+    number, and every public parameter of :data:`skdptune._gate_audit.PUBLIC_PARAMETERS` that is
+    given (bounds, norms, classes) must be valid. ``epsilon="1.0"``, ``data_norm=-1`` or
+    ``bounds=(1, 0)`` would otherwise fail every partition fit (each silently scored
+    ``error_score``, so the selection runs on constants), infinite bounds would hang
+    diffprivlib's samplers, and NaN bounds would release a model of NaNs. None is left to
+    :func:`check_release`, which requires what a released model needs.
 
     Raises
     ------
@@ -1038,7 +713,7 @@ def check_public_parameters(estimator, context=""):
             errors.append(error)
         if type(step) in _REGISTERED or not is_diffprivlib_model(step):
             continue  # a registered class: its parameters mean what its author says
-        for name, check in PUBLIC_PARAMETERS.items():
+        for name, check in audit.PUBLIC_PARAMETERS.items():
             value = getattr(step, name, None)
             reason = None if value is None else check(value, name)
             if reason is not None:
@@ -1121,18 +796,55 @@ def _walk_composition(step, path, sparse_input, context, errors):
         branches.append(("remainder", step.remainder))
     else:  # FeatureUnion
         branches = step.transformer_list
-    total, any_sparse = 0.0, False
+    total, sparse_branches = 0.0, []
     for name, child in branches:
         if isinstance(child, str) and child == "drop":
             continue
         epsilon, sparse = _walk(child, _child(path, name), sparse_input, context, errors)
         total += epsilon
-        any_sparse = any_sparse or sparse
+        sparse_branches.append((child, sparse))
+    any_sparse = any(sparse for _, sparse in sparse_branches)
     if isinstance(step, ColumnTransformer):
-        # The output is sparse when some branch is and the density falls below the threshold:
-        # that density is data-dependent, so any positive threshold counts as "may be sparse".
-        return total, any_sparse and step.sparse_threshold > 0
+        # The output is sparse when some branch is and the density falls below the threshold.
+        # A density that is the same on any rows is the rehearsal's to judge, on public rows
+        # (skdptune._rehearsal); any other may fall below any positive threshold.
+        return total, (any_sparse and step.sparse_threshold > 0
+                       and not density_fixed(sparse_branches))
     return total, any_sparse
+
+
+def density_fixed(branches):
+    """Whether a ``ColumnTransformer``'s output density is the same on any rows, decided
+    from its branches' parameters: then whether its output is sparse (density below
+    ``sparse_threshold``) is too, and its fit on public rows of ``X``'s schema shows it.
+
+    scikit-learn's density is the stored entries of the sparse branches' outputs plus every
+    cell of the dense ones, over all cells. It is a per-row constant when every branch that
+    may be sparse is a ``OneHotEncoder`` that stores exactly one entry per input column and
+    row (declared categories, ``handle_unknown="error"``, ``drop=None``: a value outside the
+    categories raises instead of storing none) and every dense branch has a width fixed by
+    its parameters (no step keeping a data-dependent number of components).
+
+    Parameters
+    ----------
+    branches : list of (step, bool)
+        The branches that are not dropped, each with whether its output may be sparse.
+
+    Returns
+    -------
+    bool
+    """
+    for child, sparse in branches:
+        if sparse:
+            if not (type(child) is OneHotEncoder and not isinstance(child.categories, str)
+                    and child.handle_unknown == "error" and child.drop is None):
+                return False
+        elif hasattr(child, "get_params") and any(
+                key.endswith("n_components") and value is not None
+                and not isinstance(value, Integral)
+                for key, value in child.get_params(deep=True).items()):
+            return False
+    return True
 
 
 def _child(path, name):
@@ -1159,9 +871,9 @@ def _why_refused(step):
     ):
         return (f"{name} is not on the gate's allowlist (a subclass may change what fit reads "
                 "and spends); use the class it derives from, or pass refit=False")
-    if name in _META_REASONS:
-        return f"{_META_REASONS[name]}. Use a diffprivlib model, or pass refit=False"
-    remedy = _REMEDIES.get(name, "a diffprivlib model for this step")
+    if name in audit.META_REASONS:
+        return f"{audit.META_REASONS[name]}. Use a diffprivlib model, or pass refit=False"
+    remedy = audit.REMEDIES.get(name, "a diffprivlib model for this step")
     return (f"{name} is fitted on the private data without differential privacy. Use {remedy}, "
             "or pass refit=False to run the private selection only. If it is a differentially "
             "private estimator of your own or from another library, register it, on your "
@@ -1173,6 +885,18 @@ def _sparse_remedy(step):
             "diffprivlib model would densify or fail after the selection was charged). Make the "
             "input dense: OneHotEncoder(sparse_output=False), ColumnTransformer("
             "sparse_threshold=0), or a dense X")
+
+
+def sparse_refusal(step, path, context, X):
+    """The :class:`GateError` refusing ``step`` (at ``path``) because ``X``, what reaches it
+    on the rehearsal's public rows, is sparse and it needs dense input; None otherwise."""
+    rule = ALLOWED.get(type(step))
+    if not issparse(X) or rule is None or rule.accepts_sparse:
+        return None
+    return _refusal(step, path, context,
+                    _sparse_remedy(step) + " (a ColumnTransformer's output on public rows of "
+                    "X's schema: its density, the same on any rows, is below its "
+                    "sparse_threshold)")
 
 
 def _refusal(step, path, context, reason):

@@ -28,7 +28,7 @@ import numpy as np
 from diffprivlib import models as dp
 from sklearn import ensemble, kernel_ridge, linear_model, neighbors, svm, tree
 
-from ._linear_model import (NOISE_SHARE, LogisticRegression, Ridge, logistic_unit_ball,
+from ._models.linear_model import (NOISE_SHARE, LogisticRegression, Ridge, logistic_unit_ball,
                             objective_perturbation)
 from ._validation import positive_finite
 
@@ -111,7 +111,7 @@ def objective_perturbation_partition(owner, ratio, given=None):
     perturbation (diffprivlib's, or :class:`skdptune.linear_model.LogisticRegression`).
 
     The refit minimises the mean loss plus ``a ||w||^2 / (2 n)`` plus ``b . w / n``, with
-    ``||b||`` of scale ``2 R / epsilon'`` (``skdptune._linear_model.objective_perturbation``:
+    ``||b||`` of scale ``2 R / epsilon'`` (``skdptune._models.linear_model.objective_perturbation``:
     ``epsilon'`` and the penalty ``a`` on the sum of losses, ``1 / C`` or the rule's larger
     one: diffprivlib's where ``epsilon' <= 0``, skdptune's where ``epsilon' <
     NOISE_SHARE * epsilon``). On ``n / ratio`` records the partition has the refit's penalty

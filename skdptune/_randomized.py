@@ -26,27 +26,22 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler
 from sklearn.utils.validation import _num_samples, check_consistent_length
 
-from ._sklearn_compat import (
-    Interval,
-    StrOptions,
-    _check_method_params,
-    _fit_context,
-    _safe_indexing,
-)
+from ._sklearn_compat import Interval, StrOptions, _check_method_params, _safe_indexing
 from ._accounting import (
     ALL_RECORDS,
     REMAINDER,
     REPEAT_AND_SELECT_BOUNDS,
     SUBSAMPLE,
     Charge,
+    Ledger,
     calibrate_trial_epsilon,
+    compose_charges,
     named_epsilon,
-    privacy_report,
     repeat_and_select_bounds,
     truncated_negative_binomial_gamma,
 )
 from ._base import BasePrivateSearch, Plan
-from ._dp_fit import MeasuringAccountant, fit_for_release, with_params
+from ._dp_fit import with_params
 from ._gate import (
     check_budget_not_tuned,
     check_candidate,
@@ -65,7 +60,6 @@ from ._validation import (
     collect_refusals,
     input_shape,
     min_samples,
-    refuse_keywords,
     route_fit_params,
 )
 
@@ -92,8 +86,8 @@ _SPLITTING = (
 class RandomizedPlan(Plan):
     """The random search's ``skdptune._base.Plan``: its trial law and budget.
 
-    Its ``a_priori_cost`` is the whole charge (one entry, whatever happens once the data are
-    touched).
+    Its ``a_priori_cost`` is the whole charge, the composition of ``charges`` (one entry,
+    whatever happens once the data are touched).
 
     Attributes
     ----------
@@ -105,8 +99,10 @@ class RandomizedPlan(Plan):
         Each trial's budget.
     transferred : callable
         ``transferred(params)``: the final fit's parameters (with ``subsample``).
-    report : dict
-        The ``privacy_report_``: a function of the parameters only.
+    charges : tuple of skdptune._accounting.Charge
+        The releases charged, one entry: a function of the parameters only.
+    details : dict
+        The search's own figures of ``privacy_report_``.
     sparse_input : bool
         Whether X is sparse.
     """
@@ -116,7 +112,8 @@ class RandomizedPlan(Plan):
     shape: float
     trial_epsilon: float
     transferred: object
-    report: dict
+    charges: tuple
+    details: dict
     sparse_input: bool
 
 
@@ -312,7 +309,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         ``privacy_spent_.delta``).
     privacy_report_ : dict
         How ``privacy_spent_`` was obtained, in the schema both searches share
-        (``skdptune._accounting.privacy_report``): privacy unit and adjacency, guarantee,
+        (``skdptune._accounting.Ledger.report``): privacy unit and adjacency, guarantee,
         ``charges`` (one record per release: the best of K trials and, with ``subsample``,
         the final fit, each with its epsilon, delta, mechanism and composition rule),
         ``entries`` (one accountant entry), the total and its composition; then this search's
@@ -346,10 +343,11 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     quasi-convex, so it survives averaging over them.
     """
 
+    _splitting = _SPLITTING
+
     _parameter_constraints = {
         **BasePrivateSearch._parameter_constraints,
         "param_distributions": [dict, list],
-        "epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "trial_epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "distribution": [StrOptions(set(DISTRIBUTIONS))],
@@ -384,51 +382,22 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         random_state=None,
         **kwargs,
     ):
-        refuse_keywords(self, kwargs, _SPLITTING)
-        self.estimator = estimator
+        super().__init__(
+            estimator, epsilon=epsilon, delta=delta, validation_fraction=validation_fraction,
+            scoring=scoring, utility_range=utility_range, error_score=error_score,
+            n_jobs=n_jobs, pre_dispatch=pre_dispatch, verbose=verbose, accountant=accountant,
+            random_state=random_state, **kwargs)
         self.param_distributions = param_distributions
-        self.epsilon = epsilon
-        self.delta = delta
         self.trial_epsilon = trial_epsilon
         self.distribution = distribution
         self.n_iter = n_iter
         self.shape = shape
-        self.validation_fraction = validation_fraction
-        self.scoring = scoring
-        self.utility_range = utility_range
         self.subsample = subsample
         self.transfer = transfer
-        self.error_score = error_score
-        self.n_jobs = n_jobs
-        self.pre_dispatch = pre_dispatch
-        self.verbose = verbose
-        self.accountant = accountant
-        self.random_state = random_state
-
-    @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, **fit_params):
-        """Run the private trials, release the best one and charge the accountant.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Target.
-        **fit_params : dict
-            Passed to the estimator's ``fit``, sliced to the rows it is fitted on.
-
-        Returns
-        -------
-        self : PrivateRandomizedSearchCV
-        """
-        # The life cycle (skdptune._base): validate and plan (_plan), check the budget, then
-        # this search's strategy (_run_search), release.
-        return self._fit(X, y, fit_params)
 
     def _run_search(self, X, y, plan, accountant):
         """Draw K, run the trials, release the best (one charge, even on failure); return
-        the report."""
+        the report, read from the fit's ledger."""
         # 1. Validated and checked in _fit: no data has been looked at yet.
         fit_params = plan.fit_params  # routed, as in scikit-learn's searches
         states = self._random_states()
@@ -443,19 +412,20 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
 
         self._say(f"Running a random number of trials ({self.distribution}, mean "
                   f"{plan.n_iter:g}), each {plan.trial_epsilon:g}-DP; their number is "
-                  f"secret and not shown. {_delta_line(plan.report)}")
+                  f"secret and not shown. {_delta_line(plan.a_priori_cost, plan.details)}")
+        ledger = Ledger(accountant, on_refusal=self._withdraw, subsample=self.subsample)
         try:
             self._run(X, y, fit_params, plan, settings, fitted, states)
         except BaseException:
             # The data were touched: the failure can depend on them. Charge the whole cost.
-            self._charge(accountant, plan.a_priori_cost)
+            ledger.spend(*plan.charges)
             raise
-        self._charge(accountant, plan.a_priori_cost)
+        ledger.spend(*plan.charges)
         self._say(f"Released the best trial, {self.best_params_}; charged "
                   f"epsilon={plan.a_priori_cost[0]:g}, delta={plan.a_priori_cost[1]:g}; "
                   f"best_score_={self.best_score_:.4g} +/- {self.best_score_std_:.2g} (noisy "
                   "held-out score of the best trial, noise std; not a test score)")
-        return plan.report
+        return ledger.report(self.random_state, plan.details)
 
     def _run(self, X, y, fit_params, plan, settings, fitted, states):
         """Everything that touches the data; sets the released attributes."""
@@ -496,12 +466,13 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # expected held-out count (n is public), in utility units.
         self._store_released([chosen], 0, float(np.clip(best_noisy / expected_holdout, 0.0, 1.0)),
                              math.sqrt(2.0) / plan.trial_epsilon / expected_holdout, plan)
-        self.best_estimator_ = keep_released(model)  # only what its mechanisms cover
+        self.best_estimator_ = model  # only what its mechanisms cover
         self.selected_ = True  # the best of the trials, however many (a secret) ran
 
     def _released_model(self, model, chosen, final_params, X, y, fit_params, plan, final):
-        """The model to release: the best trial's, or the final fit on the remainder (with
-        ``final_params``, the transferred setting)."""
+        """The model to release, with only what its mechanisms cover: the best trial's, or
+        the final fit on the remainder (with ``final_params``, the transferred setting;
+        the release step of ``skdptune._base``)."""
         if model is None:
             raise RuntimeError(
                 f"The best trial, with {chosen}, failed to fit or score, so there is no model "
@@ -509,17 +480,15 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 "been charged. Check the estimator on non-sensitive data."
             )
         if final is None:
-            return model
-        params = final_params
-        estimator = with_params(plan.estimator, params, source="transferred setting")
-        spent = MeasuringAccountant()
-        leak = fit_for_release(
+            return keep_released(model)
+        estimator = with_params(plan.estimator, final_params, source="transferred setting")
+        released, failure, _ = self._fit_for_release(
             estimator, _safe_indexing(X, final), _safe_indexing(y, final),
-            _check_method_params(X, params=fit_params, indices=final), spent,
-        )
-        self._check_outcome({"model": estimator, "spent": spent.total(), "params": params,
-                             "leak": leak}, plan.trial_epsilon)
-        return estimator
+            _check_method_params(X, params=fit_params, indices=final),
+            (plan.trial_epsilon, 0.0), _PER_TRIAL_ALLOWS)
+        if failure is not None:
+            raise ValueError(_not_pure(final_params, failure))
+        return released
 
     def _check_outcome(self, outcome, trial_epsilon):
         """A fit whose model may be released must be pure ``trial_epsilon``-DP and leak
@@ -527,13 +496,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         if outcome["model"] is None and outcome["leak"] is None:
             return  # a failed fit releases no model (error_score stands in for its score)
         failure = check_released_fit(outcome["leak"], outcome["spent"], (trial_epsilon, 0.0),
-                                     "the per-trial budget (trial_epsilon, pure DP) allows")
+                                     _PER_TRIAL_ALLOWS)
         if failure is not None:
-            raise ValueError(
-                f"The fit with {outcome['params']} {failure}; the search's guarantee does not "
-                "hold for it. Use a pure-DP estimator whose epsilon is at most the per-trial "
-                "budget."
-            )
+            raise ValueError(_not_pure(outcome["params"], failure))
 
     def _trivial_test(self, plan):
         # The best trial's noisy held-out score (skdptune._trivial.trials_test); with
@@ -646,9 +611,9 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         # rest), whose epsilon is capped by the trial epsilon: the larger of the two, delta
         # scaled by the subsample rate (replace-one adjacency; subsampled_tuning_cost).
         zero_out = self._zero_out_fits(estimator, trial_epsilon)
-        report = _privacy_report(self, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost,
-                                 zero_out)
-        cost = (report["total_epsilon"], report["total_delta"])
+        charges, details = _charges(self, n_iter, shape, trial_epsilon, tuning_bounds,
+                                    tuning_cost, zero_out)
+        cost = compose_charges(charges, self.subsample)[1]
         transfer = self.transfer
         return RandomizedPlan(
             estimator=estimator,
@@ -667,7 +632,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
                 else (lambda params: _check_transferred(transfer(dict(params), self.subsample),
                                                         params))
             ),
-            report=report,
+            charges=charges,
+            details=details,
             sparse_input=issparse(X),
         )
 
@@ -886,15 +852,25 @@ def _describe_distribution(distribution):
     return f"{distribution.dist.name}({', '.join(arguments)})"
 
 
-def _delta_line(report):
-    """Where the reported delta comes from, for the verbose line."""
-    epsilon, delta = report["total_epsilon"], report["total_delta"]
-    if report["tuning_bound"] == "pure":
+def _delta_line(cost, details):
+    """Where the delta of ``cost``, the whole charge, comes from, for the verbose line."""
+    epsilon, delta = cost
+    if details["tuning_bound"] == "pure":
         return (f"privacy_spent_ will be ({epsilon:g}, {delta:g}): the pure bound of a "
-                f"{report['distribution']} number of pure trials, which needs no delta")
+                f"{details['distribution']} number of pure trials, which needs no delta")
     return (f"privacy_spent_ will be ({epsilon:g}, {delta:g}): a Rényi DP bound of the best "
-            f"of the trials, converted to (epsilon, delta) at delta={report['tuning_delta']:g} "
+            f"of the trials, converted to (epsilon, delta) at delta={details['tuning_delta']:g} "
             "(the delta parameter)")
+
+
+#: Who bounds a released fit of the random search (``skdptune._gate.check_released_fit``).
+_PER_TRIAL_ALLOWS = "the per-trial budget (trial_epsilon, pure DP) allows"
+
+
+def _not_pure(params, failure):
+    """The message refusing a fit with ``params`` that may not be released."""
+    return (f"The fit with {params} {failure}; the search's guarantee does not hold for it. "
+            "Use a pure-DP estimator whose epsilon is at most the per-trial budget.")
 
 
 def _check_transferred(transferred, params):
@@ -917,9 +893,10 @@ def _calibrated_trial_epsilon(total_epsilon, delta, n_iter, shape, subsample):
 _ZERO_OUT_COMBINATIONS = 1000
 
 
-def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost,
-                    zero_out_fit):
-    """A plain dict that explains ``privacy_spent_`` line by line.
+def _charges(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_cost, zero_out_fit):
+    """The releases of one fit as :class:`~skdptune._accounting.Charge` records, and the
+    search's own figures of ``privacy_report_`` that explain them; both a function of the
+    parameters only (the ledger records the charges when they are spent).
 
     One accountant entry: the best of the trials (and, with ``subsample``, the final fit on
     the rest). ``tuning_bounds`` are all the valid epsilons of the repeat-and-select
@@ -991,4 +968,4 @@ def _privacy_report(search, n_iter, shape, trial_epsilon, tuning_bounds, tuning_
         details["gamma"] = truncated_negative_binomial_gamma(shape, n_iter)
     if search.subsample is not None:
         details["final_epsilon"] = trial_epsilon
-    return privacy_report(charges, search.random_state, details, search.subsample)
+    return tuple(charges), details

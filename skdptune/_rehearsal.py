@@ -33,7 +33,7 @@ from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils.validation import _num_samples
 
-from ._gate import ALLOWED
+from ._gate import ALLOWED, sparse_refusal
 from ._dp_fit import describe_failure, fit, private_fit_context, set_accountants
 from ._sklearn_compat import _safe_indexing
 from ._validation import collect_refusals, column_indices
@@ -398,10 +398,16 @@ def _owner(estimator, key):
 
 def _rehearse_one(candidate, context, schema, prefixes):
     """Fit ``candidate`` on public rows, its pipeline prefix from ``prefixes`` (a cache keyed
-    by the prefix's parameters) when an identical prefix was fitted already."""
+    by the prefix's parameters) when an identical prefix was fitted already.
+
+    A sparse output of the prefix reaching a last step that needs dense input is refused
+    here (:func:`skdptune._gate.sparse_refusal`): the gate leaves a ``ColumnTransformer``
+    whose density is the same on any rows to this fit (``skdptune._gate.density_fixed``), whose
+    output on the public rows is then what the records would give."""
     candidate = clone(candidate)
     set_accountants(candidate, BudgetAccountant())
     X, y = public_sample(candidate, schema)
+    reaching = None
     try:
         with private_fit_context(reveal=False):
             if isinstance(candidate, Pipeline) and len(candidate.steps) > 1:
@@ -413,9 +419,11 @@ def _rehearse_one(candidate, context, schema, prefixes):
                         prefixes[key] = error
                 if isinstance(prefixes[key], Exception):
                     raise prefixes[key]
-                final = candidate.steps[-1][1]
+                name, final = candidate.steps[-1]
                 if final not in (None, "passthrough"):
-                    fit(final, prefixes[key], y, {})
+                    reaching = sparse_refusal(final, name, context, prefixes[key])
+                    if reaching is None:
+                        fit(final, prefixes[key], y, {})
             else:
                 fit(candidate, X, y, {})
     except Exception as error:  # noqa: BLE001 - raised below, in full: the rows are public
@@ -426,6 +434,8 @@ def _rehearse_one(candidate, context, schema, prefixes):
             "declared bounds and categories (no record was read, nothing was charged): "
             f"{error}"
         ) from None
+    if reaching is not None:
+        raise reaching
 
 
 def _parameters_key(estimator):

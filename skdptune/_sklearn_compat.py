@@ -5,6 +5,7 @@ A scikit-learn upgrade that moves one of these touches this file only.
 
 import inspect
 
+from sklearn._loss.loss import HalfBinomialLoss
 from sklearn.base import _fit_context
 from sklearn.metrics._scorer import _check_multimetric_scoring, _PassthroughScorer
 from sklearn.model_selection._search import _yield_masked_array_for_each_param
@@ -33,6 +34,7 @@ ALL_FINITE_KEYWORD = ("ensure_all_finite"
 
 __all__ = [
     "ALL_FINITE_KEYWORD",
+    "HalfBinomialLoss",
     "HasMethods",
     "Interval",
     "NODE_DTYPE",

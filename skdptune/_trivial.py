@@ -86,6 +86,7 @@ from sklearn.pipeline import Pipeline
 
 from ._dp_fit import private_fit_context
 from ._stack import user_stacklevel
+from ._distributed._stand_in import OnWorkers
 from .exceptions import UselessModelWarning
 from .selection._score import estimate_std
 from ._utility import (
@@ -379,6 +380,8 @@ def lead_kind(estimator, scoring, utility_range=None):
 
 def _lead(kind, model, X, y):
     """The mean per-record lead of ``model`` over the trivial model of ``kind`` (not private)."""
+    if isinstance(X, OnWorkers):  # dask input: from per-chunk sums
+        return X.lead(kind, model, y)
     if kind == ACCURACY:
         y = np.asarray(y)
         prediction = np.asarray(model.predict(X)).reshape(y.shape)

@@ -17,7 +17,7 @@ from diffprivlib.models import KMeans as DPKMeans
 from diffprivlib.models import LinearRegression as DPLinearRegression
 from sklearn.base import ClassifierMixin
 from sklearn.dummy import DummyClassifier
-from sklearn.metrics import accuracy_score, check_scoring, pairwise_distances
+from sklearn.metrics import accuracy_score, check_scoring, pairwise_distances, roc_auc_score
 from sklearn.multioutput import MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier, RadiusNeighborsClassifier
 from sklearn.pipeline import Pipeline
@@ -733,6 +733,28 @@ def is_plain_accuracy(utility, estimator=None):
         return estimator is not None and scores_accuracy(estimator)
     return (getattr(scorer, "_score_func", None) is accuracy_score
             and getattr(scorer, "_sign", None) == 1 and not getattr(scorer, "_kwargs", True))
+
+
+def is_plain_roc_auc(utility, estimator=None):
+    """Whether a utility's scorer is scikit-learn's ``"roc_auc"`` scorer without options:
+    ``roc_auc_score`` of the decision function (or, without one, of the positive class's
+    probability), sign 1, no keyword (no ``multi_class``, ``max_fpr`` or ``labels``).
+
+    Parameters
+    ----------
+    utility : BoundedUtility
+    estimator : estimator or None, default=None
+        Unused (the scorer alone decides); the signature of a batched ``Score``'s ``matches``.
+
+    Returns
+    -------
+    bool
+    """
+    scorer = getattr(utility, "scorer", None)
+    return (getattr(scorer, "_score_func", None) is roc_auc_score
+            and getattr(scorer, "_sign", None) == 1 and not getattr(scorer, "_kwargs", True)
+            and getattr(scorer, "_response_method", None)
+            == ("decision_function", "predict_proba"))
 
 
 def _kind(estimator):

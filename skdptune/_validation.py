@@ -25,6 +25,7 @@ from sklearn.utils import assert_all_finite, check_array, get_tags
 from sklearn.utils.metadata_routing import process_routing
 from sklearn.utils.multiclass import check_classification_targets
 
+from ._distributed._stand_in import OnWorkers
 from ._stack import user_stacklevel
 from ._sklearn_compat import (
     _get_column_indices,
@@ -351,6 +352,8 @@ def check_input_data(X, y, estimator, *, check_sparse=True):
     ``check_sparse=False`` leaves sparse input to the refit gate, which follows it through
     every step.
     """
+    if isinstance(X, OnWorkers):  # dask input: the same checks on the workers
+        return X.check(y, estimator)
     name = type(estimator).__name__
     if check_sparse and issparse(X) and not accepts_sparse(estimator):
         raise TypeError(

@@ -97,5 +97,12 @@ class UselessModelWarning(UserWarning):
     rule's margin is warned with probability at most 2.96 %, and the message states how
     often a useless one goes unwarned; where the library knows no trivial model for the
     score, it says nothing. See ``skdptune/_trivial.py`` for the rules and their rates.
+
+    A grid search given ``selection_epsilon`` never issues it for a regressor with
+    ``bounds_y`` (nor for a classifier that is not a constant linear one): its refit spends
+    what its estimator declares, nothing is set aside for ``check_share``, so no
+    ``trivial_lead_`` is estimated (NaN) and its ``best_score_``, a partition score, says
+    nothing about the released model. To be warned, give ``epsilon`` (the total) instead:
+    ``check_share`` of the refit's part then buys ``trivial_lead_``.
     """
 

@@ -1,5 +1,5 @@
 """Private linear models that diffprivlib's own do not cover, or do not calibrate correctly."""
 
-from ._linear_model import LogisticRegression, Ridge
+from ._models.linear_model import LogisticRegression, Ridge
 
 __all__ = ["LogisticRegression", "Ridge"]

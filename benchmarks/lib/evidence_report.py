@@ -254,8 +254,6 @@ def calibrate():
               "", "```python"]
     for family, fcells in sorted(by_family.items()):
         lines.append(f"{family} = {prior(fcells, floors[family], family)!r}")
-    pooled_floor = max(floors.values())
-    lines.append(f"pooled = {prior(all_cells, pooled_floor, 'pooled')!r}")
     lines.append("```")
     text = "\n".join(lines) + "\n"
     (te.RESULTS / "calibration.md").write_text(text)

@@ -1,6 +1,7 @@
 """What batched families and partition steps share: the checks of a plan's parameters, of
-declared bounds and of declared classes, Laplace variates by inverse CDF, a PCA step's fits
-and transforms of a block's partitions, and k-means' nearest centres and per-label sums."""
+declared bounds and of declared classes, the binding of a classifier's plan to its score and
+each partition's ROC AUC, Laplace variates by inverse CDF, a PCA step's fits and transforms of
+a block's partitions, and k-means' nearest centres and per-label sums."""
 
 from dataclasses import replace
 
@@ -10,6 +11,7 @@ from scipy.linalg import lapack
 from sklearn.utils.multiclass import type_of_target
 
 from .._validation import positive_finite
+from .contract import ACCURACY, ROC_AUC
 
 
 def checked_params(estimator, positive=("epsilon",)):
@@ -205,6 +207,74 @@ def labelling(plan, y, n_classes):
     if plan.code_map is None:
         raise ValueError("the plan is not bound to the labels (bind_labels)")
     return plan.code_map[y], len(plan.classes), True
+
+
+def bind_classifier_score(plan, score):
+    """``plan`` bound to ``score`` (:class:`~skdptune._batched.contract.BindsScore`) for a
+    classifier family whose plans carry a ``score`` field and skdptune's declared ``classes``:
+    :data:`~skdptune._batched.contract.ACCURACY` always; :data:`~skdptune._batched.contract.ROC_AUC`
+    unless more than two classes are declared (the model's scores are then a matrix, which
+    scikit-learn's binary ``roc_auc`` refuses on every partition: the per-fit path keeps
+    that behaviour).
+
+    Returns
+    -------
+    plan : dataclass or None
+    """
+    if score is ROC_AUC and plan.classes is not None and len(plan.classes) != 2:
+        return None
+    if score is not ACCURACY and score is not ROC_AUC:
+        return None
+    return replace(plan, score=score)
+
+
+def partition_roc_auc(values, positive, part, n_parts):
+    """Each partition's area under the ROC curve of its rows' ``values``, as scikit-learn's
+    ``roc_auc_score(positive, values)`` computes it on that partition's rows alone.
+
+    scikit-learn integrates the ROC curve by the trapezoidal rule over the distinct values,
+    which is the Mann-Whitney statistic with tied values counted half: ``(R - P (P + 1) / 2)
+    / (P N)``, ``R`` the sum of the positive rows' ranks among the partition's rows, tied
+    values taking their average rank, ``P`` and ``N`` its positive and negative rows. Here
+    that statistic, the rows of all partitions sorted once by (partition, value): a row's rank
+    is counted within its partition only. Equal to scikit-learn's to rounding (both sums are
+    exact in float64 below 2**53). Infinite values tie with one another, as their equal
+    values do.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_rows,)
+        Finite or infinite (a NaN gives that partition a meaningless value: the caller marks
+        it, as scikit-learn raises on it).
+    positive : ndarray of shape (n_rows,), bool
+    part : ndarray of shape (n_rows,), int
+        Each row's partition, ``0 .. n_parts - 1``.
+    n_parts : int
+
+    Returns
+    -------
+    auc : ndarray of shape (n_parts,)
+        In ``[0, 1]``; NaN for a partition whose rows hold one class or none (scikit-learn
+        returns NaN there, with a warning).
+    """
+    order = np.lexsort((values, part))
+    values, positive, part = values[order], positive[order], part[order]
+    n_rows = len(values)
+    # A tie group starts where the partition or the value changes.
+    starts = np.flatnonzero(np.r_[True, (part[1:] != part[:-1]) | (values[1:] != values[:-1])]
+                            if n_rows else np.empty(0, dtype=bool))
+    ends = np.r_[starts[1:], n_rows].astype(np.intp)
+    first = np.searchsorted(part, np.arange(n_parts))  # each partition's first row
+    offset = first[part[starts]] if n_rows else starts
+    # Ranks start + 1 .. end within the partition: their average.
+    average = ((starts - offset + 1) + (ends - offset)) / 2.0
+    rank = np.repeat(average, ends - starts)
+    n_positive = np.bincount(part, weights=positive, minlength=n_parts)
+    n_negative = np.bincount(part, minlength=n_parts) - n_positive
+    rank_sum = np.bincount(part, weights=rank * positive, minlength=n_parts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = (rank_sum - n_positive * (n_positive + 1) / 2.0) / (n_positive * n_negative)
+    return np.where((n_positive > 0) & (n_negative > 0), np.clip(auc, 0.0, 1.0), np.nan)
 
 
 def at_least(matrices, floor):

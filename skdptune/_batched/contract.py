@@ -21,7 +21,9 @@ from typing import Callable, Optional, Protocol, runtime_checkable
 import numpy as np
 
 from .._sklearn_compat import _PassthroughScorer
-from .._utility import BoundedR2Scorer, is_plain_accuracy
+from sklearn.utils.multiclass import type_of_target
+
+from .._utility import BoundedR2Scorer, is_plain_accuracy, is_plain_roc_auc
 
 #: What ``partition_scores`` returns for a partition whose real fit raises (a condition of the
 #: partition's own rows, such as diffprivlib's ``LogisticRegression`` on training rows of one
@@ -49,12 +51,18 @@ class Score:
     matches : callable
         ``matches(utility, candidate) -> bool``, from the scorer and the candidate's
         parameters only.
+    admits : callable or None, default=None
+        ``admits(labels) -> bool``: whether the score is defined for ``y`` with these
+        distinct labels (``np.unique`` order); where not, the per-fit path takes the
+        candidate (the engine decides it on the data, as it does the conversion of ``y``).
+        None: any labels.
     """
 
     name: str
     high: float
     low: float
     matches: Callable
+    admits: Optional[Callable] = None
 
 
 def _scorer_is(cls):
@@ -64,6 +72,19 @@ def _scorer_is(cls):
 #: Plain accuracy of predicted class codes (``scoring="accuracy"``, or ``scoring=None`` on a
 #: classifier whose ``score`` is scikit-learn's accuracy).
 ACCURACY = Score("accuracy", 1.0, 0.0, is_plain_accuracy)
+
+def _binary_labels(labels):
+    # scikit-learn's roc_auc_score takes the binary form for exactly two labels of its
+    # "binary" type (two floats that are not integers are "continuous", an error there).
+    return labels is not None and len(labels) == 2 and type_of_target(labels) == "binary"
+
+
+#: scikit-learn's ``"roc_auc"`` scorer without options (:func:`~skdptune._utility.is_plain_roc_auc`)
+#: on ``y`` of two labels: the area under the ROC curve of the held-out rows' decision values
+#: (or positive-class probabilities), ties counted half (average ranks), the larger label
+#: positive; in ``[0, 1]``. Other ``y`` (one label, several: the per-fit path raises or
+#: scores them ``error_score`` on every partition) take the per-fit path.
+ROC_AUC = Score("roc_auc", 1.0, 0.0, is_plain_roc_auc, _binary_labels)
 
 #: :class:`~skdptune.utility.BoundedR2Scorer` with the candidate's ``bounds_y`` (the default
 #: of ``scoring=None`` on diffprivlib's ``LinearRegression`` and skdptune's ``Ridge``), under
@@ -200,7 +221,8 @@ class Family(Protocol):
         Returns
         -------
         scores : ndarray of shape (len(plans), block.n_parts)
-            :attr:`SCORE`'s value, in ``[SCORE.low, SCORE.high]``; NaN where a partition has
+            The plans' score (:attr:`SCORE`, or the one a :class:`BindsScore` family bound
+            them to), within its range; NaN where a partition has
             no training or no held-out rows (:meth:`Block.scored`); :data:`FIT_FAILED` where
             its real fit would raise.
         """
@@ -215,6 +237,30 @@ class BindsLabels(Protocol):
         """``plan`` bound to ``labels`` (the sorted distinct labels of ``y``, the order of the
         codes), or None (the per-fit path). Each label must be mapped on its own: a record's
         contribution may depend on its own label, never on which other labels occur."""
+
+
+@runtime_checkable
+class BindsScore(Protocol):
+    """A family that computes several scores: the engine binds each plan to the one the
+    search's utility matches before the fits.
+
+    Attributes
+    ----------
+    SCORES : tuple of Score
+        Every score it computes, its ``SCORE`` first.
+    """
+
+    SCORES: tuple
+
+    def bind_score(self, plan, score):
+        """``plan`` bound to ``score`` (one of :attr:`SCORES`), or None (the per-fit path),
+        decided from the plan's public parameters only."""
+
+
+def scores_of(family):
+    """The scores a family computes: its ``SCORES`` (:class:`BindsScore`), else its
+    ``SCORE``."""
+    return tuple(getattr(family, "SCORES", (family.SCORE,)))
 
 
 @runtime_checkable
@@ -247,9 +293,10 @@ class PartitionStep(Protocol):
         """
 
 
-def check_scores(family, scores, n_plans, n_parts):
+def check_scores(family, scores, n_plans, n_parts, score=None):
     """Whether ``scores`` keep the contract of ``family.partition_scores``: the shape, and
-    every value NaN, :data:`FIT_FAILED`, or within the family's :class:`Score` range.
+    every value NaN, :data:`FIT_FAILED`, or within the range of ``score`` (the plans' bound
+    score; None: the family's ``SCORE``).
 
     Returns
     -------
@@ -258,11 +305,11 @@ def check_scores(family, scores, n_plans, n_parts):
     """
     if np.shape(scores) != (n_plans, n_parts):
         return f"shape {np.shape(scores)}, not {(n_plans, n_parts)}"
+    score = family.SCORE if score is None else score
     values = np.asarray(scores, dtype=float)
     inside = (np.isnan(values) | (values == FIT_FAILED)
-              | ((values >= family.SCORE.low) & (values <= family.SCORE.high)))
+              | ((values >= score.low) & (values <= score.high)))
     if not inside.all():
-        return (f"{values[~inside][:3]} outside [{family.SCORE.low}, {family.SCORE.high}] "
-                f"({family.SCORE.name})")
+        return f"{values[~inside][:3]} outside [{score.low}, {score.high}] ({score.name})"
     return None
 

@@ -35,8 +35,10 @@ from .contract import (
     NO_TARGET,
     VALUES,
     BindsLabels,
+    BindsScore,
     Block,
     check_scores,
+    scores_of,
 )
 
 #: The versions the emulations were tested against, as in ``pyproject.toml``
@@ -92,7 +94,8 @@ def _route(configured, utility):
 
     A :class:`~sklearn.pipeline.Pipeline` cut by
     :func:`~skdptune._batched.pipeline.split_pipeline`, a final estimator whose exact class has
-    a family, and a utility that is the family's score (its ``SCORE.matches``). What follows
+    a family, and a utility that is one of the family's scores (the first whose ``matches``
+    holds: its ``SCORE``, or one of its ``SCORES``). What follows
     depends on the data, in :func:`batched_work` only: the steps applied to all rows, the
     conversion of ``X`` and ``y`` and the family's ``plan`` at the width they give; a failure
     there sends the candidate to the per-fit path, which has the same law.
@@ -106,17 +109,29 @@ def _route(configured, utility):
     Returns
     -------
     route : types.SimpleNamespace or None
-        ``steps``, ``stage``, ``final`` (:func:`~skdptune._batched.pipeline.split_pipeline`) and
-        ``family``; None for the per-fit path.
+        ``steps``, ``stage``, ``final`` (:func:`~skdptune._batched.pipeline.split_pipeline`),
+        ``family`` and ``score``; None for the per-fit path.
     """
     split = pipeline.split_pipeline(configured)
     if split is None:
         return None
     steps, stage, final = split
     family = registry.FAMILIES.get(type(final))
-    if family is None or not family.SCORE.matches(utility, configured):
+    if family is None:
         return None
-    return SimpleNamespace(steps=steps, stage=stage, final=final, family=family)
+    score = next((score for score in scores_of(family) if score.matches(utility, configured)),
+                 None)
+    if score is None:
+        return None
+    return SimpleNamespace(steps=steps, stage=stage, final=final, family=family, score=score)
+
+
+def _bound(found, plan):
+    """``plan`` bound to the route's score (a :class:`~skdptune._batched.contract.BindsScore`
+    family), or as it is; None stays None."""
+    if plan is None or not isinstance(found.family, BindsScore):
+        return plan
+    return found.family.bind_score(plan, found.score)
 
 
 def _admits(fit_params, score_params, y_ndim, family):
@@ -163,7 +178,7 @@ def candidate_paths(estimator, candidates, utility, n_features=None, *, fit_para
         plan = None
         if found is not None and _admits(fit_params, score_params, y_ndim, found.family):
             width = None if found.steps or found.stage is not None else n_features
-            plan = found.family.plan(found.final, width)
+            plan = _bound(found, found.family.plan(found.final, width))
         plans.append(plan)
     if any(plan is not None for plan in plans) and not versions_tested():
         plans = [None] * len(plans)
@@ -218,12 +233,14 @@ class _Group:
     ids : list of int
         The candidates' indices in the grid (they key the noise streams).
     plans : list
-        The family's plans, bound to the labels.
+        The family's plans, bound to the labels and the score.
     data : types.SimpleNamespace
         ``X`` (laid out: public steps and public branches applied once), ``codes`` (what the
         family reads of ``y``), ``n_classes`` and ``labels``.
     steps : list of tuple of StepPlan, or None
         Each candidate's partition steps; None when none has any.
+    score : Score or None, default=None
+        The plans' score (None: the family's ``SCORE``).
     """
 
     family: object
@@ -231,6 +248,7 @@ class _Group:
     plans: list
     data: object
     steps: object = None
+    score: object = None
 
 
 def _groups(estimator, candidates, X, y, utility, fit_params=None, score_params=None):
@@ -254,7 +272,7 @@ def _groups(estimator, candidates, X, y, utility, fit_params=None, score_params=
     for index, found_ in enumerate(found):
         if found_ is None:
             continue
-        family, stage = found_.family, found_.stage
+        family, stage, score = found_.family, found_.stage, found_.score
         key = (pipeline.steps_key(found_.steps) + pipeline.stage_key(stage), family)
         if key not in transformed:
             # Public steps and public branches once on all rows; partition steps later, per
@@ -266,12 +284,15 @@ def _groups(estimator, candidates, X, y, utility, fit_params=None, score_params=
         if transformed[key] is None:
             continue
         data, slots = transformed[key]
+        if score.admits is not None and not score.admits(data.labels):
+            continue  # a score not defined for these labels: the per-fit path's behaviour
         planned = pipeline.plan_stage(stage, slots, data.X.shape[1])
-        plan = None if planned is None else family.plan(found_.final, planned[1])
+        plan = None if planned is None else _bound(found_, family.plan(found_.final, planned[1]))
         if plan is not None and isinstance(family, BindsLabels):
             plan = family.bind_labels(plan, data.labels)
         if plan is not None:
-            group = grouped.setdefault(key, _Group(family, [], [], data, []))
+            group = grouped.setdefault(key + (score.name,),
+                                       _Group(family, [], [], data, [], score))
             group.ids.append(index)
             group.plans.append(plan)
             group.steps.append(planned[0])
@@ -369,7 +390,8 @@ def _block_task(splits, block, codes):
     return SimpleNamespace(partitions=np.asarray(block), train=rows(0), validation=rows(1))
 
 
-def _run_block(family, plans, candidate_ids, X, task, n_classes, entropy, steps=None):
+def _run_block(family, plans, candidate_ids, X, task, n_classes, entropy, steps=None,
+               score=None):
     """Run in a joblib worker: the scores of ``plans`` on the block's partitions.
 
     Parameters
@@ -389,6 +411,9 @@ def _run_block(family, plans, candidate_ids, X, task, n_classes, entropy, steps=
     steps : list of tuple of StepPlan, optional
         Each candidate's partition steps, applied to the block's rows per partition before
         the family fits them.
+    score : Score or None, default=None
+        The plans' score, whose range the outputs are checked against (None: the family's
+        ``SCORE``).
 
     Returns
     -------
@@ -412,7 +437,7 @@ def _run_block(family, plans, candidate_ids, X, task, n_classes, entropy, steps=
                                                          entropy, candidate)
             row = family.partition_scores([plan], own, [rngs[j]])[0]
             scores[j] = np.where(failed & ~np.isnan(row), FIT_FAILED, row)
-    problem = check_scores(family, scores, len(plans), block.n_parts)
+    problem = check_scores(family, scores, len(plans), block.n_parts, score)
     if problem is not None:
         raise RuntimeError(f"The batched family {family.__name__} broke its contract "
                            f"(skdptune._batched.contract.Family): {problem}.")
@@ -482,7 +507,7 @@ class BatchedWork:
                 self.tasks.append(delayed(_run_block)(
                     group.family, group.plans, group.ids, data.X,
                     _block_task(splits, block, data.codes), data.n_classes, entropy,
-                    group.steps))
+                    group.steps, group.score))
                 self.fits.append(len(group.ids) * len(block))
                 self._owner.append(g)
 

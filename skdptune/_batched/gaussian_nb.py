@@ -2,7 +2,7 @@
 :class:`skdptune.naive_bayes.GaussianNB`: the same mechanisms over declared classes).
 
 Emulates ``diffprivlib.models.GaussianNB.fit`` (diffprivlib 0.6.6) followed by ``predict``
-and accuracy, for every partition of a block at once. The output has the law of a
+and accuracy, or by ``predict_proba`` and ROC AUC, for every partition of a block at once. The output has the law of a
 diffprivlib fit on that partition with the candidate's (already rescaled) parameters; the
 noise is drawn from the partition's own stream (not a secure sampler: partition fits are never
 released). What diffprivlib's ``fit`` does, and what is done here in its place:
@@ -45,6 +45,15 @@ released). What diffprivlib's ``fit`` does, and what is done here in its place:
   parameters only (sum, sign, finiteness) send the candidate to the per-fit path.
 - ``predict``: scikit-learn's joint log-likelihood, argmax, first class on ties (classes in
   sorted order, as ``np.unique``).
+- ``scoring="roc_auc"`` (two labels in ``y``; no more than two declared classes): scikit-learn's
+  scorer reads ``predict_proba(X)[:, 1]`` (``GaussianNB`` has no decision function), computed
+  as scikit-learn does: ``exp(jll[:, 1] - logsumexp(jll, axis=1))`` of the same joint
+  log-likelihood, so that the same fitted statistics give the same values and ties (a
+  probability rounded to 1 ties with every other, which a margin would not).
+  :func:`~skdptune._batched.common.partition_roc_auc` then ranks them per partition.
+  Where scikit-learn raises or returns NaN, the partition is :data:`FIT_FAILED`: a model
+  of one class (``predict_proba`` of one column), a non-finite probability, held-out rows of
+  one class.
 
 Every quantity of a partition is a function of its own rows, the public parameters and its own
 stream: nothing is computed across partitions from data (the block's arrays only stack them).
@@ -58,7 +67,10 @@ import numpy as np
 from diffprivlib.mechanisms import LaplaceBoundedDomain
 
 from .._validation import nonnegative_finite
+from scipy.special import logsumexp
+
 from .common import (
+    bind_classifier_score,
     bind_declared,
     checked_params,
     declared_bounds,
@@ -66,12 +78,15 @@ from .common import (
     labelling,
     laplace,
     laplace_within,
+    partition_roc_auc,
 )
-from .contract import ACCURACY, CODES, FIT_FAILED
+from .contract import ACCURACY, CODES, FIT_FAILED, ROC_AUC, Score
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
-#: :class:`~skdptune._batched.contract.Family`).
+#: :class:`~skdptune._batched.contract.Family`), and every score it computes
+#: (:class:`~skdptune._batched.contract.BindsScore`).
 SCORE, TARGET = ACCURACY, CODES
+SCORES = (ACCURACY, ROC_AUC)
 
 #: Above this many classes the per-partition arrays (partitions x classes x features) and the
 #: scoring pass (rows x classes x features) stop being cheap: the per-fit path takes over.
@@ -99,6 +114,8 @@ class GaussianNBPlan:
     code_map : ndarray of shape (n_labels,) or None, default=None
         Set by :func:`bind_labels` for declared ``classes``: each label code's position among
         them.
+    score : Score, default=ACCURACY
+        What a partition's fit is scored by (:func:`bind_score`).
     """
 
     epsilon: float
@@ -108,6 +125,7 @@ class GaussianNBPlan:
     priors: np.ndarray = None
     classes: Optional[np.ndarray] = None
     code_map: Optional[np.ndarray] = None
+    score: Score = ACCURACY
 
     @property
     def uniforms_per_class(self):
@@ -175,11 +193,20 @@ def bind_labels(candidate, labels):
     return bind_declared(candidate, labels)
 
 
+def bind_score(candidate, score):
+    """``candidate`` bound to ``score``, or None:
+    :func:`~skdptune._batched.common.bind_classifier_score` (the family contract,
+    :class:`~skdptune._batched.contract.BindsScore`)."""
+    return bind_classifier_score(candidate, score)
+
+
 def partition_scores(plans, block, rngs):
-    """Accuracy of every plan's fit on every partition of a block (the family contract,
+    """Accuracy or ROC AUC (the plan's ``score``) of every plan's fit on every partition of a
+    block (the family contract,
     :meth:`~skdptune._batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
     real fit raises (``priors`` whose length is not the partition's number of classes;
-    fewer training rows than declared classes)."""
+    fewer training rows than declared classes) or, for ROC AUC, where scikit-learn's scorer
+    raises or returns NaN."""
     result = np.empty((len(plans), block.n_parts))
     by_labelling = {}  # the rows grouped by (partition, class), once per labelling
     for j, candidate in enumerate(plans):
@@ -189,15 +216,21 @@ def partition_scores(plans, block, rngs):
                                          block.n_parts, block.n_classes, candidate)
         grouped = by_labelling[key]
         theta, var, noisy = _fit(candidate, grouped, rngs[j])
-        predicted = _predict(theta, var, noisy, block.X_val, block.part_val, candidate.priors)
+        jll = _joint_log_likelihood(theta, var, noisy, block.X_val, block.part_val,
+                                    candidate.priors)
         y_val = labelling(candidate, block.y_val, block.n_classes)[0]
-        result[j] = block.accuracy(predicted == y_val)
         # Where the real fit raises: skdptune's with fewer training rows than declared
         # classes (no model), diffprivlib's "Number of priors must match number of classes."
         failed = ~grouped.fitted.any(axis=1)
         if candidate.priors is not None:
             failed |= grouped.fitted.sum(axis=1) != len(candidate.priors)
-        result[j] = block.scored(np.where(failed, FIT_FAILED, result[j]))
+        if candidate.score is ROC_AUC:
+            scores, unscored = _roc_auc(jll, y_val, block, grouped.fitted)
+            failed |= unscored
+        else:
+            predicted = np.argmax(jll, axis=1) if jll.shape[1] else np.zeros(len(jll), int)
+            scores = block.accuracy(predicted == y_val)
+        result[j] = block.scored(np.where(failed, FIT_FAILED, scores))
     return result
 
 
@@ -306,12 +339,27 @@ def _fit(candidate, grouped, rngs):
     return mu, var, np.where(present, noisy, 0.0)
 
 
-def _predict(theta, var, counts, X, part, priors=None):
-    """Class code of scikit-learn's ``GaussianNB.predict`` for each row, with its partition's
-    model: the joint log-likelihood's argmax (first on ties; absent classes never win).
-    Priors: the noisy counts over their sum (the partition's training rows), or the declared
-    ``priors`` in the order of each partition's present classes (a partition with another
-    number of classes is a failed fit, whose prediction is not used)."""
+def _roc_auc(jll, y_val, block, fitted):
+    """Each partition's ROC AUC of ``predict_proba(X)[:, 1]`` (two labels: codes 0 and 1,
+    the larger positive), and where scikit-learn's scorer raises or returns NaN: a model
+    without exactly two classes, a non-finite probability, held-out rows of one class."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # scikit-learn's predict_proba: exp(predict_log_proba), jll less its logsumexp.
+        probability = np.exp(jll[:, 1] - logsumexp(jll, axis=1))
+    auc = partition_roc_auc(probability, y_val == 1, block.part_val, block.n_parts)
+    finite = np.bincount(block.part_val, weights=~np.isfinite(probability),
+                         minlength=block.n_parts) == 0
+    return auc, (fitted.sum(axis=1) != 2) | ~finite | np.isnan(auc)
+
+
+def _joint_log_likelihood(theta, var, counts, X, part, priors=None):
+    """scikit-learn's ``GaussianNB`` joint log-likelihood of each row under its partition's
+    model, ``(n_rows, n_classes)``, the same operations in the same order (so the same fitted
+    statistics give the same values); absent classes ``-inf`` (their argmax never wins, as
+    ``predict`` never returns them). Priors: the noisy counts over their sum (the
+    partition's training rows), or the declared ``priors`` in the order of each partition's
+    present classes (a partition with another number of classes is a failed fit, whose
+    values are not used)."""
     n_classes = theta.shape[1]
     present = counts > 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -331,7 +379,7 @@ def _predict(theta, var, counts, X, part, priors=None):
     # An absent class's placeholder variance may be 0 (var_smoothing=0): -inf + inf is NaN,
     # which argmax would pick. It is not a class of that partition's model.
     jll[~np.isfinite(log_prior[part])] = -np.inf
-    return np.argmax(jll, axis=1) if n_classes else np.zeros(len(X), dtype=int)
+    return jll
 
 
 def _geometric_truncated(values, uniforms, epsilon, n_total):

@@ -68,7 +68,7 @@ from types import SimpleNamespace
 import numpy as np
 from scipy.optimize import minimize
 
-from .._linear_model import Ridge, _corner_range, _square_range, objective
+from .._models.linear_model import Ridge, _corner_range, _square_range, objective
 from .._utility import BoundedR2Scorer
 from .._validation import nonnegative_finite
 from .common import at_least, checked_params, declared_bounds, laplace

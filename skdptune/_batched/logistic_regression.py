@@ -4,7 +4,7 @@ unit ball, ``unit_ball`` plans).
 
 Emulates ``diffprivlib.models.LogisticRegression.fit`` (diffprivlib 0.6.6, objective
 perturbation after Chaudhuri, Monteleoni & Sarwate 2011) followed by ``predict`` and accuracy,
-for every partition of a block at once. The noise is drawn from the partition's own stream
+or by ``decision_function`` and ROC AUC, for every partition of a block at once. The noise is drawn from the partition's own stream
 (not a secure sampler: partition fits are never released). What diffprivlib's ``fit`` does,
 and what is done here in its place:
 
@@ -28,16 +28,15 @@ and what is done here in its place:
   dimension=D, alpha=1 / C, n=n)``: ``epsilon' = epsilon_c - 2 * log(1 + 0.25 * norm * C)``;
   if ``epsilon' <= 0``, an extra ridge ``delta = (0.25 * norm / expm1(epsilon_c / 4) - 1 / C)
   / n`` on all of ``w`` (intercept included) and ``epsilon' = epsilon_c / 2``. skdptune's
-  class (``unit_ball`` plans) fits diffprivlib's mechanism with a ``C`` that keeps
-  ``epsilon' >= NOISE_SHARE * epsilon_c`` (:func:`~skdptune._linear_model.objective_perturbation`
-  with ``share``): here the same ``epsilon'`` and the same penalty, as ``1 / C`` plus
-  ``delta``. The noise vector
-  ``b`` has a uniform direction (diffprivlib normalises a vector of sums of four halved
-  standard normals, that is a standard normal vector) and a norm ``Gamma(D, 2 * norm /
+  class (``unit_ball`` plans) fits diffprivlib's mechanism with a ``C`` that keeps ``epsilon' >=
+  NOISE_SHARE * epsilon_c`` (:func:`~skdptune._models.linear_model.objective_perturbation` with
+  ``share``): here the same ``epsilon'`` and the same penalty, as ``1 / C`` plus ``delta``. The
+  noise vector ``b`` has a uniform direction (diffprivlib normalises a vector of sums of four
+  halved standard normals, that is a standard normal vector) and a norm ``Gamma(D, 2 * norm /
   epsilon')`` (diffprivlib sums four ``Gamma(D / 4, .)``); the objective gains ``b . w / n +
-  delta * ||w||^2 / 2``. Here: :func:`noise_parameters` computes ``epsilon'``, ``delta`` and
-  the scale exactly as ``Vector.randomise``; the direction is a normalised standard normal
-  vector and the norm one ``Gamma(D)`` variate times the scale: the same law.
+  delta * ||w||^2 / 2``. Here: :func:`noise_parameters` computes ``epsilon'``, ``delta`` and the
+  scale exactly as ``Vector.randomise``; the direction is a normalised standard normal vector
+  and the norm one ``Gamma(D)`` variate times the scale: the same law.
 - The minimiser: scipy's L-BFGS-B from ``w = 0`` (``fmin_l_bfgs_b(f, 0, factr=64,
   pgtol=tol, maxiter=max_iter)``). Here, where that solver runs to convergence (``tol`` at
   most :data:`MAX_TOL`, ``max_iter`` at least :data:`MIN_MAX_ITER`): Newton's method on every
@@ -79,6 +78,14 @@ and what is done here in its place:
   positive one where it is above 0; more: the argmax over the present (or declared) classes
   (the first on ties, classes in sorted order). Accuracy over the partition's held-out rows
   (with declared classes: right where the predicted class equals the row's label).
+- ``scoring="roc_auc"`` (two labels in ``y``; no more than two declared classes): scikit-learn's
+  scorer reads ``decision_function(X)``, the same scores as ``predict`` (each row's own dot
+  product, so equal rows tie as they do in scikit-learn's), ranked per partition by
+  :func:`~skdptune._batched.common.partition_roc_auc`; a partition whose held-out rows hold
+  one class is :data:`FIT_FAILED` (scikit-learn's score is NaN there). Where the intercept ran
+  off (see above) every score of the partition is infinite and ties: AUC 1/2, as
+  diffprivlib's scores at an intercept of about ``1e18`` tie (a row's ``x . w`` below half a
+  unit in the last place of the intercept, 64, is lost in the sum).
 
 Every quantity of a partition is a function of its own rows, the public parameters and its own
 stream: the block's arrays stack partitions side by side, padded with zero rows that weigh
@@ -95,16 +102,19 @@ import numpy as np
 from scipy.linalg import lapack
 from scipy.special import expit
 
-from .._linear_model import LogisticRegression as CalibratedLogisticRegression
-from .._linear_model import (NOISE_SHARE, logistic_features, logistic_unit_ball,
+from .._models.linear_model import LogisticRegression as CalibratedLogisticRegression
+from .._models.linear_model import (NOISE_SHARE, logistic_features, logistic_unit_ball,
                              objective_perturbation)
 from . import lbfgsb
-from .common import at_least, bind_declared, checked_params, declared_labels, labelling
-from .contract import ACCURACY, CODES, FIT_FAILED
+from .common import (at_least, bind_classifier_score, bind_declared, checked_params,
+                     declared_labels, labelling, partition_roc_auc)
+from .contract import ACCURACY, CODES, FIT_FAILED, ROC_AUC, Score
 
 #: The family's per-partition score and what it reads of ``y`` (the family contract,
-#: :class:`~skdptune._batched.contract.Family`).
+#: :class:`~skdptune._batched.contract.Family`), and every score it computes
+#: (:class:`~skdptune._batched.contract.BindsScore`).
 SCORE, TARGET = ACCURACY, CODES
+SCORES = (ACCURACY, ROC_AUC)
 
 #: Above this many classes the one-vs-rest problems (candidates x classes x partitions, each
 #: a ``D x D`` Hessian) stop being cheap: the per-fit path takes over.
@@ -194,7 +204,7 @@ class LogisticRegressionPlan:
         Set by :func:`bind_labels` for declared ``classes``: each label code's position among
         them.
     noise_share : float or None, default=None
-        skdptune's :data:`~skdptune._linear_model.NOISE_SHARE` (its rule for ``epsilon'`` and
+        skdptune's :data:`~skdptune._models.linear_model.NOISE_SHARE` (its rule for ``epsilon'`` and
         the penalty); None: diffprivlib's rule.
     """
 
@@ -208,6 +218,7 @@ class LogisticRegressionPlan:
     classes: Optional[np.ndarray] = None
     code_map: Optional[np.ndarray] = None
     noise_share: Optional[float] = None
+    score: Score = ACCURACY
 
 
 def plan(estimator, n_features):
@@ -265,6 +276,13 @@ def bind_labels(candidate, labels):
     return bind_declared(candidate, labels)
 
 
+def bind_score(candidate, score):
+    """``candidate`` bound to ``score``, or None:
+    :func:`~skdptune._batched.common.bind_classifier_score` (the family contract,
+    :class:`~skdptune._batched.contract.BindsScore`)."""
+    return bind_classifier_score(candidate, score)
+
+
 def noise_parameters(epsilon, data_norm, C, n, fit_intercept, share=None):
     """The perturbation of one problem, as diffprivlib's ``Vector.randomise`` computes it (with
     ``share``: as skdptune's ``LogisticRegression`` sets it up).
@@ -280,7 +298,7 @@ def noise_parameters(epsilon, data_norm, C, n, fit_intercept, share=None):
         The partition's training rows.
     fit_intercept : bool
     share : float or None, default=None
-        :func:`~skdptune._linear_model.objective_perturbation`'s ``share`` (the plan's
+        :func:`~skdptune._models.linear_model.objective_perturbation`'s ``share`` (the plan's
         ``noise_share``); None: diffprivlib's rule.
 
     Returns
@@ -340,10 +358,11 @@ def noise_vectors(normals, gammas, scale):
 
 
 def partition_scores(plans, block, rngs):
-    """Accuracy of every plan's fit on every partition of a block (the family contract,
+    """Accuracy or ROC AUC (the plan's ``score``) of every plan's fit on every partition of a
+    block (the family contract,
     :meth:`~skdptune._batched.contract.Family.partition_scores`); :data:`FIT_FAILED` where the
     partition's training rows hold fewer than two classes without declared classes
-    (diffprivlib's fit raises).
+    (diffprivlib's fit raises) and, for ROC AUC, where its held-out rows hold one class.
 
     The problems that go to diffprivlib's solver, of all the plans, are solved together
     (:func:`_lbfgsb_in_chunks`): one round of its bookkeeping serves them all."""
@@ -378,9 +397,17 @@ def partition_scores(plans, block, rngs):
     for j, (candidate, fit) in enumerate(zip(plans, fits)):
         Z_val = mapped[candidate.unit_ball][1]
         _, y_val, problems = labelled[j]
-        correct = _predict(fit.finish(), problems, Z_val, block.part_val,
-                           candidate.fit_intercept) == y_val
-        result[j] = block.scored(np.where(problems.n_present >= 2, block.accuracy(correct),
+        w = fit.finish()
+        if candidate.score is ROC_AUC:
+            # Two labels (ROC_AUC.admits): one slot, class 1 positive.
+            decision = _decision(w, Z_val, block.part_val, candidate.fit_intercept)[0]
+            scores = partition_roc_auc(decision, y_val == 1, block.part_val, block.n_parts)
+            failed = np.isnan(scores)
+        else:
+            predicted = _predict(w, problems, Z_val, block.part_val, candidate.fit_intercept)
+            scores = block.accuracy(predicted == y_val)
+            failed = False
+        result[j] = block.scored(np.where((problems.n_present >= 2) & ~failed, scores,
                                           FIT_FAILED))
     return result
 
@@ -911,13 +938,20 @@ def _solve(hessian, gradient):
         return direction
 
 
-def _predict(w, problems, X, part, fit_intercept):
-    """Class code that each row's partition model predicts (scikit-learn's ``predict``)."""
+def _decision(w, X, part, fit_intercept):
+    """Each slot's decision function on each row under its partition's model (scikit-learn's
+    ``decision_function``), ``(slots, rows)``: each row's own dot product."""
     n_features = X.shape[1]
     coef = w[..., :n_features][:, part]  # (slots, rows, features)
     scores = np.einsum("rd,srd->sr", X, coef)
     if fit_intercept:
         scores += w[..., n_features][:, part]
+    return scores
+
+
+def _predict(w, problems, X, part, fit_intercept):
+    """Class code that each row's partition model predicts (scikit-learn's ``predict``)."""
+    scores = _decision(w, X, part, fit_intercept)
     binary = problems.binary[part]
     # Two present classes: the positive one where the decision function is above 0.
     first = scores[0] if problems.n_classes <= 2 else scores[problems.positive[part],

@@ -20,8 +20,8 @@ from diffprivlib.models import (
 from .._models.cluster import KMeans as PrivateKMeans
 from .._models.decomposition import PCA as PrivatePCA
 from .._models.ensemble import RandomForestClassifier as SecureRandomForestClassifier
-from .._linear_model import LogisticRegression as CalibratedLogisticRegression
-from .._linear_model import Ridge
+from .._models.linear_model import LogisticRegression as CalibratedLogisticRegression
+from .._models.linear_model import Ridge
 from .._models.naive_bayes import GaussianNB as DeclaredGaussianNB
 from .._models.tree import DecisionTreeClassifier as SecureDecisionTreeClassifier
 from . import (

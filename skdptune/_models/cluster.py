@@ -370,6 +370,18 @@ class KMeans(DPKMeans):
         -------
         self : KMeans
         """
+        accountant = self._start_fit(sample_weight)
+        X = validate_clippable(self, X, accept_sparse=False, dtype=[np.float64, np.float32])
+        n_samples, n_features = X.shape
+        self._check_samples(n_samples)
+        lower, upper = declared_box(self, n_features, min_separation=MIN_WIDTH)
+        X_clipped, middle = np.clip(X, lower, upper), (lower + upper) / 2
+        return self._release(lambda centres: cluster_sums(X_clipped, centres, middle),
+                             n_samples, (lower, upper), X.dtype, accountant)
+
+    def _start_fit(self, sample_weight=None):
+        """Validate the parameters and check ``epsilon`` on the accountant, which it returns:
+        what every fit does before it reads the data."""
         self._validate_params()
         if self.bounds is None:
             raise ValueError("KMeans needs declared bounds=(lower, upper) (got bounds=None); "
@@ -378,16 +390,25 @@ class KMeans(DPKMeans):
         accountant.check(self.epsilon, 0)
         if sample_weight is not None:
             self._warn_unused_args("sample_weight")
-        X = validate_clippable(self, X, accept_sparse=False, dtype=[np.float64, np.float32])
-        n_samples, n_features = X.shape
+        return accountant
+
+    def _check_samples(self, n_samples):
         if n_samples < self.n_clusters:
             raise ValueError(f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}")
-        lower, upper = declared_box(self, n_features, min_separation=MIN_WIDTH)
+
+    def _release(self, statistics, n_samples, box, dtype, accountant):
+        """The private Lloyd iterations, each from ``statistics(centres)``: the true counts
+        and sums about the box's middle of the clipped records nearest each centre
+        (:func:`cluster_sums`), computed in memory (:meth:`fit`) or reduced over chunks
+        (``skdptune._distributed``); every noise term is drawn here, in the same order
+        either way (the class docstring gives the mechanisms and their privacy)."""
+        lower, upper = box
+        n_features = len(lower)
         noise, geometry = _sources(self.random_state)
         n_iter = int(self._calc_iters(n_features, n_samples))
         count_epsilon, coordinate_epsilon = budget_split(self.epsilon, n_features, n_iter)
-        lloyd = _Iteration(np.clip(X, lower, upper), lower, upper, count_epsilon,
-                           coordinate_epsilon, noise, geometry)
+        lloyd = _Iteration(statistics, lower, upper, count_epsilon, coordinate_epsilon, noise,
+                           geometry)
         n_seeds = self.n_clusters * self.oversampling
         centres = initial_centres(lower, upper, geometry.random_sample((POOL * n_seeds,
                                                                         n_features)))
@@ -397,7 +418,7 @@ class KMeans(DPKMeans):
                 centres = reduce_centres(
                     centres, np.where(empty, 0.0, lloyd.noisy_counts), self.n_clusters,
                     geometry.random_sample((REDUCTION_STARTS, self.n_clusters)))
-        self.cluster_centers_ = centres.astype(X.dtype)  # as scikit-learn's: X's dtype
+        self.cluster_centers_ = centres.astype(dtype)  # as scikit-learn's: X's dtype
         self.empty_clusters_ = empty
         self.n_iter_ = n_iter
         self._n_threads = 1  # scikit-learn's predict reads it
@@ -425,11 +446,12 @@ class KMeans(DPKMeans):
 
 class _Iteration:
     """One private Lloyd iteration over records clipped to the box (the class docstring of
-    :class:`KMeans` gives the sensitivities)."""
+    :class:`KMeans` gives the sensitivities), its statistics from ``statistics(centres)``."""
 
-    def __init__(self, X, lower, upper, count_epsilon, coordinate_epsilon, noise, geometry):
-        self.X, self.lower, self.upper, self.geometry = X, lower, upper, geometry
-        self.middle = (lower + upper) / 2
+    def __init__(self, statistics, lower, upper, count_epsilon, coordinate_epsilon, noise,
+                 geometry):
+        self.statistics, self.lower, self.upper = statistics, lower, upper
+        self.geometry = geometry
         self.count_epsilon = count_epsilon
         self.count_noise = Laplace(epsilon=count_epsilon, sensitivity=COUNT_SENSITIVITY,
                                    random_state=noise)
@@ -440,10 +462,7 @@ class _Iteration:
         """``(new centres, which were empty)`` from the released ``centres``; keeps the noisy
         counts in ``noisy_counts``."""
         n_centres, n_features = centres.shape
-        labels = _squared_distances(self.X, centres).argmin(axis=1)  # each record's label
-        counts = np.bincount(labels, minlength=n_centres)
-        sums = np.zeros((n_centres, n_features))
-        np.add.at(sums, labels, self.X - self.middle)
+        counts, sums = self.statistics(centres)
         # Counts: L1 sensitivity 2 (one record leaves a cluster, one joins another);
         # count_epsilon of this iteration's epsilon / n_iter. Every centre, empty or not.
         self.noisy_counts = np.array([self.count_noise.randomise(int(count))
@@ -457,6 +476,22 @@ class _Iteration:
                                 self.count_epsilon,
                                 self.geometry.uniform(self.lower, self.upper,
                                                       (n_centres, n_features)))
+
+
+def cluster_sums(X, centres, middle):
+    """Each centre's count of the records of ``X`` (clipped to the box) nearest it, and the
+    sum of their ``x - middle``: summable over any split of the records.
+
+    Returns
+    -------
+    counts : ndarray of int, shape (n_centres,)
+    sums : ndarray of shape (n_centres, n_features)
+    """
+    n_centres = len(centres)
+    labels = _squared_distances(X, centres).argmin(axis=1)  # each record's label
+    sums = np.zeros((n_centres, X.shape[1]))
+    np.add.at(sums, labels, X - middle)
+    return np.bincount(labels, minlength=n_centres), sums
 
 
 def kmeans_zero_out(step):

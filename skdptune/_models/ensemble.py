@@ -179,18 +179,29 @@ class RandomForestClassifier(DPRandomForestClassifier):
         # Each row's tree, from its position (or its place in a permutation drawn from the
         # structure source) and the public n: diffprivlib's formula. Disjoint blocks.
         order = structure.permutation(n_samples) if self.shuffle else np.arange(n_samples)
-        block = (order // (n_samples / n_trees)).astype(np.intp)
+        block = tree_blocks(order, n_samples, n_trees)
         trees = grow_trees(X, y, block, n_trees, bounds, classes, self.max_depth, self.epsilon,
                            structure, noise)
+        return self._release(trees, classes, X.shape[1])
+
+    def _release(self, trees, classes, n_features):
+        """Set the fitted trees and attributes, and record ``epsilon`` (shared with the fit on
+        dask input, ``skdptune._distributed``)."""
         self.estimators_ = [
             DecisionTreeClassifier(max_depth=self.max_depth, epsilon=self.epsilon,
                                    bounds=self.bounds, classes=self.classes,
                                    accountant=self.accountant)._set_fitted(tree, classes,
-                                                                           X.shape[1])
+                                                                           n_features)
             for tree in trees]
         self.classes_, self.n_classes_, self.n_outputs_ = classes, len(classes), 1
         self.accountant.spend(self.epsilon, 0)
         return self
+
+
+def tree_blocks(positions, n_samples, n_trees):
+    """The tree of each row at ``positions`` (or places in a permutation) among ``n_samples``:
+    ``position // (n_samples / n_trees)``, diffprivlib's formula; disjoint blocks."""
+    return (positions // (n_samples / n_trees)).astype(np.intp)
 
 
 def forest_charge(step):

@@ -1,15 +1,12 @@
 """Private naive Bayes whose released model does not depend on which classes occur."""
 
-from types import SimpleNamespace
-
 import numpy as np
-from diffprivlib.mechanisms import GeometricTruncated
+from diffprivlib.mechanisms import GeometricTruncated, LaplaceBoundedDomain, LaplaceTruncated
 from diffprivlib.models import GaussianNB as DPGaussianNB
 from diffprivlib.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._clipping import validate_clippable
-from .._diffprivlib import update_mean_variance
 from .._validation import declared_classes
 from .facts import ModelFacts
 
@@ -109,6 +106,22 @@ class GaussianNB(DPGaussianNB):
         -------
         self : GaussianNB
         """
+        random_state = self._start_fit(sample_weight)
+        X, y = validate_clippable(self, X, y)
+        check_classification_targets(y)
+        lower, upper = self._check_bounds(self.bounds, shape=X.shape[1])
+        X = self._clip_to_bounds(X, (lower, upper))
+        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
+        by_class = [X[y == label] for label in self.classes_]
+        return self.release(
+            np.array([len(rows) for rows in by_class]),
+            np.array([[rows[:, j].sum() for j in range(X.shape[1])] for rows in by_class]),
+            lambda i, j, mean: ((by_class[i][:, j] - mean) ** 2).sum(),
+            (lower, upper), random_state)
+
+    def _start_fit(self, sample_weight=None):
+        """Validate the parameters, check ``epsilon`` on the accountant and return the noise
+        generator: what every fit does before it reads the data."""
         self._validate_params()
         if self.bounds is None:
             raise ValueError("bounds=None would be read from the private data; declare "
@@ -116,13 +129,47 @@ class GaussianNB(DPGaussianNB):
         self.accountant.check(self.epsilon, 0)
         if sample_weight is not None:
             self._warn_unused_args("sample_weight")
-        random_state = check_random_state(self.random_state)
-        X, y = validate_clippable(self, X, y)
-        check_classification_targets(y)
-        lower, upper = self._check_bounds(self.bounds, shape=X.shape[1])
-        X = self._clip_to_bounds(X, (lower, upper))
-        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
-        n_classes, n_features = len(self.classes_), X.shape[1]
+        return check_random_state(self.random_state)
+
+    def release(self, counts, sums, centred_squares, bounds, random_state):
+        """The fit's releases from the class statistics of the clipped records.
+
+        The one place the mechanisms run, whether the statistics were computed in memory
+        (:meth:`fit`) or reduced over chunks (``skdptune._distributed``): the same
+        mechanisms, drawn in the same order, so the same law and the same charge.
+
+        Parameters
+        ----------
+        counts : ndarray of shape (n_classes,)
+            The records of each class of ``classes_`` (set before the call).
+        sums : ndarray of shape (n_classes, n_features)
+            Per class, the sum of each clipped feature.
+        centred_squares : callable
+            ``(class index, feature index, noisy mean) -> sum of (x - mean) ** 2`` over the
+            class's clipped values of the feature: called once per class and feature, after
+            that mean is drawn.
+        bounds : (ndarray, ndarray)
+            The expanded declared bounds, one value per feature.
+        random_state : numpy.random.RandomState or None
+            The noise generator (None: :mod:`secrets`).
+
+        Returns
+        -------
+        self : GaussianNB
+
+        Notes
+        -----
+        Privacy (every record clipped to ``bounds``): the ``K`` counts by
+        ``GeometricTruncated(epsilon / 3, sensitivity=1)`` (:func:`_noisy_counts`), then per
+        class and feature the sum by ``LaplaceTruncated(epsilon / (3 d), sensitivity=w_j)``
+        and the sum of squares about the noisy mean by ``LaplaceBoundedDomain(epsilon / (3 d),
+        sensitivity=max(mean - lower_j, upper_j - mean)**2)``: diffprivlib 0.6.6's
+        ``_update_mean_variance`` from an empty past, mechanism for mechanism. Classes hold
+        disjoint records (parallel composition); the three thirds compose sequentially:
+        ``epsilon`` recorded, :func:`gaussian_nb_charge` times it charged by the gate.
+        """
+        lower, upper = bounds
+        n_classes, n_features = sums.shape
         if self.priors is not None:
             priors = np.asarray(self.priors, dtype=float)
             if len(priors) != n_classes or not np.isclose(priors.sum(), 1.0) or np.any(
@@ -130,20 +177,25 @@ class GaussianNB(DPGaussianNB):
                 raise ValueError(f"priors={self.priors!r} must be {n_classes} non-negative "
                                  "probabilities, one per class of classes_, summing to 1.")
         self.epsilon_ = self.var_smoothing
-        counts = _noisy_counts(y, self.classes_, self.epsilon, random_state)
+        noisy_counts = _noisy_counts(counts, self.epsilon, random_state)
         self.theta_ = np.zeros((n_classes, n_features))
         self.var_ = np.zeros((n_classes, n_features))
-        # diffprivlib's per-class mechanisms (its _update_mean_variance, from an empty past),
-        # given the expanded bounds without writing them into the ``bounds`` parameter.
-        mechanisms = SimpleNamespace(bounds=(lower, upper), epsilon=self.epsilon)
-        for i, label in enumerate(self.classes_):
-            # Sensitivities w_j (sums) and max(mean - lower, upper - mean)**2 (squares),
-            # epsilon / (3 d) each; disjoint records per class (parallel composition).
-            self.theta_[i], self.var_[i] = update_mean_variance(
-                mechanisms, 0, self.theta_[i], self.var_[i], X[y == label],
-                random_state=random_state, n_noisy=counts[i])
+        local_epsilon = self.epsilon / 3 / n_features
+        for i, n_noisy in enumerate(noisy_counts):
+            for j in range(n_features):
+                width = upper[j] - lower[j]
+                mean = LaplaceTruncated(
+                    epsilon=local_epsilon, delta=0, sensitivity=width, lower=lower[j] * n_noisy,
+                    upper=upper[j] * n_noisy, random_state=random_state,
+                ).randomise(sums[i, j]) / n_noisy
+                square = max(mean - lower[j], upper[j] - mean) ** 2
+                self.var_[i, j] = LaplaceBoundedDomain(
+                    epsilon=local_epsilon, delta=0, sensitivity=square, lower=0,
+                    upper=square * n_noisy, random_state=random_state,
+                ).randomise(centred_squares(i, j, mean)) / n_noisy
+                self.theta_[i, j] = mean
         self.var_ += self.epsilon_
-        self.class_count_ = counts.astype(float)
+        self.class_count_ = noisy_counts.astype(float)
         self.class_prior_ = (priors if self.priors is not None
                              else self.class_count_ / self.class_count_.sum())
         self.accountant.spend(self.epsilon, 0)
@@ -161,24 +213,25 @@ class GaussianNB(DPGaussianNB):
             "which spends epsilon once.")
 
 
-def _noisy_counts(y, classes, epsilon, random_state):
+def _noisy_counts(counts, epsilon, random_state):
     """diffprivlib's noisy class counts (``GaussianNB._noisy_class_counts``) for every declared
-    class: ``GeometricTruncated(epsilon / 3, sensitivity=1)`` on ``[1, n]`` each (a count of 0
-    included), then one unit at a time towards the sum ``n`` (public), the smallest counts
-    first when above and the largest first when below: post-processing of the noisy counts."""
-    n_total = y.shape[0]
-    if n_total < len(classes):  # counts of at least 1 each could never sum to n
-        raise ValueError(f"{n_total} records are fewer than the {len(classes)} declared "
+    class, from its true count ``counts[i]``: ``GeometricTruncated(epsilon / 3,
+    sensitivity=1)`` on ``[1, n]`` each (a count of 0 included), then one unit at a time
+    towards the sum ``n`` (public), the smallest counts first when above and the largest
+    first when below: post-processing of the noisy counts."""
+    n_total, n_classes = int(np.sum(counts)), len(counts)
+    if n_total < n_classes:  # counts of at least 1 each could never sum to n
+        raise ValueError(f"{n_total} records are fewer than the {n_classes} declared "
                          "classes; GaussianNB needs at least one record per class.")
     mechanism = GeometricTruncated(epsilon=epsilon / 3, sensitivity=1, lower=1, upper=n_total,
                                    random_state=random_state)
-    counts = np.array([mechanism.randomise(int((y == label).sum())) for label in classes])
+    counts = np.array([mechanism.randomise(int(count)) for count in counts])
     order = np.argsort(counts)
-    i = 0 if counts.sum() > n_total else len(classes) - 1
+    i = 0 if counts.sum() > n_total else n_classes - 1
     while counts.sum() != n_total:
         step = np.sign(n_total - counts.sum())
         counts[order[i]] = np.clip(counts[order[i]] + step, 1, n_total)
-        i = (i - step) % len(classes)
+        i = (i - step) % n_classes
     return counts
 
 

@@ -167,21 +167,80 @@ def grow_trees(X, y, block, n_trees, bounds, classes, max_depth, epsilon, struct
     -------
     trees : list of sklearn.tree._tree.Tree
     """
-    n_features, n_classes = X.shape[1], len(classes)
+    feature, threshold = tree_splits(structure, n_trees, X.shape[1], bounds, max_depth)
+    counts = leaf_counts(X, y, block, feature, threshold, classes)
+    return labelled_trees(counts, feature, threshold, epsilon, noise, X.shape[1])
+
+
+def tree_splits(structure, n_trees, n_features, bounds, max_depth):
+    """Every tree's internal splits, in heap order: public, drawn from the structure source
+    and the declared bounds alone (:func:`split_thresholds`).
+
+    Returns
+    -------
+    feature : ndarray of int, shape (n_trees, 2 ** max_depth - 1)
+    threshold : ndarray of shape (n_trees, 2 ** max_depth - 1)
+    """
     lower, upper = bounds
-    # Public: drawn from the structure source and the declared bounds alone.
     feature = structure.integers(0, n_features, size=(n_trees, 2 ** max_depth - 1))
-    threshold = split_thresholds(lower, upper, feature, structure.random(feature.shape))
+    return feature, split_thresholds(lower, upper, feature, structure.random(feature.shape))
+
+
+def leaf_counts(X, y, block, feature, threshold, classes):
+    """Each tree's leaves' class counts over its block's rows (no noise; summable over any
+    split of the rows, so a fit on dask input adds the chunks' counts:
+    ``skdptune._distributed``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float32
+        Clipped to the bounds.
+    y : ndarray of shape (n_samples,)
+    block : ndarray of int, shape (n_samples,)
+        The tree each row trains.
+    feature, threshold : ndarray of shape (n_trees, 2 ** max_depth - 1)
+        :func:`tree_splits`.
+    classes : ndarray of shape (n_classes,)
+
+    Returns
+    -------
+    counts : ndarray of int, shape (n_trees, 2 ** max_depth, n_classes)
+    """
+    n_trees, n_leaves, n_classes = len(feature), feature.shape[1] + 1, len(classes)
     member = np.stack([np.asarray(y == label, dtype=bool) for label in classes], axis=1)
-    n_leaves, mechanisms, trees = 2 ** max_depth, {}, []
+    counts = np.zeros((n_trees, n_leaves, n_classes), dtype=np.intp)
     for t in range(n_trees):
         rows = block == t
-        leaf = heap_tree(feature[t], threshold[t], None, n_features, n_classes).apply(
+        leaf = heap_tree(feature[t], threshold[t], None, X.shape[1], n_classes).apply(
             X[rows]) - (n_leaves - 1)
-        counts = np.stack([np.bincount(leaf[member[rows, i]], minlength=n_leaves)
-                           for i in range(n_classes)], axis=1)
+        for i in range(n_classes):
+            counts[t, :, i] = np.bincount(leaf[member[rows, i]], minlength=n_leaves)
+    return counts
+
+
+def labelled_trees(counts, feature, threshold, epsilon, noise, n_features):
+    """The trees with a label per leaf by ``PermuteAndFlip`` on its counts (see
+    :func:`grow_trees` for the privacy).
+
+    Parameters
+    ----------
+    counts : ndarray of shape (n_trees, n_leaves, n_classes)
+        :func:`leaf_counts`.
+    feature, threshold : ndarray of shape (n_trees, n_leaves - 1)
+    epsilon : float
+    noise : None or numpy.random.RandomState
+        The noise source of ``random_sources``.
+    n_features : int
+
+    Returns
+    -------
+    trees : list of sklearn.tree._tree.Tree
+    """
+    n_trees, n_leaves, n_classes = counts.shape
+    mechanisms, trees = {}, []
+    for t in range(n_trees):
         labels = np.empty(n_leaves, dtype=np.intp)
-        for j, count in enumerate(map(tuple, counts.tolist())):
+        for j, count in enumerate(map(tuple, counts[t].tolist())):
             # The leaf's label: PermuteAndFlip(epsilon, sensitivity 1, monotonic) on its class
             # counts; each call to randomise draws afresh, so leaves with equal counts share
             # one mechanism.
@@ -232,6 +291,16 @@ def prepare_fit(estimator, X, y, sample_weight):
         Naming ``bounds`` or ``classes`` when not declared, and ``bounds`` when of the wrong
         width, ``lower > upper``, NaN or infinite; when ``X`` holds NaN.
     """
+    start_fit(estimator, sample_weight)
+    X, y = validate_clippable(estimator, X, y, multi_output=False, dtype=np.float64)
+    lower, upper = expanded_bounds(estimator, X.shape[1])
+    return (float32_rows(X, (lower, upper)), y, (lower, upper), np.ravel(estimator.classes),
+            *random_sources(estimator.random_state))
+
+
+def start_fit(estimator, sample_weight=None):
+    """:func:`prepare_fit`'s checks before the data: the parameters, the declared ``bounds``
+    and ``classes``, the accountant, ``sample_weight``."""
     estimator._validate_params()
     for name in ("bounds", "classes"):
         if getattr(estimator, name) is None:
@@ -241,16 +310,22 @@ def prepare_fit(estimator, X, y, sample_weight):
     estimator.accountant.check(estimator.epsilon, 0)
     if sample_weight is not None:
         estimator._warn_unused_args("sample_weight")
-    X, y = validate_clippable(estimator, X, y, multi_output=False, dtype=np.float64)
-    lower, upper = estimator._check_bounds(estimator.bounds, shape=X.shape[1])
+
+
+def expanded_bounds(estimator, n_features):
+    """The declared bounds, one finite value per feature (``ValueError`` otherwise)."""
+    lower, upper = estimator._check_bounds(estimator.bounds, shape=n_features)
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
         raise ValueError(f"bounds={estimator.bounds!r} is not finite (NaN or infinity); declare "
                          "bounds=(lower, upper) with finite values from public knowledge.")
+    return lower, upper
+
+
+def float32_rows(X, bounds):
+    """``X`` (float64) clipped to the bounds, then cast to float32, what ``predict`` compares."""
     # Clip, then cast: the cast of an unclipped value beyond float32's range would fail the
     # fit (after a search has charged it) on one record's value.
-    X = np.clip(X, lower, upper).astype(np.float32)
-    return (X, y, (lower, upper), np.ravel(estimator.classes),
-            *random_sources(estimator.random_state))
+    return np.clip(X, *bounds).astype(np.float32)
 
 
 class DecisionTreeClassifier(DPDecisionTreeClassifier):

@@ -218,16 +218,17 @@ def test_best_score_std_matches_the_spread_of_repeated_selections(binary_data, m
     # draws. Sample std of n = 1500 Laplace draws: relative standard error
     # sqrt((kurtosis - 1) / (4 n)) = sqrt(5 / 6000) = 2.9 %; a 12 % tolerance is 4.2 standard
     # errors, a false-failure rate below 1e-4 over seeds.
+    from skdptune import _plan as plan_module
     from skdptune import _search as search_module
 
     monkeypatch.setattr(search_module, "partition_utilities",
                         lambda estimator, candidates, *args, **kwargs:
                         np.full(len(candidates), 0.5))
     # The same configuration 1,500 times: rehearsed once (skdptune._rehearsal), not each time.
-    search_module.rehearse(
+    plan_module.rehearse(
         [GaussianNB(classes=CLASSES, bounds=BOUNDS, var_smoothing=v) for v in (1e-9, 1e-3)],
-        ["1e-9", "1e-3"], search_module.schema_of(*binary_data))
-    monkeypatch.setattr(search_module, "rehearse", lambda *args, **kwargs: None)
+        ["1e-9", "1e-3"], plan_module.schema_of(*binary_data))
+    monkeypatch.setattr(plan_module, "rehearse", lambda *args, **kwargs: None)
     X, y = binary_data
     scores, stds = [], set()
     for seed in range(1500):

@@ -12,6 +12,7 @@ from sklearn.datasets import make_classification
 from sklearn.pipeline import Pipeline
 
 from skdptune import PrivateGridSearchCV, _default_policy as default_policy
+from skdptune._tuning_evidence import evidence_for
 from skdptune.exceptions import SelectionDeclinedWarning, UselessModelWarning
 from skdptune.linear_model import LogisticRegression
 from skdptune.selection import PermuteAndFlip, ReportNoisyMax
@@ -54,11 +55,14 @@ def large_data():
     return (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0)), y
 
 
-def _policy_margin(n_samples, share, n_candidates=4, total=1.0):
-    """The margin the policy gives a fixed share at n_partitions=10 (its closed form)."""
+def _policy_margin(n_samples, share, n_candidates=4, total=1.0, estimator=None):
+    """The margin the policy gives a fixed share at n_partitions=10 (its closed form), with
+    the evidence of ``estimator``'s family (the searches' logistic regression if None)."""
+    evidence = evidence_for(logistic() if estimator is None else estimator)
     return default_policy.choose(
         total, n_samples=n_samples, n_candidates=n_candidates, refit_noise=0.0,
-        score_share=0.1, validation_fraction=0.2, share=share, n_partitions=10).margin
+        score_share=0.1, validation_fraction=0.2, share=share, n_partitions=10,
+        evidence=evidence).margin
 
 
 @pytest.mark.parametrize("default, index", [
@@ -184,9 +188,11 @@ def test_large_data_selects_with_a_small_share(large_data, recording):
     X, y = large_data
     forecast = search(n_partitions="auto", epsilon=4.0).forecast(X)
     fitted = search(selector=recording(), n_partitions="auto", epsilon=4.0).fit(X, y)
+    # The logistic family's evidence (its prior and its floor of 100 records a partition).
     policy = default_policy.choose(
         4.0, n_samples=len(X), n_candidates=4, score_share=0.1, validation_fraction=0.2,
-        refit_noise=default_policy.refit_noise(logistic(C=1.0), len(X), 4))
+        refit_noise=default_policy.refit_noise(logistic(C=1.0), len(X), 4),
+        evidence=evidence_for(logistic(C=1.0)))
     assert not policy.declined and 0 < policy.share < 0.5
     assert fitted.privacy_report_["selection_share"] == policy.share == forecast.policy.share
     (call,) = recording.calls
@@ -255,7 +261,8 @@ def test_report_noisy_max_gets_the_same_policy(binary_data):
     fitted = search(GaussianNB(bounds=(0, 1)), {"var_smoothing": [1e-9, 1e-3, 1e-1]},
                     selection_share=0.25, selector=ReportNoisyMax(), refit=False).fit(X, y)
     # Without a refit the selection gets all of epsilon: the margin at share 1.
-    assert fitted.default_margin_ == pytest.approx(_policy_margin(len(X), 1.0, 3))
+    assert fitted.default_margin_ == pytest.approx(
+        _policy_margin(len(X), 1.0, 3, estimator=GaussianNB()))
 
 
 def test_bounds_of_arrays_match_by_value(binary_data, recording):
@@ -349,7 +356,7 @@ def test_the_estimator_as_given_equal_to_a_grid_candidate_is_one_candidate(binar
 
 
 def test_equal_effect_compares_estimators_and_tells_booleans_from_numbers():
-    from skdptune._search import _effect_key
+    from skdptune._plan import _effect_key
 
     def same(a, b):
         return _effect_key(a) == _effect_key(b)

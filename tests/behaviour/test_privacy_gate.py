@@ -18,13 +18,14 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import sparse
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import StandardScaler
 from skdptune.linear_model import LogisticRegression
 from skdptune.naive_bayes import GaussianNB
 from diffprivlib.utils import BudgetError, PrivacyLeakWarning
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import BaggingClassifier, VotingClassifier
@@ -426,19 +427,52 @@ def test_string_epsilon_is_refused_with_refit_false_too(binary_data):
     assert_refused_before_data(search, X, y, GateError, "not a privacy budget")
 
 
-def test_sparse_one_hot_output_into_a_dense_only_model_is_refused_before_data():
-    # Before: with no data_norm, this ran for 10 minutes and grew to 12.9 GB.
+def _one_hot_frame(n_categories):
     rng = np.random.RandomState(0)
-    frame = pd.DataFrame({"a": rng.uniform(0, 1, 300), "c": rng.choice(["x", "y"], 300)})
-    y = rng.randint(0, 2, 300)
-    columns = ColumnTransformer([("num", "passthrough", ["a"]),
-                                 ("cat", OneHotEncoder(categories=[["x", "y"]]), ["c"])])
+    categories = [f"c{i}" for i in range(n_categories)]
+    frame = pd.DataFrame({"a": rng.uniform(0, 1, 300), "c": rng.choice(categories, 300)})
+    return frame, rng.randint(0, 2, 300), categories
+
+
+def _one_hot_columns(categories, **encoder):
+    # scikit-learn's default sparse_threshold=0.3: sparse output where the density (stored
+    # one-hot entries plus every dense cell, over all cells) is below it.
+    return ColumnTransformer([("num", "passthrough", ["a"]),
+                              ("cat", OneHotEncoder(categories=[categories], **encoder),
+                               ["c"])])
+
+
+@pytest.mark.parametrize("n_categories, encoder, refused_by", [
+    # Density (1 + 1) / (1 + 10) < 0.3 on any rows: the rehearsal's output is sparse.
+    (10, {}, r" \(a ColumnTransformer's output on public rows"),
+    # A density that depends on the data (rows without a stored entry): the gate.
+    (2, {"drop": "first"}, r"\. See skdptune.gate"),
+    (2, {"handle_unknown": "ignore"}, r"\. See skdptune.gate"),
+])
+def test_sparse_one_hot_output_into_a_dense_only_model_is_refused_before_data(
+        n_categories, encoder, refused_by):
+    # Before: with no data_norm, this ran for 10 minutes and grew to 12.9 GB.
+    frame, y, categories = _one_hot_frame(n_categories)
+    columns = _one_hot_columns(categories, **encoder)
     pipeline = make_pipeline(columns, dp_logistic())
     search = grid_search(pipeline, {"logisticregression__C": [1.0]}, RecordingAccountant())
-    assert_refused_before_data(search, frame, y, GateError,
-                               "'logisticregression'.*sparse matrix.*sparse_threshold=0")
+    assert_refused_before_data(
+        search, frame, y, GateError,
+        f"'logisticregression'.*sparse matrix.*sparse_threshold=0\\), or a dense X{refused_by}")
     dense = make_pipeline(columns.set_params(sparse_threshold=0), dp_logistic())
     grid_search(dense, {"logisticregression__C": [1.0]}, BudgetAccountant()).fit(frame, y)
+
+
+def test_a_column_transformer_whose_output_is_dense_is_not_refused():
+    # Issue 40, item 8. Before: refused as sparse, although scikit-learn's output is dense at
+    # the default sparse_threshold=0.3 (density (1 + 1) / (1 + 2) per row, on any rows).
+    frame, y, categories = _one_hot_frame(2)
+    columns = _one_hot_columns(categories)
+    assert not sparse.issparse(clone(columns).fit_transform(frame))
+    search = grid_search(make_pipeline(columns, dp_logistic()),
+                         {"logisticregression__C": [0.1, 1.0]}, BudgetAccountant())
+    search.fit(frame, y)
+    assert search.privacy_spent_[0] > 0
 
 
 def test_every_refusal_of_a_configuration_comes_in_one_error():

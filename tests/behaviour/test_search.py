@@ -35,6 +35,7 @@ from skdptune.exceptions import ScorerOutputError
 from skdptune._models.naive_bayes import gaussian_nb_charge
 from skdptune.linear_model import Ridge
 from skdptune._partition import partition_labels, split_indices
+from skdptune._search import _random_states
 from skdptune.preprocessing import RowWiseFunctionTransformer
 from skdptune.selection import ProposeTestDoubling
 from skdptune.selection._doubling import auto_max_iter
@@ -761,7 +762,7 @@ def _seed_leaving_a_part_empty(n_samples, n_partitions, validation_fraction):
     for seed in range(1000):
         probe = PrivateGridSearchCV(gnb(), {}, n_partitions=n_partitions, random_state=seed,
                                     validation_fraction=validation_fraction)
-        partition_seed, _ = probe._random_states()
+        partition_seed, _ = _random_states(probe)
         labels = partition_labels(n_samples, n_partitions, validation_fraction, partition_seed)
         splits = split_indices(*labels, n_partitions)
         if any(len(train) == 0 or len(validation) == 0 for train, validation in splits):

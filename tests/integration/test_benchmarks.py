@@ -407,7 +407,7 @@ def test_ridge_penalty_smoke_compares_both_units_on_both_tables(stand_in_tables,
 
     import ridge_penalty
 
-    from skdptune._linear_model import noise_scale
+    from skdptune._models.linear_model import noise_scale
 
     ridge_penalty.main(["--smoke", "--out", str(tmp_path)])
     with (tmp_path / "scores.csv").open() as handle:

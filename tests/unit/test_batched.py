@@ -451,8 +451,8 @@ def test_an_absent_class_never_wins_even_with_a_degenerate_placeholder():
     var = np.array([[[1.0], [0.0]]])
     counts = np.array([[5.0, 0.0]])
     X = np.array([[0.0], [3.0]])
-    predicted = gaussian_nb._predict(theta, var, counts, X, np.zeros(2, dtype=int))
-    np.testing.assert_array_equal(predicted, [0, 0])
+    jll = gaussian_nb._joint_log_likelihood(theta, var, counts, X, np.zeros(2, dtype=int))
+    np.testing.assert_array_equal(np.argmax(jll, axis=1), [0, 0])
 
 
 # --- skdptune's GaussianNB: every declared class on every partition ----------------------------

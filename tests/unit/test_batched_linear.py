@@ -27,7 +27,7 @@ from scipy.optimize import minimize
 from conftest import batched_groups, batched_values, count_paths
 from skdptune import PrivateGridSearchCV
 from skdptune._batched import engine, linear_regression
-from skdptune._linear_model import Ridge, noise_scale
+from skdptune._models.linear_model import Ridge, noise_scale
 from skdptune._utility import BoundedR2Scorer, BoundedSquaredErrorScorer, make_utility
 
 ALPHA = 1e-3

@@ -35,7 +35,7 @@ from conftest import batched_groups, batched_values, count_paths
 from skdptune import PrivateGridSearchCV, _evaluate as evaluate
 from skdptune._batched import engine, logistic_regression
 from skdptune.linear_model import LogisticRegression as CalibratedLogisticRegression
-from skdptune._linear_model import logistic_features, logistic_unit_ball
+from skdptune._models.linear_model import logistic_features, logistic_unit_ball
 from skdptune._utility import make_utility
 
 ALPHA = 1e-3

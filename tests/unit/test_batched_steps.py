@@ -102,11 +102,11 @@ def paths(monkeypatch):
         seen["per_fit"] += len(batch)
         return per_fit(estimator, batch, *args)
 
-    def spy_batched(family, plans, ids, X, task, n_classes, entropy, steps=None):
+    def spy_batched(family, plans, ids, X, task, n_classes, entropy, steps=None, score=None):
         seen["batched"] += len(plans) * len(task.partitions)
         seen["plans"].append(plans)
         seen["steps"].append(steps)
-        return blocks(family, plans, ids, X, task, n_classes, entropy, steps)
+        return blocks(family, plans, ids, X, task, n_classes, entropy, steps, score)
 
     monkeypatch.setattr(evaluate, "_evaluate_batch", spy_per_fit)
     monkeypatch.setattr(engine, "_run_block", spy_batched)

@@ -91,7 +91,8 @@ def test_an_empty_cluster_is_noised_and_redrawn_on_its_noisy_count_alone(monkeyp
     # Here every centre's count and sums are released; one whose noisy count is below
     # EMPTY_SCALES noise scales is redrawn from the box, whatever its true count.
     X = np.full((200, 2), 0.1)
-    lloyd = cluster._Iteration(X, np.zeros(2), np.ones(2), 1.0, 1.0, None,
+    lloyd = cluster._Iteration(lambda centres: cluster.cluster_sums(X, centres, 0.5),
+                               np.zeros(2), np.ones(2), 1.0, 1.0, None,
                                np.random.RandomState(0))
     centres = np.array([[0.1, 0.1], [0.9, 0.9]])
     noisy = iter([200.0, EMPTY_SCALES * 2.0 - 1e-9] + [0.0] * 4)

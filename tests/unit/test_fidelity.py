@@ -10,7 +10,7 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import RandomForestClassifier
 from skdptune.naive_bayes import GaussianNB
 from skdptune.linear_model import LogisticRegression
-from skdptune._linear_model import NOISE_SHARE, objective_perturbation
+from skdptune._models.linear_model import NOISE_SHARE, objective_perturbation
 from diffprivlib.models import StandardScaler as DPStandardScaler
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer

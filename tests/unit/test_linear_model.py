@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import GateError
-from skdptune._linear_model import NOISE_ALPHA, Ridge, noise_scale, noisy_objective
+from skdptune._models.linear_model import NOISE_ALPHA, Ridge, noise_scale, noisy_objective
 
 BOUNDS_X, BOUNDS_Y = (0.0, 1.0), (-2.0, 4.0)
 
@@ -64,7 +64,7 @@ def test_every_release_is_calibrated_and_the_budget_adds_up_to_epsilon(monkeypat
     # bound alone (0 here: no noise at all), spends epsilon / (d + 1) on X's means and again
     # on y's, and divides the objective's epsilon by 1 + t d + d (d + 1) / 2 releases for t
     # targets. Ridge must do none of this.
-    from skdptune import _linear_model as linear_model
+    from skdptune._models import linear_model
 
     log = []
     for name, kind in (("Laplace", "laplace"), ("LaplaceFolded", "folded"), ("mean", "mean")):

@@ -25,7 +25,7 @@ from skdptune import PrivateGridSearchCV
 from skdptune._batched import logistic_regression
 from skdptune.exceptions import GateError
 from skdptune._gate import check_release
-from skdptune._linear_model import (NOISE_SHARE, LogisticRegression, logistic_features,
+from skdptune._models.linear_model import (NOISE_SHARE, LogisticRegression, logistic_features,
                                     logistic_unit_ball, objective_perturbation)
 from skdptune._partition import partition_labels, split_indices
 from skdptune._utility import make_utility

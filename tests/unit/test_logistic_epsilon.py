@@ -26,7 +26,7 @@ from scipy import stats
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression as SklearnLogisticRegression
 
-from skdptune._linear_model import (NOISE_SHARE, LogisticRegression, logistic_features,
+from skdptune._models.linear_model import (NOISE_SHARE, LogisticRegression, logistic_features,
                                     logistic_unit_ball, objective_perturbation)
 
 

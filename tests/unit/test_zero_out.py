@@ -17,8 +17,9 @@ from skdptune.naive_bayes import GaussianNB
 
 from skdptune import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdptune._accounting import ZERO_OUT_ADJACENCY, zero_out_total, Charge
-from skdptune._gate import logistic_zero_out, ridge_zero_out, zero_out_epsilon
+from skdptune._gate import zero_out_epsilon
 from skdptune._models.cluster import kmeans_zero_out
+from skdptune._models.linear_model import logistic_zero_out, ridge_zero_out
 from skdptune._models.naive_bayes import gaussian_nb_charge, gaussian_nb_zero_out
 from skdptune._models.tree import tree_zero_out
 from skdptune.linear_model import LogisticRegression, Ridge

@@ -13,10 +13,11 @@ from scipy.optimize import minimize
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._clipping import clip_to_norm, validate_clippable
-from ._diffprivlib import logistic_regression_path, validate_data
-from ._sklearn_compat import Interval
-from ._validation import declared_classes
+from .._clipping import clip_to_norm, validate_clippable
+from .._diffprivlib import logistic_regression_path, validate_data
+from .._sklearn_compat import Interval
+from .._validation import declared_classes
+from .facts import ModelFacts
 
 #: :class:`Ridge`'s default ``noise_alpha``. On three real tables (``benchmarks/ridge_penalty.py``:
 #: 22,524 to 47,030 rows, 13 to 27 features, epsilon 0.36 to 4) the best ``noise_alpha`` was 0.7
@@ -116,8 +117,38 @@ def noisy_objective(X, y, bounds_X, bounds_y, epsilon, random_state):
         Noisy ``sum(y ** 2)`` per target (shape ``(t,)``), ``X'y`` (``(d, t)``) and ``X'X``
         (``(d, d)``, symmetric).
     """
+    return noisy_monomials(monomials(X, y), bounds_X, bounds_y, epsilon, random_state)
+
+
+def monomials(X, y):
+    """The least-squares objective's monomial sums: ``sum(y ** 2)`` per target, ``X'y`` and
+    ``X'X`` (summable over any split of the records)."""
+    return (np.array([y[:, k] @ y[:, k] for k in range(y.shape[1])]),
+            np.array([[X[:, j] @ y[:, k] for k in range(y.shape[1])]
+                      for j in range(X.shape[1])]).reshape(X.shape[1], y.shape[1]),
+            X.T @ X)
+
+
+def noisy_monomials(sums, bounds_X, bounds_y, epsilon, random_state):
+    """:func:`noisy_objective`'s releases from the monomial sums (:func:`monomials`) of
+    records within the boxes: the one place its mechanisms run, whether the sums were
+    computed in memory or reduced over chunks (``skdptune._distributed``).
+
+    Parameters
+    ----------
+    sums : (ndarray, ndarray, ndarray)
+        ``sum(y ** 2)`` (``(t,)``), ``X'y`` (``(d, t)``) and ``X'X`` (``(d, d)``).
+    bounds_X, bounds_y, epsilon, random_state
+        As for :func:`noisy_objective`.
+
+    Returns
+    -------
+    (c, b, Q) : tuple of ndarray
+        As :func:`noisy_objective`.
+    """
     (x_low, x_high), (y_low, y_high) = bounds_X, bounds_y
-    n_features, n_targets = X.shape[1], y.shape[1]
+    squares, cross, gram = sums
+    n_features, n_targets = cross.shape
     local = epsilon / _n_releases(n_features, n_targets)
 
     def noisy(value, sensitivity, square):
@@ -127,12 +158,11 @@ def noisy_objective(X, y, bounds_X, bounds_y, epsilon, random_state):
                                   random_state=random_state))
         return mechanism.randomise(float(value))
 
-    c = np.array([noisy(y[:, k] @ y[:, k], _square_range(y_low[k], y_high[k]), True)
+    c = np.array([noisy(squares[k], _square_range(y_low[k], y_high[k]), True)
                   for k in range(n_targets)])
-    b = np.array([[noisy(X[:, j] @ y[:, k],
+    b = np.array([[noisy(cross[j, k],
                          _corner_range(y_low[k], y_high[k], x_low[j], x_high[j]), False)
                    for k in range(n_targets)] for j in range(n_features)])
-    gram = X.T @ X
     Q = np.zeros((n_features, n_features))
     for i in range(n_features):
         Q[i, i] = noisy(gram[i, i], _square_range(x_low[i], x_high[i]), True)
@@ -287,15 +317,7 @@ class Ridge(LinearRegression):
         # gives epsilon * s to X's means and again to y's (epsilon (1 + s) in all) and does
         # not clip without an intercept. The penalty is public; the minimiser is
         # post-processing.
-        self._validate_params()
-        if self.bounds_X is None or self.bounds_y is None:
-            raise ValueError(
-                f"Ridge needs declared bounds_X and bounds_y (got bounds_X={self.bounds_X!r}, "
-                f"bounds_y={self.bounds_y!r}); bounds read from the data are not private")
-        self.accountant.check(self.epsilon, 0)
-        if sample_weight is not None:
-            self._warn_unused_args("sample_weight")
-        random_state = check_random_state(self.random_state)
+        random_state = self._start_fit(sample_weight)
         X, y = validate_clippable(self, X, y, accept_sparse=False, y_numeric=True,
                                   multi_output=True)
         targets = y.reshape(len(y), -1)
@@ -312,16 +334,64 @@ class Ridge(LinearRegression):
                 for values, bounds in ((X, bounds_X), (targets, bounds_y)))
         else:
             X_offset, y_offset = np.zeros(n_features), np.zeros(n_targets)
+        return self.release(monomials(X - X_offset, targets - y_offset), X_offset, y_offset,
+                            (bounds_X, bounds_y), y.ndim, random_state)
+
+    def _start_fit(self, sample_weight=None):
+        """Validate the parameters, check ``epsilon`` on the accountant and return the noise
+        generator: what every fit does before it reads the data."""
+        self._validate_params()
+        if self.bounds_X is None or self.bounds_y is None:
+            raise ValueError(
+                f"Ridge needs declared bounds_X and bounds_y (got bounds_X={self.bounds_X!r}, "
+                f"bounds_y={self.bounds_y!r}); bounds read from the data are not private")
+        self.accountant.check(self.epsilon, 0)
+        if sample_weight is not None:
+            self._warn_unused_args("sample_weight")
+        return check_random_state(self.random_state)
+
+    def release(self, sums, X_offset, y_offset, bounds, y_ndim, random_state):
+        """The objective's releases and the penalised fit, from the centred monomial sums.
+
+        The one place the objective's mechanisms run, whether the sums were computed in
+        memory (:meth:`fit`) or reduced over chunks (``skdptune._distributed``): the same
+        mechanisms in the same order, so the same law and the same charge.
+
+        Parameters
+        ----------
+        sums : (ndarray, ndarray, ndarray)
+            :func:`monomials` of the clipped records centred by the noisy offsets.
+        X_offset, y_offset : ndarray of shape (n_features,) and (n_targets,)
+            The noisy centring means (zeros without an intercept).
+        bounds : (tuple, tuple)
+            The expanded ``bounds_X`` and ``bounds_y``.
+        y_ndim : int
+            1 for a single target given as a vector.
+        random_state : numpy.random.RandomState or None
+
+        Returns
+        -------
+        self : Ridge
+
+        Notes
+        -----
+        Privacy: the objective's releases spend ``epsilon (1 - s)`` on the boxes shifted by
+        the offsets (:func:`noisy_objective`); the caller spent ``epsilon s`` on the offsets
+        (see :meth:`fit`). Basic composition: ``epsilon``, recorded here.
+        """
+        bounds_X, bounds_y = bounds
+        n_features, n_targets = len(X_offset), len(y_offset)
+        share = _centring_share(n_features, self.fit_intercept)
         self.alpha_, self.noise_scale_ = self.total_alpha(bounds_X, n_targets)
-        c, b, Q = self._obj_coefs = noisy_objective(
-            X - X_offset, targets - y_offset, (bounds_X[0] - X_offset, bounds_X[1] - X_offset),
+        c, b, Q = self._obj_coefs = noisy_monomials(
+            sums, (bounds_X[0] - X_offset, bounds_X[1] - X_offset),
             (bounds_y[0] - y_offset, bounds_y[1] - y_offset), self.epsilon * (1 - share),
             random_state)
         coef = np.column_stack([
             minimize(objective(c[k], b[:, k], Q, self.alpha_), np.zeros(n_features),
                      jac=True).x for k in range(n_targets)])
-        self.coef_ = np.ravel(coef.T) if y.ndim == 1 else coef.T
-        self._set_intercept(X_offset, y_offset[0] if y.ndim == 1 else y_offset,
+        self.coef_ = np.ravel(coef.T) if y_ndim == 1 else coef.T
+        self._set_intercept(X_offset, y_offset[0] if y_ndim == 1 else y_offset,
                             np.ones(n_features))
         self.accountant.spend(self.epsilon, 0)
         return self
@@ -584,6 +654,27 @@ class LogisticRegression(DPLogisticRegression):
         -------
         self
         """
+        self._start_fit(sample_weight)
+        X, y = validate_clippable(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
+        positives, epsilon, scale, inner_norm, C_fit = self._problems()
+        Z = logistic_features(X, self.data_norm, self.fit_intercept, clip=True)
+        random_state = check_random_state(self.random_state)
+        coefficients = np.vstack([
+            # diffprivlib's objective perturbation on rows in the unit ball (its calibrated
+            # case, see the class docstring), epsilon / K per problem.
+            logistic_regression_path(
+                Z, y, epsilon=epsilon, data_norm=inner_norm,
+                pos_class=positive, Cs=[C_fit], fit_intercept=False,
+                max_iter=self.max_iter, tol=self.tol, verbose=self.verbose,
+                random_state=random_state, check_input=False)[0]
+            for positive in positives])
+        return self._release(coefficients, X.shape[1], scale)
+
+    def _start_fit(self, sample_weight=None):
+        """Validate the parameters and check ``epsilon`` on the accountant: what every fit does
+        before it reads the data."""
         self._validate_params()
         if self.warm_start:
             raise ValueError(f"warm_start={self.warm_start!r} is not supported by "
@@ -594,34 +685,40 @@ class LogisticRegression(DPLogisticRegression):
         self.accountant.check(self.epsilon, 0)
         if sample_weight is not None:
             self._warn_unused_args("sample_weight")
-        X, y = validate_clippable(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
-        self.classes_ = declared_classes(self.classes, y, type(self).__name__)
-        # One problem for two classes (the second positive), else one per class, each with
-        # epsilon / K (one record is in every problem: sequential composition gives epsilon).
-        # K is len(classes_): public when the classes are declared.
+
+    def _problems(self):
+        """The one-vs-rest problems and their public calibration, from ``classes_``.
+
+        Shared by :meth:`fit` and the fit on dask input (``skdptune._distributed``), which
+        solve the same problems with the same mechanism.
+
+        Returns
+        -------
+        positives : ndarray
+            Each problem's positive class: the second of two classes, else every class.
+        epsilon : float
+            Each problem's epsilon, ``epsilon / K`` (one record is in every problem:
+            sequential composition gives ``epsilon``; ``K`` is public when the classes are
+            declared).
+        scale, inner_norm : float
+            :func:`logistic_unit_ball`.
+        C_fit : float
+            diffprivlib's ``C``: the penalty that leaves the noise at least ``NOISE_SHARE *
+            epsilon`` (public: ``epsilon``, ``C``, ``data_norm``, ``fit_intercept``, ``K``).
+            With it diffprivlib's ``Vector`` takes ``epsilon' = epsilon - 2 log(1 +
+            inner_norm * C_fit / 4) >= NOISE_SHARE * epsilon > 0`` and adds no ridge of its
+            own: ``objective_perturbation(share=NOISE_SHARE)``, ``epsilon``-DP exactly.
+        """
         positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
         epsilon = self.epsilon / len(positives)
         scale, inner_norm = logistic_unit_ball(self.data_norm, self.fit_intercept)
-        Z = logistic_features(X, self.data_norm, self.fit_intercept, clip=True)
-        random_state = check_random_state(self.random_state)
-        # The penalty that leaves the noise at least NOISE_SHARE * epsilon (public: epsilon,
-        # C, data_norm, fit_intercept, K). With it diffprivlib's Vector takes epsilon' =
-        # epsilon - 2 log(1 + inner_norm * C_fit / 4) >= NOISE_SHARE * epsilon > 0 and adds no
-        # ridge of its own: objective_perturbation(share=NOISE_SHARE), epsilon-DP exactly.
         C_inner = self.C * scale ** 2
         _, extra = objective_perturbation(epsilon, inner_norm, C_inner, NOISE_SHARE)
-        C_fit = 1.0 / (1.0 / C_inner + float(extra))
-        coefficients = np.vstack([
-            # diffprivlib's objective perturbation on rows in the unit ball (its calibrated
-            # case, see the class docstring), epsilon / K per problem.
-            logistic_regression_path(
-                Z, y, epsilon=epsilon, data_norm=inner_norm,
-                pos_class=positive, Cs=[C_fit], fit_intercept=False,
-                max_iter=self.max_iter, tol=self.tol, verbose=self.verbose,
-                random_state=random_state, check_input=False)[0]
-            for positive in positives])
-        n_features = X.shape[1]
+        return positives, epsilon, scale, inner_norm, 1.0 / (1.0 / C_inner + float(extra))
+
+    def _release(self, coefficients, n_features, scale):
+        """Set ``coef_`` and ``intercept_`` from the problems' minimisers (one row each, on the
+        unit-ball rows) and record ``epsilon``."""
         # Not the solver's n_iter_: it depends on the data and the noise in a way the
         # minimiser does not, and the proof covers the minimiser only.
         self.coef_ = coefficients[:, :n_features] / scale
@@ -644,3 +741,154 @@ class LogisticRegression(DPLogisticRegression):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return super().decision_function(clip_to_norm(X, self.data_norm))
+
+
+def logistic_zero_out(step):
+    """What objective perturbation (diffprivlib's ``LogisticRegression`` where its calibration
+    holds, skdptune's) spends per unit of its recorded ``epsilon`` under zero-out adjacency:
+    1/2.
+
+    Chaudhuri, Monteleoni & Sarwate's proof (Algorithm 2) bounds two ratios at the released
+    minimiser ``w``. The noise vector's density, ``exp(-epsilon' ||b|| / 2)`` for rows in the
+    unit ball: ``b`` differs on neighbouring datasets by the gradients of the loss terms that
+    differ, at most 1 each: two terms when a record is replaced (``epsilon'``), one when it
+    is zeroed out (``epsilon' / 2``). The Jacobian's determinant ratio, ``det(A + E) /
+    det(A)`` with ``E`` the change of the loss's Hessian: rank 2 and ``<= (1 + c / (n
+    Lambda))**2`` replaced, rank 1 and ``<= 1 + c / (n Lambda)`` zeroed out, half the
+    ``epsilon - epsilon'`` the mechanism budgets for it (also in diffprivlib's extra-ridge
+    regime, where ``epsilon' = epsilon / 2`` and the ridge holds the term to ``epsilon /
+    2``). Each one-vs-rest problem spends half its share; sequential composition: half.
+
+    Parameters
+    ----------
+    step : LogisticRegression or diffprivlib.models.LogisticRegression
+        Not read: the factor is the same for every configuration.
+
+    Returns
+    -------
+    factor : float
+    """
+    return 0.5
+
+
+def logistic_noise_dimension(step, width):
+    """The tuning policy's ``D`` for objective perturbation: ``(width + fit_intercept) * K``,
+    the noise vector's coordinates (the coefficients and the intercept) per one-vs-rest
+    problem, each of scale about ``1 / (n * epsilon)``; ``K`` is 1 for two declared classes
+    (or none declared), else one per declared class (:meth:`LogisticRegression.fit`).
+
+    Parameters
+    ----------
+    step : LogisticRegression or diffprivlib.models.LogisticRegression
+    width : int
+        The columns of its input.
+
+    Returns
+    -------
+    dimension : int
+    """
+    classes = getattr(step, "classes", None)
+    n_classes = 2 if classes is None else len(np.unique(np.asarray(classes)))
+    n_problems = 1 if n_classes <= 2 else n_classes
+    return (width + int(step.fit_intercept)) * n_problems
+
+
+def ridge_zero_out(step):
+    """An upper bound on what :class:`Ridge` spends per unit of its ``epsilon`` under zero-out
+    adjacency: ``max(1, max_j M_j / w_j)`` with an intercept (over the features and the
+    target), ``max(1, max |corner| / corner range)`` over the products without one.
+
+    Every release is Laplace on a sum of ``f(record)`` calibrated to ``f``'s range over a box
+    (:func:`noisy_objective`); a null record changes the sum by ``|f(record)|``, at most ``max
+    |f|`` over the box. With an intercept, the centring means (``LaplaceTruncated``,
+    sensitivity ``(upper - lower) / n``) move by ``|x_j| / n <= M_j / n``: factor ``M_j /
+    w_j``; the objective's boxes are shifted by those means, which lie inside the bounds, so
+    each box holds 0 and ``max |f|`` is at most the range: factor at most 1. Without one,
+    squares are calibrated to ``max |f|`` itself (factor 1), products to their corner range.
+    The epsilon is a weighted mean of the releases' factors, at most their maximum.
+
+    Parameters
+    ----------
+    step : Ridge
+        With declared ``bounds_X`` and ``bounds_y``.
+
+    Returns
+    -------
+    factor : float
+    """
+    lower_x, upper_x = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_X)
+    lower_y, upper_y = (np.atleast_1d(np.asarray(bound, dtype=float)) for bound in step.bounds_y)
+    if step.fit_intercept:
+        lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
+        width = upper - lower
+        reach = np.maximum(np.abs(lower), np.abs(upper))
+        ratios = np.divide(reach, width, out=np.ones_like(width), where=width > 0)
+        return float(max(1.0, ratios.max()))
+    lower, upper = np.concatenate([lower_x, lower_y]), np.concatenate([upper_x, upper_y])
+    corners = np.stack([np.multiply.outer(a, b) for a in (lower, upper) for b in (lower, upper)])
+    largest = np.abs(corners).max(axis=0)
+    spread = corners.max(axis=0) - corners.min(axis=0)
+    ratios = np.divide(largest, spread, out=np.ones_like(spread), where=spread > 0)
+    return float(max(1.0, ratios.max()))
+
+
+def ridge_noise_dimension(step, width):
+    """The tuning policy's ``D`` for the functional mechanism: the monomial coefficients of
+    one target's least-squares objective, ``d (d + 1) / 2 + d + 1`` for ``d = width``
+    (:func:`noisy_objective`), each of noise scale about ``1 / (n * epsilon)`` up to the
+    bounds; the centring means are neglected beside them.
+
+    Parameters
+    ----------
+    step : Ridge or diffprivlib.models.LinearRegression
+    width : int
+        The columns of its input.
+
+    Returns
+    -------
+    dimension : int
+    """
+    return width * (width + 1) // 2 + width + 1
+
+
+#: What a released :class:`LogisticRegression` keeps, each with why its mechanism covers it
+#: (besides the public shape).
+LOGISTIC_RELEASES = {
+    "classes_": "the declared classes",
+    "coef_": "the minimiser of the perturbed objective: post-processing of the noise vector",
+    "intercept_": "the same minimiser's intercept coordinate",
+}
+
+#: What a released :class:`Ridge` keeps, each with why its mechanism covers it (besides the
+#: public shape).
+RIDGE_RELEASES = {
+    "coef_": "the minimiser of the penalised noisy objective: post-processing",
+    "intercept_": "noisy centring means and coef_: post-processing",
+    "_obj_coefs": "the noisy monomial sums themselves (Laplace releases)",
+    "noise_scale_": "a function of epsilon, the declared bounds and the width: public",
+    "alpha_": "alpha + noise_alpha * noise_scale_: public",
+}
+
+#: The facts of :class:`LogisticRegression` (the refit gate's row reads them).
+LOGISTIC_FACTS = ModelFacts(
+    why="diffprivlib's LogisticRegression on rows mapped into the unit ball, its intercept "
+        "penalised, over declared classes: pure epsilon-DP given data_norm and classes; "
+        "spends `epsilon` once per fit",
+    declared=("data_norm", "classes"),
+    charge=None,
+    zero_out=logistic_zero_out,
+    releases=LOGISTIC_RELEASES,
+    noise_dimension=logistic_noise_dimension,
+)
+
+#: The facts of :class:`Ridge` (the refit gate's row reads them).
+RIDGE_FACTS = ModelFacts(
+    why="diffprivlib's LinearRegression releases correctly calibrated (skdptune."
+        "linear_model.noisy_objective), then a public penalty (post-processing): pure "
+        "epsilon-DP given declared bounds; spends `epsilon` once per fit",
+    declared=("bounds_X", "bounds_y"),
+    charge=None,
+    zero_out=ridge_zero_out,
+    releases=RIDGE_RELEASES,
+    noise_dimension=ridge_noise_dimension,
+)
