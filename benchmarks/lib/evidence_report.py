@@ -264,7 +264,8 @@ def _held_out_expected(name, family, epsilon):
     path = te._cache(name, family, round(epsilon, 6))
     if not path.exists():
         raise FileNotFoundError(f"{path}: run `tuning_evidence.py refits` first")
-    return pooled([path])
+    mean, error, _ = pooled([path])
+    return mean, error
 
 
 def report():

@@ -42,7 +42,7 @@ from diffprivlib.mechanisms import LaplaceTruncated, Vector
 from diffprivlib.utils import check_random_state
 from scipy import optimize
 
-from .._linear_model import LogisticRegression, Ridge, _centring_share, logistic_features
+from .._models.linear_model import LogisticRegression, Ridge, _centring_share, logistic_features
 from .._models.cluster import MIN_WIDTH, KMeans, cluster_sums
 from .._models.ensemble import RandomForestClassifier, tree_blocks
 from .._models.naive_bayes import GaussianNB
