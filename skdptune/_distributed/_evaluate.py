@@ -52,7 +52,7 @@ LABELS, STREAMS = 0, 1
 MAX_PIECES = 50_000
 
 
-def partition_utilities(X, y, plan, search, partition_seed, clock=time.perf_counter):
+def distributed_utilities(X, y, plan, search, partition_seed, clock=time.perf_counter):
     """Every candidate's mean bounded utility over the partitions, computed on the workers.
 
     Parameters

@@ -47,9 +47,9 @@ class OnWorkers(np.ndarray):
 
     def partition_utilities(self, y, plan, search, partition_seed):
         """Every candidate's mean partition utility, the partitions dealt and fitted on the
-        workers (``skdptune._distributed._evaluate.partition_utilities``)."""
-        from ._evaluate import partition_utilities
-        return partition_utilities(self, y, plan, search, partition_seed)
+        workers (``skdptune._distributed._evaluate.distributed_utilities``)."""
+        from ._evaluate import distributed_utilities
+        return distributed_utilities(self, y, plan, search, partition_seed)
 
     def refit(self, estimator, y):
         """Fit ``estimator`` for release from statistics reduced over the chunks

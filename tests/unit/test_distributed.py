@@ -23,7 +23,7 @@ from skdptune.linear_model import LogisticRegression, Ridge
 from skdptune.naive_bayes import GaussianNB
 from skdptune._distributed import _evaluate as evaluate_module
 from skdptune._distributed._evaluate import _deal, chunk_labels
-from skdptune._distributed._evaluate import partition_utilities as distributed_utilities
+from skdptune._distributed._evaluate import distributed_utilities
 from skdptune._evaluate import partition_utilities as in_memory_utilities
 from skdptune._partition import split_indices
 from skdptune._utility import make_utility
