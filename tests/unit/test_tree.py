@@ -2,11 +2,12 @@
 the leaf labels from separate sources, the labels secure, and nothing else released.
 
 What is checked: where the randomness comes from (fresh OS entropy and ``secrets`` by default,
-never numpy's global generator; two independent streams under a seed), the empty-leaf law
-(diffprivlib's tree draws empty leaves from numpy's global generator: shown as the "before"),
-every attribute of a fitted forest and tree against the mechanism (structure data-independent,
-leaf values its output, counts zeros), the forest's disjoint blocks, what is refused before the
-accountant and the data, and scikit-learn conventions (pickle, clone, parameters).
+never numpy's global generator; the sources themselves in ``test_model_base.py``), the
+empty-leaf law (diffprivlib's tree draws empty leaves from numpy's global generator: shown as
+the "before"), every attribute of a fitted forest and tree against the mechanism (structure
+data-independent, leaf values its output, counts zeros), the forest's disjoint blocks, what is
+refused before the accountant and the data, and scikit-learn conventions (pickle, clone,
+parameters).
 
 Statistical tests: a chi-square test at ALPHA = 1e-3; events of probability 2 ** -60 or less
 are treated as impossible (stated where used). Seeds are fixed where a test allows it.
