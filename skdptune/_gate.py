@@ -67,6 +67,7 @@ from sklearn.preprocessing import (
 
 from . import _gate_audit as audit
 from ._models import cluster, decomposition, ensemble, linear_model, naive_bayes, tree
+from ._models.base import LEAK, undeclared_reason
 from ._partition_scaling import RULES as SCALING_RULES
 from ._partition_scaling import ScalingRule
 from ._preprocessing import RowWiseFunctionTransformer
@@ -258,6 +259,9 @@ ALLOWED = {
 # User registrations: class -> (arguments of the registration, scaling rules it replaced).
 _REGISTERED = {}
 _NO_RULES = object()
+
+#: Why a registered class's undeclared parameter is refused (``LEAK`` for the others).
+REGISTERED_LEAK = "not private: the registration of this class requires it declared"
 
 
 def register_dp_estimator(cls, *, why, epsilon="epsilon", requires=(), partition_scaling=False):
@@ -766,11 +770,8 @@ def _walk(step, path, sparse_input, context, errors):
         return _walk_composition(step, path, sparse_input, context, errors)
     if rule.kind == "dp":
         missing = [name for name in rule.declared if getattr(step, name) is None]
-        how = ("the registration of this class requires it" if type(step) in _REGISTERED
-               else "diffprivlib warns PrivacyLeakWarning")
-        errors.extend(_refusal(step, path, context,
-                               f"{name}=None would be read from the private data ({how}); "
-                               f"declare {name}=... from public knowledge")
+        why = REGISTERED_LEAK if type(step) in _REGISTERED else LEAK
+        errors.extend(_refusal(step, path, context, undeclared_reason(name, why))
                       for name in missing)
         try:
             budget = _budget(step, path, context, rule.spends)

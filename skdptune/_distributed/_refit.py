@@ -39,21 +39,20 @@ from dataclasses import dataclass
 
 import numpy as np
 from diffprivlib.mechanisms import LaplaceTruncated, Vector
-from diffprivlib.utils import check_random_state
 from scipy import optimize
 
 from .._models.linear_model import LogisticRegression, Ridge, _centring_share, logistic_features
 from .._models.cluster import MIN_WIDTH, KMeans, cluster_sums
+from .._models.base import accountant_of, random_sources, start_fit
 from .._models.ensemble import RandomForestClassifier, tree_blocks
 from .._models.naive_bayes import GaussianNB
 from .._models.tree import (
+    DECLARED,
     DecisionTreeClassifier,
     expanded_bounds,
     float32_rows,
     labelled_trees,
     leaf_counts,
-    random_sources,
-    start_fit,
     tree_splits,
 )
 from .._sklearn_compat import HalfBinomialLoss
@@ -255,10 +254,9 @@ def _logistic_regression(model, X, y):
     problems: ``epsilon``, recorded by ``_release``. The coefficients sent to the workers are
     iterates of the solver on the noisy objective, never released; only the minimiser is.
     """
-    model._start_fit()
+    random_state = model._start_fit()
     model.classes_ = _declared(model)
     positives, epsilon, scale, inner_norm, C_fit = model._problems()
-    random_state = check_random_state(model.random_state)
     n = X.shape[0]
     coefficients = np.vstack([
         _objective_perturbation(X, y, n, positive, model, epsilon, inner_norm, C_fit,
@@ -278,11 +276,11 @@ def _trees(model, X, y, n_trees):
     """The room's trees from leaf counts reduced over the chunks (see the module): the
     structure drawn here from the structure source, as the room's fit draws it, then the
     counts, then the labels from the noise source."""
-    start_fit(model)
+    start_fit(model, DECLARED)
     n, n_features = X.shape
     bounds = expanded_bounds(model, n_features)
     classes = np.ravel(model.classes)
-    structure, noise = random_sources(model.random_state)
+    noise, structure = random_sources(model.random_state, structure=True)
     feature, threshold = tree_splits(structure, n_trees, n_features, bounds, model.max_depth)
     counts, = _reduce(_forest_counts, X, y, n, n_trees, feature, threshold, classes, bounds,
                       offsets=True)
@@ -304,7 +302,7 @@ def _decision_tree(model, X, y):
     """:class:`~skdptune.tree.DecisionTreeClassifier`'s fit: one tree on every row."""
     (tree,), classes = _trees(model, X, y, 1)
     model._set_fitted(tree, classes, X.shape[1])
-    model.accountant.spend(model.epsilon, 0)
+    accountant_of(model).spend(model.epsilon, 0)
     return model
 
 
@@ -322,14 +320,14 @@ def _kmeans(model, X, y):
     ``_release`` from the summed statistics at the centres it released last; the centres
     sent to the workers are released values (post-processing).
     """
-    accountant = model._start_fit()
+    model._start_fit()
     n_samples, n_features = X.shape
     model._check_samples(n_samples)
     box = declared_box(model, n_features, min_separation=MIN_WIDTH)
     middle = (box[0] + box[1]) / 2
     return model._release(
         lambda centres: _reduce(_clipped_cluster_sums, X, None, centres, box, middle),
-        n_samples, box, np.float64, accountant)
+        n_samples, box, np.float64)
 
 
 def _shuffled(model):

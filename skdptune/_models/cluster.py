@@ -6,11 +6,11 @@ import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import KMeans as DPKMeans
-from sklearn.utils import check_random_state
 
 from .._clipping import validate_clippable
 from .._sklearn_compat import Interval
 from .._validation import declared_box
+from .base import accountant_of, random_sources, start_fit
 from .facts import ModelFacts
 
 #: Su et al.'s coordinate normalisation factor (diffprivlib's ``rho``): with it, the share of
@@ -214,16 +214,6 @@ def _squared_distances(X, centres):
                       + (centres ** 2).sum(axis=-1)[..., None, :], 0.0)
 
 
-def _sources(random_state):
-    """``(noise, geometry)``: the ``random_state`` of the diffprivlib mechanisms (None: they
-    sample from :mod:`secrets`) and the ``RandomState`` of the data-independent draws (fresh
-    OS entropy, never numpy's global generator). A seed drives both, reproducibly."""
-    if random_state is None:
-        return None, np.random.RandomState(np.random.MT19937())
-    seeded = check_random_state(random_state)
-    return seeded, seeded
-
-
 class KMeans(DPKMeans):
     r"""Private k-means (Su et al.'s DPLloyd) under replace-one adjacency.
 
@@ -288,9 +278,10 @@ class KMeans(DPKMeans):
     random_state : int, RandomState or None, default=None
         None draws the noise from :mod:`secrets` (through diffprivlib's mechanisms) and the
         data-independent draws (seeds, redrawn centres, the reduction's starts) from fresh
-        OS entropy: the only setting with a privacy guarantee. A seed drives both and makes
-        fits reproducible, for tests and examples; its noise is predictable, so a seeded fit
-        is not private.
+        OS entropy: the only setting with a privacy guarantee. A seed drives both, as two
+        independent streams (the data-independent draws are the same whatever the noise
+        drew), and makes fits reproducible, for tests and examples; its noise is
+        predictable, so a seeded fit is not private.
     accountant : BudgetAccountant or None, default=None
         Where the fit records ``epsilon``; None uses diffprivlib's default accountant (looked
         up at fit time).
@@ -370,33 +361,25 @@ class KMeans(DPKMeans):
         -------
         self : KMeans
         """
-        accountant = self._start_fit(sample_weight)
+        self._start_fit(sample_weight)
         X = validate_clippable(self, X, accept_sparse=False, dtype=[np.float64, np.float32])
         n_samples, n_features = X.shape
         self._check_samples(n_samples)
         lower, upper = declared_box(self, n_features, min_separation=MIN_WIDTH)
         X_clipped, middle = np.clip(X, lower, upper), (lower + upper) / 2
         return self._release(lambda centres: cluster_sums(X_clipped, centres, middle),
-                             n_samples, (lower, upper), X.dtype, accountant)
+                             n_samples, (lower, upper), X.dtype)
 
     def _start_fit(self, sample_weight=None):
-        """Validate the parameters and check ``epsilon`` on the accountant, which it returns:
-        what every fit does before it reads the data."""
-        self._validate_params()
-        if self.bounds is None:
-            raise ValueError("KMeans needs declared bounds=(lower, upper) (got bounds=None); "
-                             "bounds read from the data are not private")
-        accountant = BudgetAccountant.load_default(self.accountant)
-        accountant.check(self.epsilon, 0)
-        if sample_weight is not None:
-            self._warn_unused_args("sample_weight")
-        return accountant
+        """The shared prologue (:func:`~skdptune._models.base.start_fit`: ``bounds``
+        declared): what every fit does before it reads the data."""
+        start_fit(self, ("bounds",), sample_weight)
 
     def _check_samples(self, n_samples):
         if n_samples < self.n_clusters:
             raise ValueError(f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}")
 
-    def _release(self, statistics, n_samples, box, dtype, accountant):
+    def _release(self, statistics, n_samples, box, dtype):
         """The private Lloyd iterations, each from ``statistics(centres)``: the true counts
         and sums about the box's middle of the clipped records nearest each centre
         (:func:`cluster_sums`), computed in memory (:meth:`fit`) or reduced over chunks
@@ -404,25 +387,26 @@ class KMeans(DPKMeans):
         either way (the class docstring gives the mechanisms and their privacy)."""
         lower, upper = box
         n_features = len(lower)
-        noise, geometry = _sources(self.random_state)
+        # The seeds, the redrawn centres and the reduction's starts are data-independent: their
+        # own stream, apart from the noise (the same seeds whatever the noise drew).
+        noise, geometry = random_sources(self.random_state, structure=True)
         n_iter = int(self._calc_iters(n_features, n_samples))
         count_epsilon, coordinate_epsilon = budget_split(self.epsilon, n_features, n_iter)
         lloyd = _Iteration(statistics, lower, upper, count_epsilon, coordinate_epsilon, noise,
                            geometry)
         n_seeds = self.n_clusters * self.oversampling
-        centres = initial_centres(lower, upper, geometry.random_sample((POOL * n_seeds,
-                                                                        n_features)))
+        centres = initial_centres(lower, upper, geometry.random((POOL * n_seeds, n_features)))
         for iteration in range(n_iter):
             centres, empty = lloyd(centres)
             if iteration == 0 and self.oversampling > 1:
                 centres = reduce_centres(
                     centres, np.where(empty, 0.0, lloyd.noisy_counts), self.n_clusters,
-                    geometry.random_sample((REDUCTION_STARTS, self.n_clusters)))
+                    geometry.random((REDUCTION_STARTS, self.n_clusters)))
         self.cluster_centers_ = centres.astype(dtype)  # as scikit-learn's: X's dtype
         self.empty_clusters_ = empty
         self.n_iter_ = n_iter
         self._n_threads = 1  # scikit-learn's predict reads it
-        accountant.spend(self.epsilon, 0)
+        accountant_of(self).spend(self.epsilon, 0)
         return self
 
     def fit_predict(self, X, y=None, sample_weight=None):

@@ -11,12 +11,12 @@ from diffprivlib.models import PCA as DPPCA
 from diffprivlib.tools import mean
 from scipy.linalg import null_space
 from scipy.optimize import brentq
-from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
 from .._clipping import clip_to_norm, validate_clippable
 from .._sklearn_compat import Interval
 from .._validation import declared_box
+from .base import accountant_of, random_sources, start_fit, undeclared_reason
 from .facts import ModelFacts
 
 
@@ -116,7 +116,7 @@ def noisy_eigen(X, epsilon, data_norm, n_vectors, random_state):
     n_features = X.shape[1]
     share = epsilon / (n_vectors + (n_vectors != n_features))
     # One generator for every draw (a seed given twice would give two copies of one stream).
-    random_state = None if random_state is None else check_random_state(random_state)
+    random_state = random_sources(random_state)[0]
     rng = secrets.SystemRandom() if random_state is None else random_state
     noise = Laplace(epsilon=share, sensitivity=2.0, random_state=random_state)
     C = X.T @ X / data_norm ** 2
@@ -172,6 +172,10 @@ def private_releases(X, epsilon, data_norm, bounds, n_vectors, random_state):
     # The eigenvalues and vectors: eigen_epsilon (noisy_eigen's sensitivities).
     eigenvalues, vectors = noisy_eigen(rows, eigen_epsilon, data_norm, n_vectors, random_state)
     return mean_, eigenvalues, vectors
+
+
+#: The other fix of an undeclared ``bounds``: no mean is released for centred data.
+CENTRED = "centered=True for data centred by public knowledge"
 
 
 def oriented(vectors):
@@ -314,16 +318,8 @@ class PCA(DPPCA):
         -------
         self : PCA
         """
-        self._validate_params()
-        if self.data_norm is None:
-            raise ValueError("PCA needs a declared data_norm (got data_norm=None); a norm read "
-                             "from the data is not private")
-        if not self.centered and self.bounds is None:
-            raise ValueError("PCA(centered=False) needs declared bounds=(lower, upper) for its "
-                             "DP mean (got bounds=None); bounds read from the data are not "
-                             "private. Declare them, or centered=True for centred data")
-        accountant = BudgetAccountant.load_default(self.accountant)
-        accountant.check(self.epsilon, 0)
+        start_fit(self, ("data_norm",) if self.centered else ("data_norm", "bounds"),
+                  alternatives={"bounds": CENTRED})
         # A copy, whatever `copy` says: the caller's X is never changed.
         X = validate_clippable(self, X, dtype=[np.float64, np.float32], copy=True,
                                accept_sparse=False, ensure_2d=True)
@@ -331,8 +327,7 @@ class PCA(DPPCA):
         n_components = self._resolved_components(n_samples, n_features)
         n_vectors = n_components if isinstance(n_components, Integral) else n_features
         # One generator for the mean and the eigen-decomposition (None: secure noise).
-        random_state = None if self.random_state is None else check_random_state(
-            self.random_state)
+        random_state = random_sources(self.random_state)[0]
         self.mean_, eigenvalues, vectors = private_releases(
             X, self.epsilon, self.data_norm,
             None if self.centered else declared_box(self, n_features), n_vectors, random_state)
@@ -341,7 +336,7 @@ class PCA(DPPCA):
         for name in ("mean_", "components_", "explained_variance_",
                      "explained_variance_ratio_", "singular_values_"):
             setattr(self, name, np.asarray(getattr(self, name), dtype=X.dtype))
-        accountant.spend(self.epsilon, 0)
+        accountant_of(self).spend(self.epsilon, 0)
         return self
 
     def fit_transform(self, X, y=None):
@@ -396,9 +391,8 @@ def centring_declared(step):
     it releases a DP mean of the features, whose domain would be read from the data."""
     if step.centered or step.bounds is not None:
         return None
-    return ("centered=False releases a DP mean of the features, and bounds=None would read "
-            "their domain from the private data; declare bounds=(lower, upper) from public "
-            "knowledge, or centered=True for data centred by public knowledge")
+    return "centered=False releases a DP mean of the features: " + undeclared_reason(
+        "bounds", alternative=CENTRED)
 
 
 def pca_noise_dimension(step, width):

@@ -5,7 +5,7 @@ diffprivlib 0.6.6's ``RandomForestClassifier`` builds its trees through scikit-l
 (``estimators_[i].random_state``); each tree draws its splits and its leaf labels from that
 seed, so refitting from the stored seeds under each candidate value of one record reproduces
 the forest and names the value. :class:`RandomForestClassifier` here fits the same law with the
-structure and the labels from separate sources (``skdptune._models.tree.random_sources``).
+structure and the labels from separate sources (``skdptune._models.base.random_sources``).
 """
 
 import numpy as np
@@ -13,6 +13,7 @@ from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import RandomForestClassifier as DPRandomForestClassifier
 
 from .._sklearn_compat import Options
+from .base import accountant_of
 from .facts import ModelFacts
 from .tree import (
     DecisionTreeClassifier,
@@ -51,7 +52,7 @@ class RandomForestClassifier(DPRandomForestClassifier):
       ``random_state=None`` fresh OS entropy (numpy's global generator is neither read nor
       advanced), and the leaf labels from diffprivlib's ``PermuteAndFlip`` with
       ``random_state=None``, which samples from :mod:`secrets`
-      (``skdptune._models.tree.random_sources``); empty leaves too;
+      (``skdptune._models.base.random_sources``); empty leaves too;
     - the trees are built here, not by scikit-learn's ``_make_estimator``: ``estimators_``
       carries no per-tree seed (each tree's ``random_state`` is None) and no generator state,
       and each tree's ``tree_`` only its splits and labels (impurities and sample counts 0);
@@ -194,7 +195,7 @@ class RandomForestClassifier(DPRandomForestClassifier):
                                                                            n_features)
             for tree in trees]
         self.classes_, self.n_classes_, self.n_outputs_ = classes, len(classes), 1
-        self.accountant.spend(self.epsilon, 0)
+        accountant_of(self).spend(self.epsilon, 0)
         return self
 
 

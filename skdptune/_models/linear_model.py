@@ -8,7 +8,6 @@ from diffprivlib.mechanisms import Laplace, LaplaceFolded
 from diffprivlib.models import LinearRegression
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
 from diffprivlib.tools import mean
-from diffprivlib.utils import check_random_state
 from scipy.optimize import minimize
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -17,6 +16,7 @@ from .._clipping import clip_to_norm, validate_clippable
 from .._diffprivlib import logistic_regression_path, validate_data
 from .._sklearn_compat import Interval
 from .._validation import declared_classes
+from .base import accountant_of, random_sources, start_fit
 from .facts import ModelFacts
 
 #: :class:`Ridge`'s default ``noise_alpha``. On three real tables (``benchmarks/ridge_penalty.py``:
@@ -338,17 +338,12 @@ class Ridge(LinearRegression):
                             (bounds_X, bounds_y), y.ndim, random_state)
 
     def _start_fit(self, sample_weight=None):
-        """Validate the parameters, check ``epsilon`` on the accountant and return the noise
-        generator: what every fit does before it reads the data."""
-        self._validate_params()
-        if self.bounds_X is None or self.bounds_y is None:
-            raise ValueError(
-                f"Ridge needs declared bounds_X and bounds_y (got bounds_X={self.bounds_X!r}, "
-                f"bounds_y={self.bounds_y!r}); bounds read from the data are not private")
-        self.accountant.check(self.epsilon, 0)
-        if sample_weight is not None:
-            self._warn_unused_args("sample_weight")
-        return check_random_state(self.random_state)
+        """The shared prologue (:func:`~skdptune._models.base.start_fit`: ``bounds_X`` and
+        ``bounds_y`` declared) and the noise generator
+        (:func:`~skdptune._models.base.random_sources`): what every fit does before it reads
+        the data."""
+        start_fit(self, ("bounds_X", "bounds_y"), sample_weight)
+        return random_sources(self.random_state)[0]
 
     def release(self, sums, X_offset, y_offset, bounds, y_ndim, random_state):
         """The objective's releases and the penalised fit, from the centred monomial sums.
@@ -393,7 +388,7 @@ class Ridge(LinearRegression):
         self.coef_ = np.ravel(coef.T) if y_ndim == 1 else coef.T
         self._set_intercept(X_offset, y_offset[0] if y_ndim == 1 else y_offset,
                             np.ones(n_features))
-        self.accountant.spend(self.epsilon, 0)
+        accountant_of(self).spend(self.epsilon, 0)
         return self
 
 
@@ -654,13 +649,12 @@ class LogisticRegression(DPLogisticRegression):
         -------
         self
         """
-        self._start_fit(sample_weight)
+        random_state = self._start_fit(sample_weight)
         X, y = validate_clippable(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = declared_classes(self.classes, y, type(self).__name__)
         positives, epsilon, scale, inner_norm, C_fit = self._problems()
         Z = logistic_features(X, self.data_norm, self.fit_intercept, clip=True)
-        random_state = check_random_state(self.random_state)
         coefficients = np.vstack([
             # diffprivlib's objective perturbation on rows in the unit ball (its calibrated
             # case, see the class docstring), epsilon / K per problem.
@@ -673,18 +667,16 @@ class LogisticRegression(DPLogisticRegression):
         return self._release(coefficients, X.shape[1], scale)
 
     def _start_fit(self, sample_weight=None):
-        """Validate the parameters and check ``epsilon`` on the accountant: what every fit does
-        before it reads the data."""
-        self._validate_params()
+        """The shared prologue (:func:`~skdptune._models.base.start_fit`: ``data_norm``
+        declared; ``classes`` may be read with a warning, and the refit gate refuses that)
+        after refusing a warm start, and the noise generator
+        (:func:`~skdptune._models.base.random_sources`): what every fit does before it reads
+        the data."""
         if self.warm_start:
             raise ValueError(f"warm_start={self.warm_start!r} is not supported by "
                              "skdptune.linear_model.LogisticRegression; use warm_start=False")
-        if self.data_norm is None:
-            raise ValueError("data_norm=None would be read from the private data; declare "
-                             "data_norm=... from public knowledge")
-        self.accountant.check(self.epsilon, 0)
-        if sample_weight is not None:
-            self._warn_unused_args("sample_weight")
+        start_fit(self, ("data_norm",), sample_weight)
+        return random_sources(self.random_state)[0]
 
     def _problems(self):
         """The one-vs-rest problems and their public calibration, from ``classes_``.
@@ -724,7 +716,7 @@ class LogisticRegression(DPLogisticRegression):
         self.coef_ = coefficients[:, :n_features] / scale
         self.intercept_ = (coefficients[:, n_features] / scale if self.fit_intercept
                            else np.zeros(len(coefficients)))
-        self.accountant.spend(self.epsilon, 0)
+        accountant_of(self).spend(self.epsilon, 0)
         return self
 
     def decision_function(self, X):

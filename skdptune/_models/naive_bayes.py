@@ -3,11 +3,11 @@
 import numpy as np
 from diffprivlib.mechanisms import GeometricTruncated, LaplaceBoundedDomain, LaplaceTruncated
 from diffprivlib.models import GaussianNB as DPGaussianNB
-from diffprivlib.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._clipping import validate_clippable
 from .._validation import declared_classes
+from .base import accountant_of, random_sources, start_fit
 from .facts import ModelFacts
 
 
@@ -120,16 +120,11 @@ class GaussianNB(DPGaussianNB):
             (lower, upper), random_state)
 
     def _start_fit(self, sample_weight=None):
-        """Validate the parameters, check ``epsilon`` on the accountant and return the noise
-        generator: what every fit does before it reads the data."""
-        self._validate_params()
-        if self.bounds is None:
-            raise ValueError("bounds=None would be read from the private data; declare "
-                             "bounds=(lower, upper) from public knowledge")
-        self.accountant.check(self.epsilon, 0)
-        if sample_weight is not None:
-            self._warn_unused_args("sample_weight")
-        return check_random_state(self.random_state)
+        """The shared prologue (:func:`~skdptune._models.base.start_fit`: ``bounds``
+        declared) and the noise generator (:func:`~skdptune._models.base.random_sources`):
+        what every fit does before it reads the data."""
+        start_fit(self, ("bounds",), sample_weight)
+        return random_sources(self.random_state)[0]
 
     def release(self, counts, sums, centred_squares, bounds, random_state):
         """The fit's releases from the class statistics of the clipped records.
@@ -198,7 +193,7 @@ class GaussianNB(DPGaussianNB):
         self.class_count_ = noisy_counts.astype(float)
         self.class_prior_ = (priors if self.priors is not None
                              else self.class_count_ / self.class_count_.sum())
-        self.accountant.spend(self.epsilon, 0)
+        accountant_of(self).spend(self.epsilon, 0)
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):

@@ -15,43 +15,18 @@ from numbers import Integral, Real
 import numpy as np
 from diffprivlib.mechanisms import PermuteAndFlip
 from diffprivlib.models import DecisionTreeClassifier as DPDecisionTreeClassifier
-from sklearn.utils import check_random_state
 
 from .._clipping import validate_clippable
 from .._sklearn_compat import NODE_DTYPE, Interval, Tree
+from .base import accountant_of, random_sources, start_fit
 from .facts import ModelFacts
 
 # scikit-learn's marks in a Tree's nodes: a leaf has no children and no split.
 _LEAF, _UNDEFINED = -1, -2
 
-
-def random_sources(random_state):
-    """The two sources of a fit: one for the public structure, one for the leaf labels.
-
-    Parameters
-    ----------
-    random_state : None, int or numpy.random.RandomState
-        The model's ``random_state``.
-
-    Returns
-    -------
-    structure : numpy.random.Generator
-        For the splits and a forest's shuffle (data-independent). With ``random_state=None``
-        seeded from fresh OS entropy (never numpy's global generator, whose state a user's
-        ``np.random.seed`` sets).
-    noise : None or numpy.random.RandomState
-        For the leaf labels (data-dependent). None: diffprivlib's mechanisms then sample from
-        :mod:`secrets`. Otherwise a generator independent of ``structure``: both are children
-        of one ``SeedSequence`` whose entropy comes from ``random_state`` (reproducible, and
-        no privacy guarantee: whoever knows the seed knows the noise).
-    """
-    if random_state is None:
-        return np.random.default_rng(), None
-    # An int makes a new RandomState; a RandomState is drawn from (it advances, as in
-    # scikit-learn).
-    entropy = check_random_state(random_state).randint(np.iinfo(np.int32).max, size=4)
-    structure, noise = np.random.SeedSequence(entropy.tolist()).spawn(2)
-    return np.random.default_rng(structure), np.random.RandomState(np.random.MT19937(noise))
+#: What a tree's or a forest's fit needs declared (``skdptune._models.base.start_fit``): the
+#: splits are drawn from the bounds, the leaves count the classes.
+DECLARED = ("bounds", "classes")
 
 
 def split_thresholds(lower, upper, feature, uniforms):
@@ -159,9 +134,9 @@ def grow_trees(X, y, block, n_trees, bounds, classes, max_depth, epsilon, struct
     max_depth : int
     epsilon : float
     structure : numpy.random.Generator
-        The structure source of ``random_sources``.
+        The structure source of ``skdptune._models.base.random_sources``.
     noise : None or numpy.random.RandomState
-        The noise source of ``random_sources``.
+        The noise source of ``skdptune._models.base.random_sources``.
 
     Returns
     -------
@@ -229,7 +204,7 @@ def labelled_trees(counts, feature, threshold, epsilon, noise, n_features):
     feature, threshold : ndarray of shape (n_trees, n_leaves - 1)
     epsilon : float
     noise : None or numpy.random.RandomState
-        The noise source of ``random_sources``.
+        The noise source of ``skdptune._models.base.random_sources``.
     n_features : int
 
     Returns
@@ -283,7 +258,7 @@ def prepare_fit(estimator, X, y, sample_weight):
     classes : ndarray of shape (n_classes,)
         ``np.ravel(classes)``.
     structure, noise
-        ``random_sources`` of the estimator's ``random_state``.
+        ``skdptune._models.base.random_sources`` of the estimator's ``random_state``.
 
     Raises
     ------
@@ -291,25 +266,12 @@ def prepare_fit(estimator, X, y, sample_weight):
         Naming ``bounds`` or ``classes`` when not declared, and ``bounds`` when of the wrong
         width, ``lower > upper``, NaN or infinite; when ``X`` holds NaN.
     """
-    start_fit(estimator, sample_weight)
+    start_fit(estimator, DECLARED, sample_weight)
     X, y = validate_clippable(estimator, X, y, multi_output=False, dtype=np.float64)
     lower, upper = expanded_bounds(estimator, X.shape[1])
+    noise, structure = random_sources(estimator.random_state, structure=True)
     return (float32_rows(X, (lower, upper)), y, (lower, upper), np.ravel(estimator.classes),
-            *random_sources(estimator.random_state))
-
-
-def start_fit(estimator, sample_weight=None):
-    """:func:`prepare_fit`'s checks before the data: the parameters, the declared ``bounds``
-    and ``classes``, the accountant, ``sample_weight``."""
-    estimator._validate_params()
-    for name in ("bounds", "classes"):
-        if getattr(estimator, name) is None:
-            raise ValueError(
-                f"{type(estimator).__name__} needs a declared {name} ({name}=None): read from "
-                f"the data it would not be private. Declare {name}=... from public knowledge.")
-    estimator.accountant.check(estimator.epsilon, 0)
-    if sample_weight is not None:
-        estimator._warn_unused_args("sample_weight")
+            structure, noise)
 
 
 def expanded_bounds(estimator, n_features):
@@ -335,7 +297,7 @@ class DecisionTreeClassifier(DPDecisionTreeClassifier):
     binary tree of depth ``max_depth`` whose splits are drawn from the declared ``bounds``
     alone (each internal node a uniform feature and a uniform threshold within its box,
     ``split_thresholds``), and a label per leaf. What differs is where the randomness comes
-    from and what the fitted model keeps (``random_sources``):
+    from and what the fitted model keeps (``skdptune._models.base.random_sources``):
 
     - the structure (splits) comes from its own source, with ``random_state=None`` fresh OS
       entropy (numpy's global generator is neither read nor advanced);
@@ -444,7 +406,7 @@ class DecisionTreeClassifier(DPDecisionTreeClassifier):
         tree, = grow_trees(X, y, np.zeros(len(X), dtype=np.intp), 1, bounds, classes,
                            self.max_depth, self.epsilon, structure, noise)
         self._set_fitted(tree, classes, X.shape[1])
-        self.accountant.spend(self.epsilon, 0)
+        accountant_of(self).spend(self.epsilon, 0)
         return self
 
     def _set_fitted(self, tree, classes, n_features):

@@ -77,7 +77,8 @@ def test_diffprivlibs_pca_is_refused_with_the_remedy():
 def test_a_pca_that_would_read_its_domain_from_the_data_is_refused_before_any_charge():
     X, y = _data(300)
     accountant = BudgetAccountant()
-    with pytest.raises(GateError, match="bounds=None would read their domain"):
+    with pytest.raises(GateError, match="DP mean of the features: bounds=None would be read "
+                                        "from the private data"):
         PrivateGridSearchCV(_pipeline(bounds=None), GRID, epsilon=1.0,
                             accountant=accountant).fit(X, y)
     with pytest.raises(GateError, match="data_norm=None"):

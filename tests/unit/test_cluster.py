@@ -121,11 +121,17 @@ def test_the_model_keeps_no_labels_and_no_inertia():
 
 
 def test_it_finds_separated_clusters():
+    # At epsilon 1 a fit finds the three centres within 0.05 in about 3 fits of 4 (91 of 120
+    # seeds, over two generations of the streams): at least 10 of 20 seeded fits, which a
+    # success rate of 0.7 misses with probability 0.017 (binomial), 0.75 with 0.004.
     X = _blobs()
-    model = _kmeans(n_clusters=3, epsilon=1.0, random_state=3).fit(X)
-    found = np.sort(model.cluster_centers_, axis=0)
-    np.testing.assert_allclose(found, [[0.2, 0.2], [0.2, 0.8], [0.8, 0.8]], atol=0.05)
-    assert not model.empty_clusters_.any()
+    found = 0
+    for seed in range(20):
+        model = _kmeans(n_clusters=3, epsilon=1.0, random_state=seed).fit(X)
+        centres = np.sort(model.cluster_centers_, axis=0)
+        found += bool(np.allclose(centres, [[0.2, 0.2], [0.2, 0.8], [0.8, 0.8]], atol=0.05)
+                      and not model.empty_clusters_.any())
+    assert found >= 10
 
 
 def test_it_spends_epsilon_once_and_checks_before_fitting():

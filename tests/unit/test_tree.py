@@ -2,11 +2,12 @@
 the leaf labels from separate sources, the labels secure, and nothing else released.
 
 What is checked: where the randomness comes from (fresh OS entropy and ``secrets`` by default,
-never numpy's global generator; two independent streams under a seed), the empty-leaf law
-(diffprivlib's tree draws empty leaves from numpy's global generator: shown as the "before"),
-every attribute of a fitted forest and tree against the mechanism (structure data-independent,
-leaf values its output, counts zeros), the forest's disjoint blocks, what is refused before the
-accountant and the data, and scikit-learn conventions (pickle, clone, parameters).
+never numpy's global generator; the sources themselves in ``test_model_base.py``), the
+empty-leaf law (diffprivlib's tree draws empty leaves from numpy's global generator: shown as
+the "before"), every attribute of a fitted forest and tree against the mechanism (structure
+data-independent, leaf values its output, counts zeros), the forest's disjoint blocks, what is
+refused before the accountant and the data, and scikit-learn conventions (pickle, clone,
+parameters).
 
 Statistical tests: a chi-square test at ALPHA = 1e-3; events of probability 2 ** -60 or less
 are treated as impossible (stated where used). Seeds are fixed where a test allows it.
@@ -28,7 +29,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skdptune._models import tree
 from skdptune.ensemble import RandomForestClassifier
-from skdptune._models.tree import DecisionTreeClassifier, random_sources, split_thresholds
+from skdptune._models.base import random_sources
+from skdptune._models.tree import DecisionTreeClassifier, split_thresholds
 
 ALPHA = 1e-3
 
@@ -75,29 +77,6 @@ def _same_state(a, b):
 # --- Randomness --------------------------------------------------------------------------------
 
 
-def test_random_sources_without_a_seed_are_fresh_entropy_and_secrets():
-    before = _global_state()
-    (first, noise), (second, _) = random_sources(None), random_sources(None)
-    assert noise is None  # diffprivlib's mechanisms then sample from secrets
-    assert isinstance(first, np.random.Generator)
-    # Fresh OS entropy: two sources agree on 8 draws of 2 ** 64 values with probability 2 ** -512.
-    assert not np.array_equal(first.integers(0, 2 ** 63, 8), second.integers(0, 2 ** 63, 8))
-    assert _same_state(before, _global_state())
-
-
-def test_a_seed_gives_two_independent_reproducible_streams():
-    structure, noise = random_sources(7)
-    again_structure, again_noise = random_sources(7)
-    draws = structure.random(6), noise.random_sample(6)
-    np.testing.assert_array_equal(draws[0], again_structure.random(6))
-    np.testing.assert_array_equal(draws[1], again_noise.random_sample(6))
-    assert not np.array_equal(draws[0], draws[1])
-    # A RandomState is drawn from, as scikit-learn does: two calls give two pairs of streams.
-    state = np.random.RandomState(7)
-    assert not np.array_equal(random_sources(state)[0].random(6),
-                              random_sources(state)[0].random(6))
-
-
 @MAKERS
 def test_a_fit_leaves_numpys_global_generator_untouched(make):
     X, y = _data()
@@ -121,8 +100,8 @@ def test_diffprivlibs_tree_draws_from_numpys_global_generator():
 def _fixed_structure(monkeypatch):
     """Make every fit draw the same structure (seed 0), its labels still from their own
     source: what an attacker who knew the structure source's state would see."""
-    def sources(random_state):
-        return np.random.default_rng(0), random_sources(random_state)[1]
+    def sources(random_state, structure=False):
+        return random_sources(random_state, structure)[0], np.random.default_rng(0)
     monkeypatch.setattr(tree, "random_sources", sources)  # the tree's and the forest's fit
 
 
@@ -336,7 +315,7 @@ def test_undeclared_bounds_or_classes_are_refused_before_the_accountant(make, na
     # the data would raise another error.
     accountant = BudgetAccountant(epsilon=1.0)
     accountant.spend(1.0, 0)
-    with pytest.raises(ValueError, match=f"{name}=None.*Declare {name}=") as error:
+    with pytest.raises(ValueError, match=f"{name}=None.*declare {name}=") as error:
         make(**{name: None, "accountant": accountant}).fit(None, None)
     assert not isinstance(error.value, BudgetError)
 
