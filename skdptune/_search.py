@@ -624,7 +624,9 @@ def _refit(search, X, y, plan, ledger):
         raise ValueError(
             f"The refit of {type(best).__name__} with {search.best_params_} {failure}; no "
             f"model is released. Charged: the selection {ledger.cost('selection')} and the "
-            f"refit {cost}."
+            f"refit {cost}"
+            # Charged with the refit's entry as it started, though nothing is checked.
+            + (f", with epsilon={check:g} for trivial_lead_" if check else "") + "."
         )
     search.best_estimator_ = released  # only what its mechanisms cover
 

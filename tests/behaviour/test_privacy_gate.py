@@ -288,7 +288,10 @@ def test_spend_above_the_declared_budget_is_charged_and_withheld(binary_data, al
     accountant = BudgetAccountant()
     search = grid_search(OverspendingNB(classes=CLASSES, bounds=BOUNDS, epsilon=0.5, n_copies=4),
                          {"var_smoothing": [1e-9, 1e-3]}, accountant)
-    with pytest.raises(ValueError, match="more than the .* its parameters declare"):
+    with pytest.raises(ValueError, match=r"more than the .* its parameters declare.*"
+                                         r"Charged: the selection \(0.95, 0.0\) and the "
+                                         r"refit \(2.0, 0.0\), with epsilon=0.05 for "
+                                         r"trivial_lead_\."):
         search.fit(X, y)
     # The measured 2.0, not the declared 0.5; no model released. check_share (0.05) of the
     # selection's 1.0 buys the trivial_lead_ check, charged with the refit whether or not
