@@ -132,7 +132,8 @@ print("test accuracy:", round(search.score(X_test, y_test), 3))
 # %%
 # ``best_score_`` is the selected candidate's mean partition accuracy plus Laplace noise, and
 # ``best_score_std_`` that noise's standard deviation: with ``n_partitions=100`` and the
-# default ``score_share=0.1`` of a selection epsilon of 1, ``sqrt(2) * 0.01 / 0.1 = 0.14``.
+# default ``score_share=0.1`` of a selection epsilon of 1 less ``check_share`` (0.05, which
+# buys ``trivial_lead_``), ``sqrt(2) * 0.01 / 0.095 = 0.15``.
 # Read the estimate with it, not as a test score.
 
 # %%

@@ -83,10 +83,11 @@ plt.show()
 # --------------------------
 # :meth:`~skdptune.PrivateGridSearchCV.forecast` reads the grid size, ``n_partitions``, the
 # selector and the selector's share of the budget (``selection_share`` of ``epsilon``, or
-# ``selection_epsilon``, less ``score_share``) from the search itself. Here the selection's
-# epsilon is given explicitly, as in the figures above. The estimator as given is the default
-# candidate, and the policy that weighs keeping it reads the number of records: a forecast
-# before the data takes that number (or ``X`` itself, of which only the shape is read).
+# ``selection_epsilon`` less ``check_share``, less ``score_share``) from the search itself.
+# Here the selection's epsilon is given explicitly, as in the figures above. The estimator as
+# given is the default candidate, and the policy that weighs keeping it reads the number of
+# records: a forecast before the data takes that number (or ``X`` itself, of which only the
+# shape is read).
 from skdptune.linear_model import LogisticRegression
 
 from skdptune import PrivateGridSearchCV

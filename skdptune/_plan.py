@@ -92,7 +92,8 @@ class GridBudget:
     rule : str
         How the budget was split, as the privacy report states it.
     check_epsilon : float, default=0.0
-        The ``trivial_lead_`` estimate's epsilon (0: none), taken from the refit's share.
+        The ``trivial_lead_`` estimate's epsilon (0: none), taken from the refit's share of
+        the total, or with ``selection_epsilon`` from the selection's budget.
     selection_share : float or None, default=None
         The share of the total the selection got (``"auto"`` resolved); None when the total
         was not split (``selection_epsilon``, or no refit).
@@ -132,7 +133,8 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
     total : float or None
         ``epsilon``, the whole fit's budget; None when ``selection_epsilon`` is given.
     selection_epsilon : float or None
-        The selection's budget, explicit; the refit then spends what its estimator declares.
+        The selection's budget, explicit, the check's share of it included; the refit then
+        spends what its estimator declares.
     selection_share : float
         The selection's share of ``total`` when the search refits, in ``[0, 1)``; 0: the
         search declines to select, and the refit gets all of ``total`` but the check's share
@@ -144,9 +146,9 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
         Whether the search refits (without a refit the selection gets all of ``total``).
     check_share : float, default=0.0
         The ``trivial_lead_`` estimate's share of the refit's part of ``total``, in ``[0,
-        0.5]``; 0 when the search has no trivial model to compare with. Only with ``total``
-        and a refit: with ``selection_epsilon`` the refit spends what it declares, and there
-        is no share to take it from.
+        0.5]``; 0 when the search has no trivial model to compare with. With
+        ``selection_epsilon`` and a refit (which spends what it declares), its share of
+        ``selection_epsilon`` instead (issue 40), so what is charged in all is unchanged.
     single_candidate : bool, default=False
         Whether there is one candidate: no selection then, whatever ``selection_epsilon`` and
         ``selection_share`` say; with ``total`` and a refit, the refit gets all of it.
@@ -167,6 +169,14 @@ def grid_budget(*, total, selection_epsilon, selection_share, score_share, refit
             else "refit as declared" if refit else "no refit, nothing charged")
     elif selection_epsilon is not None:
         refit_epsilon, rule = None, "selection_epsilon; refit as declared"
+        if refit and check_share:
+            # The check composes sequentially with the selection and the refit; taken from
+            # the selection's budget, the selection, the check and the refit add up to
+            # selection_epsilon plus what the refit declares, as without a check.
+            given = selection_epsilon
+            selection_epsilon = (1 - check_share) * given
+            check_epsilon = given - selection_epsilon  # exact (Sterbenz, check_share <= 0.5)
+            rule = "selection_epsilon, check_share of it for trivial_lead_; refit as declared"
     elif not refit:
         selection_epsilon, refit_epsilon = total, None
         rule = "epsilon, all to the selection (refit=False)"
@@ -391,7 +401,7 @@ def _decide(search, estimator, candidates, built, default_index, n_samples, sche
     floor = partition_floor(built)
     single = len(candidates) == 1  # nothing to select: no policy, no selection
     policy = None if single else _policy(search, estimator, candidates, default_index,
-                                         n_samples, schema, floor)
+                                         n_samples, schema, floor, lead)
     budget = _budget(search, lead, policy, single_candidate=single)
     n_partitions = None if not budget.selects else _n_partitions(
         search, n_samples, len(candidates), budget.selector_epsilon, floor)
@@ -452,7 +462,7 @@ def _with_default(search, selector, estimator, candidates):
     return candidates, matches[0]
 
 
-def _policy(search, estimator, candidates, default_index, n_samples, schema, floor):
+def _policy(search, estimator, candidates, default_index, n_samples, schema, floor, lead):
     """The tuning policy (``skdptune._default_policy.choose``) of a search with a
     default: the selection's share (with ``selection_share="auto"``, ``epsilon`` the
     total and a refit) and the default's margin; None without a default. Public
@@ -460,7 +470,9 @@ def _policy(search, estimator, candidates, default_index, n_samples, schema, flo
     input width, from ``schema`` (``skdptune._rehearsal.final_width``: the pipeline's
     parameters and the schema of ``X``, never its values). The prior is the default's
     family's (``skdptune._tuning_evidence``), its partition floor ``floor``, every
-    candidate's (:func:`~skdptune._tuning_evidence.partition_floor`)."""
+    candidate's (:func:`~skdptune._tuning_evidence.partition_floor`). ``lead``: the
+    scoring's ``skdptune._trivial.lead_kind`` or None, for the ``trivial_lead_`` check's
+    share of ``selection_epsilon`` (issue 40)."""
     if default_index is None:
         return None
     selection_epsilon = search._explicit_budget(
@@ -476,9 +488,10 @@ def _policy(search, estimator, candidates, default_index, n_samples, schema, flo
                   score_share=score_share, validation_fraction=search.validation_fraction,
                   n_partitions=search.n_partitions, evidence=evidence)
     if selection_epsilon is not None or not search.refit:
-        # The selection's budget is fixed (selection_epsilon, or all of epsilon without a
-        # refit), and the refit's does not depend on it: the margin only.
-        return choose(total if selection_epsilon is None else selection_epsilon,
+        # The selection's budget is fixed (selection_epsilon less the check's share, or all
+        # of epsilon without a refit), and the refit's does not depend on it: the margin
+        # only, at the budget the selector will be handed.
+        return choose(_budget(search, lead).selection_epsilon,
                       refit_noise=0.0, share=1.0, **common)
     width = final_width(default, schema)
     noise = refit_noise(default, n_samples, width)

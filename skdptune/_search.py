@@ -136,8 +136,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
     selection_epsilon : float or None, default=None
         The explicit split: epsilon of the selection alone (the tuning overhead), positive
         and finite. The refit then spends what the selected candidate's estimator declares
-        (the grid's largest declared budget is reserved and charged), on top of it. Give
-        either ``epsilon`` or ``selection_epsilon``, not both.
+        (the grid's largest declared budget is reserved and charged), on top of it;
+        ``check_share`` of it buys :attr:`trivial_lead_` (the rest is the selector's and
+        ``best_score_``'s). Give either ``epsilon`` or ``selection_epsilon``, not both.
     selection_share : float or "auto", default="auto"
         Share of ``epsilon`` spent on the selection, in ``(0, 1)``; ignored with
         ``selection_epsilon``. ``"auto"``: with a ``default``, the policy's (0 to 0.5, 0
@@ -151,16 +152,18 @@ class PrivateGridSearchCV(BasePrivateSearch):
         The selector gets the rest. 0 releases no estimate; with a callable ``refit`` the
         selector gets it all.
     check_share : float, default=0.05
-        Share of the refit's part of ``epsilon`` spent on a Laplace estimate of how much
-        better the released model scores on the training data than the best constant (the
-        most frequent class under accuracy; the targets' mean under a squared error of a
-        regressor with ``bounds_y``: ``scoring=None``, ``"r2"``, ``"neg_mean_squared_error"``),
-        released as :attr:`trivial_lead_`; in ``[0, 0.5]``. A lead below the useful margin
-        less two noise stds raises ``UselessModelWarning``, right both ways with the rates
-        ``skdptune/_trivial.py`` states (see ``skdptune._trivial.lead_test``). Spent only
-        with ``epsilon`` (not ``selection_epsilon``), a refit, one of those scores, and a
-        selection (a search that declines to select refits the estimator as given with the
-        whole budget); otherwise the refit gets it all, and nothing is said.
+        Share of the refit's part of ``epsilon`` (of ``selection_epsilon`` when that is
+        given) spent on a Laplace estimate of how much better the released model scores on
+        the training data than the best constant (the most frequent class under accuracy;
+        the targets' mean under a squared error of a regressor with ``bounds_y``:
+        ``scoring=None``, ``"r2"``, ``"neg_mean_squared_error"``), released as
+        :attr:`trivial_lead_`; in ``[0, 0.5]``. A lead below the useful margin less two
+        noise stds raises ``UselessModelWarning``, right both ways with the rates
+        ``skdptune/_trivial.py`` states (see ``skdptune._trivial.lead_test``). Spent with a
+        refit and one of those scores, also when the search declines to select; with
+        ``selection_epsilon`` (the refit spending what it declares) it is taken from
+        ``selection_epsilon``, so what is charged in all is unchanged. Otherwise (a single
+        candidate, no refit, another score) nothing is spent, and nothing is said.
     n_partitions : int or "auto", default="auto"
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
@@ -328,7 +331,7 @@ class PrivateGridSearchCV(BasePrivateSearch):
         predictions clipped to ``bounds_y``: the training R² times ``var(y) / (high -
         low)**2``). Below ``skdptune._trivial.USEFUL_MARGIN`` less ``2 *
         trivial_lead_std_``, ``fit`` warns ``UselessModelWarning``. NaN when not estimated
-        (``check_share=0``, ``selection_epsilon``, no refit, another score, or a model that
+        (``check_share=0``, a single candidate, no refit, another score, or a model that
         cannot predict its training records).
     trivial_lead_std_ : float
         Standard deviation of the noise in :attr:`trivial_lead_`, ``sqrt(2) * 2 / (n *
@@ -353,7 +356,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         (what each accountant entry was charged), the total and its composition; then this
         search's own figures: per-iteration epsilon, iteration cap, iterations run, refit cost
         and rule, partitions, ``budget_rule``: how the budget was split (``"epsilon split
-        by selection_share"`` or ``"selection_epsilon; refit as declared"``), and
+        by selection_share"`` or ``"selection_epsilon; refit as declared"``, with the
+        check's share when one is bought), and
         ``selection_share``: the share used (``"auto"`` resolved; None when not split).
     n_partitions_ : int
         Number of partitions used.
@@ -470,8 +474,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
 
         Uses only public quantities: the number of candidates, ``n_partitions``, the
         selector and its share of the budget (``selection_share`` of ``epsilon``, or
-        ``selection_epsilon``, less ``score_share``), and the candidates' parameters and the
-        scorer for the paths of the partition fits.
+        ``selection_epsilon`` less ``check_share``, less ``score_share``), and the candidates'
+        parameters and the scorer for the paths of the partition fits.
 
         Parameters
         ----------
@@ -620,7 +624,9 @@ def _refit(search, X, y, plan, ledger):
         raise ValueError(
             f"The refit of {type(best).__name__} with {search.best_params_} {failure}; no "
             f"model is released. Charged: the selection {ledger.cost('selection')} and the "
-            f"refit {cost}."
+            f"refit {cost}"
+            # Charged with the refit's entry as it started, though nothing is checked.
+            + (f", with epsilon={check:g} for trivial_lead_" if check else "") + "."
         )
     search.best_estimator_ = released  # only what its mechanisms cover
 

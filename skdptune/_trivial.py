@@ -23,10 +23,11 @@ states in its docstring. Where no rule applies, nothing is said.
   constant only on their (smaller) image goes unreported.
 - **A lead over the best constant that is not clearly positive** (:class:`PrivateGridSearchCV
   <skdptune.PrivateGridSearchCV>`; :func:`lead_test`). The grid search spends
-  ``check_share`` of its refit's budget on ``trivial_lead_``, a Laplace estimate (noise std
-  ``s = trivial_lead_std_``) of the released model's mean per-record lead on its training
-  records over the best constant there (:func:`estimate_lead`): the most frequent class
-  under accuracy, the targets' mean under a squared error (``scoring=None``, ``"r2"``,
+  ``check_share`` of its refit's budget (of ``selection_epsilon``, when given) on
+  ``trivial_lead_``, a Laplace estimate (noise std ``s = trivial_lead_std_``) of the
+  released model's mean per-record lead on its training records over the best constant
+  there (:func:`estimate_lead`): the most frequent class under accuracy, the targets' mean
+  under a squared error (``scoring=None``, ``"r2"``,
   ``"neg_mean_squared_error"`` or the bounded scorers, for a regressor with ``bounds_y``; in
   units of ``(high - low)**2``, so the lead is the training R² times ``var(y) / (high -
   low)**2``). It warns when ``trivial_lead_ < m - 2 s``, ``m`` the kind's
@@ -57,7 +58,7 @@ states in its docstring. Where no rule applies, nothing is said.
 Nothing is said for other scorers (balanced accuracy, F1, a callable, an error without
 ``bounds_y``...), for a randomized search with ``subsample`` (its released model is a
 final fit, not a scored trial), for a grid search without ``trivial_lead_``
-(``check_share=0``, ``selection_epsilon``, no refit), nor from the doubling selector's own
+(``check_share=0``, a single candidate, no refit), nor from the doubling selector's own
 estimate: the library cannot tell, and says nothing rather than something wrong.
 
 Apart from :func:`estimate_lead` (a DP mechanism, charged by the search), nothing here reads

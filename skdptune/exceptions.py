@@ -98,11 +98,9 @@ class UselessModelWarning(UserWarning):
     often a useless one goes unwarned; where the library knows no trivial model for the
     score, it says nothing. See ``skdptune/_trivial.py`` for the rules and their rates.
 
-    A grid search given ``selection_epsilon`` never issues it for a regressor with
-    ``bounds_y`` (nor for a classifier that is not a constant linear one): its refit spends
-    what its estimator declares, nothing is set aside for ``check_share``, so no
-    ``trivial_lead_`` is estimated (NaN) and its ``best_score_``, a partition score, says
-    nothing about the released model. To be warned, give ``epsilon`` (the total) instead:
-    ``check_share`` of the refit's part then buys ``trivial_lead_``.
+    A grid search given ``selection_epsilon`` buys ``trivial_lead_`` with ``check_share``
+    of ``selection_epsilon`` (its refit spends what its estimator declares), so a poor
+    model found that way is warned as one found with ``epsilon``; ``check_share=0`` buys
+    no estimate, and then only a constant linear classifier is reported.
     """
 

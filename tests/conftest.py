@@ -87,11 +87,13 @@ def spread_work(monkeypatch):
 
 def grid_charges(search):
     """The accountant entries a fitted PrivateGridSearchCV made: the selection, then the refit
-    (charged separately, the selection before the refit starts)."""
+    (charged separately, the selection before the refit starts) with the ``trivial_lead_``
+    check, when one is bought (basic composition, in that order: the ledger's sum)."""
     report = search.privacy_report_
     entries = [(report["selection_epsilon"], report["selection_delta"])]
     if search.refit:
-        entries.append((report["refit_epsilon"], report["refit_delta"]))
+        entries.append((report["refit_epsilon"] + report["check_epsilon"],
+                        report["refit_delta"]))
     return entries
 
 

@@ -107,6 +107,8 @@ def test_selection_share_outside_its_range_is_refused_before_the_charge(binary_d
 
 def test_selection_epsilon_is_the_explicit_split(binary_data):
     # The selection's epsilon alone; the refit spends what the estimator declares, on top.
+    # check_share (0.05) of the selection's 0.4 buys trivial_lead_, charged in the refit's
+    # entry (issue 40): 0.38 and 0.7 + 0.02, the total unchanged.
     X, y = binary_data
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
@@ -115,9 +117,11 @@ def test_selection_epsilon_is_the_explicit_split(binary_data):
         default=None,
     ).fit(X, y)
     assert tuple(search.privacy_spent_) == pytest.approx((1.1, 0.0))
-    assert accountant.spent_budget == [pytest.approx((0.4, 0.0)), pytest.approx((0.7, 0.0))]
+    assert accountant.spent_budget == [pytest.approx((0.38, 0.0)), pytest.approx((0.72, 0.0))]
     assert search.best_estimator_.epsilon == 0.7
-    assert search.privacy_report_["budget_rule"] == "selection_epsilon; refit as declared"
+    assert search.privacy_report_["check_epsilon"] == pytest.approx(0.02)
+    assert search.privacy_report_["budget_rule"] == (
+        "selection_epsilon, check_share of it for trivial_lead_; refit as declared")
     assert search.privacy_report_["selection_share"] is None  # no total to share
     assert "total_epsilon" not in search.get_params()
 

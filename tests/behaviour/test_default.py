@@ -201,6 +201,21 @@ def test_large_data_selects_with_a_small_share(large_data, recording):
     assert fitted.n_partitions_ == forecast.n_partitions
 
 
+def test_with_selection_epsilon_the_margin_is_for_the_selectors_own_epsilon(binary_data,
+                                                                            recording):
+    # Issue 40, item 8: check_share (0.05) of selection_epsilon buys trivial_lead_, so the
+    # selector gets 0.95 * 0.9 of it; the policy's margin and noise scale are for that
+    # epsilon, not for the whole selection_epsilon's.
+    X, y = binary_data
+    fitted = search(epsilon=None, selection_epsilon=2.0, selector=recording()).fit(X, y)
+    (call,) = recording.calls
+    assert call["epsilon"] == pytest.approx(2.0 * 0.95 * 0.9)
+    margin = _policy_margin(len(X), 1.0, total=2.0 * 0.95)
+    np.testing.assert_allclose(call["offsets"], np.eye(4)[2] * margin)
+    assert fitted.privacy_report_["tuning_policy"]["sigma"] == pytest.approx(
+        2 / (10 * call["epsilon"]))
+
+
 def test_a_fixed_share_never_declines(binary_data, recording):
     X, y = binary_data
     with warnings.catch_warnings():

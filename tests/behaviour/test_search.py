@@ -166,10 +166,12 @@ def test_pure_dp_selection_uses_basic_composition(binary_data):
     search = search_of(selection_epsilon=0.9, delta=0.0, selector="doubling")
     report = search.fit(X, y).privacy_report_
     assert report["selector_composition"] == "basic"
-    # The selector gets 90 %: the rest pays for best_score_'s Laplace estimate.
-    assert report["selector_epsilon"] == pytest.approx(0.9 * 0.9)
-    assert report["epsilon_per_iteration"] == pytest.approx(0.9 * 0.9 / report["max_iter"])
-    assert report["score_epsilon"] == pytest.approx(0.9 * 0.1)
+    # The selector gets 90 % of the selection's 0.9 less the trivial_lead_ check's 5 %
+    # (check_share, issue 40): the rest pays for best_score_'s Laplace estimate.
+    assert report["selector_epsilon"] == pytest.approx(0.9 * 0.95 * 0.9)
+    assert report["epsilon_per_iteration"] == pytest.approx(0.9 * 0.95 * 0.9
+                                                            / report["max_iter"])
+    assert report["score_epsilon"] == pytest.approx(0.9 * 0.95 * 0.1)
     assert report["total_delta"] == 0.0
 
 
@@ -178,8 +180,10 @@ def test_accountant_is_charged_the_selection_then_the_refit(binary_data):
     acc = BudgetAccountant()
     search = search_of(gnb(epsilon=0.7), {"var_smoothing": [1e-9, 1e-6]}, accountant=acc,
                        selection_epsilon=0.4).fit(X, y)
-    # The refit's charge includes GaussianNB's factor.
-    assert acc.spent_budget == [(0.4, 0.0), (GNB_CHARGE * 0.7, 0.0)]
+    # The refit's charge includes GaussianNB's factor; check_share (0.05) of the selection's
+    # 0.4 buys trivial_lead_, charged with the refit (issue 40): the total is unchanged.
+    assert acc.spent_budget == [pytest.approx((0.38, 0.0)),
+                                pytest.approx((GNB_CHARGE * 0.7 + 0.02, 0.0))]
     assert tuple(search.privacy_spent_) == pytest.approx((0.4 + GNB_CHARGE * 0.7, 0.0))
 
 
@@ -242,7 +246,8 @@ def test_leaking_refit_is_withheld_and_charged(binary_data, allow_in_gate):
     X, y = binary_data
     acc = BudgetAccountant()
     search = search_of(LeakingNB(classes=CLASSES, bounds=BOUNDS, epsilon=1.0),
-                       {"var_smoothing": [1e-9, 1e-3]}, accountant=acc, selection_epsilon=0.5)
+                       {"var_smoothing": [1e-9, 1e-3]}, accountant=acc, selection_epsilon=0.5,
+                       check_share=0)
     with pytest.raises(ValueError, match="PrivacyLeakWarning"):
         search.fit(X, y)
     # The selection, then the refit's reservation: it ran.
@@ -276,12 +281,15 @@ def test_privacy_report_adds_up(binary_data):
     X, y = binary_data
     search = search_of(selection_epsilon=0.6, delta=1e-5, selector="doubling").fit(X, y)
     report = search.privacy_report_
-    assert report["selection_epsilon"] == 0.6
+    # check_share (0.05) of selection_epsilon buys trivial_lead_ (issue 40), a pure-DP
+    # release of its own in the report: the three add up to the total.
+    assert report["selection_epsilon"] == pytest.approx(0.6 * 0.95)
+    assert report["check_epsilon"] == pytest.approx(0.6 * 0.05)
     assert report["selection_delta"] == 1e-5
-    for part in ("epsilon", "delta"):
-        assert report[f"total_{part}"] == pytest.approx(
-            report[f"selection_{part}"] + report[f"refit_{part}"]
-        )
+    assert report["total_epsilon"] == pytest.approx(
+        report["selection_epsilon"] + report["refit_epsilon"] + report["check_epsilon"])
+    assert report["total_delta"] == pytest.approx(
+        report["selection_delta"] + report["refit_delta"])
     # The grid's maximum, times GaussianNB's charge factor.
     assert report["refit_epsilon"] == pytest.approx(GNB_CHARGE * 2.0)
     assert tuple(search.privacy_spent_) == (report["total_epsilon"], report["total_delta"])
@@ -292,7 +300,9 @@ def test_privacy_report_adds_up(binary_data):
     assert "number of records n" in report["adjacency"]
     assert "record" in report["unit"]
     assert report["selector_composition"] == "optimal"
-    assert report["selector_epsilon"] + report["score_epsilon"] == 0.6
+    # Both splits are exact (Sterbenz): the parts add up to selection_epsilon bit for bit.
+    assert report["selector_epsilon"] + report["score_epsilon"] == report["selection_epsilon"]
+    assert report["selection_epsilon"] + report["check_epsilon"] == 0.6
 
 
 def _floats(obj, seen=None):
@@ -345,7 +355,7 @@ def test_no_raw_score_is_reachable(binary_data, partition_calls):
 def test_clone_keeps_the_accountant(binary_data):
     X, y = binary_data
     acc = BudgetAccountant()
-    search = search_of(accountant=acc)
+    search = search_of(accountant=acc, check_share=0)  # two entries a fit, as below
     assert clone(search).accountant is acc
     assert clone(make_pipeline(FunctionTransformer(), search))[-1].accountant is acc
     cross_val_score(search, X, y, cv=2)
@@ -934,8 +944,10 @@ def test_a_callable_refit_chooses_from_the_released_cv_results(binary_data):
     assert not hasattr(search, "best_score_")  # as GridSearchCV with a callable refit
     # No best_score_ is released, so the selector gets the whole selection budget.
     assert search.privacy_report_["score_epsilon"] == 0
-    # The refit: the grid's maximum, times GaussianNB's charge factor.
-    assert acc.spent_budget == [(0.6, 1e-6), (GNB_CHARGE * 2.0, 0.0)]
+    # The refit: the grid's maximum, times GaussianNB's charge factor; with it, the
+    # trivial_lead_ check, bought with check_share (0.05) of the selection's 0.6 (issue 40).
+    assert acc.spent_budget == [pytest.approx((0.57, 1e-6)),
+                                pytest.approx((GNB_CHARGE * 2.0 + 0.03, 0.0))]
 
 
 @pytest.mark.parametrize("returned, error, match", [
@@ -950,7 +962,9 @@ def test_a_callable_refit_returning_no_valid_index(binary_data, returned, error,
                        accountant=acc, selector="doubling")
     with pytest.raises(error, match=match):
         search.fit(X, y)
-    assert acc.spent_budget == [(1.0, 1e-6)]  # the selection was released to the callable
+    # The selection was released to the callable: 1.0 less the trivial_lead_ check's share
+    # (0.05, issue 40), which is charged with a refit, and none starts.
+    assert acc.spent_budget == [pytest.approx((0.95, 1e-6))]
     assert not hasattr(search, "best_estimator_")
 
 
@@ -993,7 +1007,8 @@ def test_warnings_point_at_the_callers_line(binary_data, recording_selector):
 def test_verbose_prints_what_grid_search_cv_prints_and_nothing_private(binary_data, capsys):
     # Before: joblib's task counts only. Then (issue 19): best_score_ with its noise std.
     X, y = binary_data
-    search = search_of(verbose=1, selection_epsilon=0.5, selector="doubling").fit(X, y)
+    search = search_of(verbose=1, selection_epsilon=0.5, selector="doubling",
+                       check_share=0).fit(X, y)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Fitting 5 partitions for each of 2 candidates, totalling 10 fits"
     selected = [line for line in lines if line.startswith("Selected candidate")]

@@ -1,7 +1,7 @@
 """The grid search's check of the released model against a trivial one (issue 18):
-``trivial_lead_``, a Laplace estimate bought with ``check_share`` of the refit's budget
-(skdptune._trivial.estimate_lead). The UselessModelWarning it decides, and its rates:
-test_useless_model.py."""
+``trivial_lead_``, a Laplace estimate bought with ``check_share`` of the refit's budget, or
+of ``selection_epsilon`` (skdptune._trivial.estimate_lead). The UselessModelWarning it
+decides, and its rates: test_useless_model.py."""
 
 import numpy as np
 import pytest
@@ -198,8 +198,30 @@ def test_the_check_takes_its_share_of_the_refit_and_the_total_is_unchanged(
     assert search.trivial_lead_ > 0.1  # learnable labels, balanced classes (seeded refit)
 
 
+def test_with_selection_epsilon_the_check_takes_its_share_of_it(classification):
+    # Issue 40, item 8. Before: with selection_epsilon no check was bought (NaN, no
+    # warning). Now check_share of selection_epsilon buys it, charged with the refit, which
+    # spends what it declares: the total is selection_epsilon plus the declared budget.
+    X, y = classification
+    accountant = BudgetAccountant()
+    search = PrivateGridSearchCV(
+        LogisticRegression(classes=CLASSES, data_norm=1.0, epsilon=0.7, random_state=0),
+        {"C": [0.1, 1.0]}, selection_epsilon=0.4, check_share=0.25, accountant=accountant,
+        random_state=0, default=None).fit(X, y)
+    assert accountant.spent_budget == [pytest.approx((0.3, 0.0)), pytest.approx((0.8, 0.0))]
+    assert tuple(search.privacy_spent_) == pytest.approx((1.1, 0.0))
+    assert search.best_estimator_.epsilon == 0.7  # as declared
+    report = search.privacy_report_
+    [check] = [c for c in report["charges"] if c["release"] == "trivial_lead_ estimate"]
+    assert check["epsilon"] == pytest.approx(0.1) and check["entry"] == "refit"
+    assert report["selection_epsilon"] == pytest.approx(0.3)
+    assert report["selector_epsilon"] + report["score_epsilon"] == pytest.approx(0.3)
+    assert search.trivial_lead_std_ == pytest.approx(np.sqrt(2) * 2 / (len(X) * 0.1))
+    assert search.trivial_lead_ > 0.1  # learnable labels, balanced classes (seeded refit)
+
+
 @pytest.mark.parametrize("kwargs", [dict(epsilon=1.0, check_share=0.0),
-                                    dict(selection_epsilon=0.5),
+                                    dict(selection_epsilon=0.5, check_share=0.0),
                                     dict(epsilon=1.0, scoring="balanced_accuracy")])
 def test_no_check_spends_nothing_and_releases_nan(classification, kwargs):
     X, y = classification

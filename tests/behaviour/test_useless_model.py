@@ -378,15 +378,58 @@ def test_a_regression_worse_than_its_mean_is_warned_whatever_the_r2_scoring(scor
 
 
 def test_a_grid_search_without_trivial_lead_says_nothing(X):
-    # selection_epsilon: no check is bought, and best_score_ (partition fits) decides
-    # nothing: the search cannot tell, and says nothing.
+    # check_share=0: no check is bought (with selection_epsilon as with epsilon), and
+    # best_score_ (partition fits) decides nothing: the search cannot tell, and says nothing.
     rng = np.random.RandomState(1)
     noise = rng.randint(2, size=len(X))
     search = PrivateGridSearchCV(LogisticRegression(classes=CLASSES, data_norm=1.0, random_state=0),
-                                 {"C": [1.0, 10.0]}, selection_epsilon=20, random_state=0,
-                                 accountant=BudgetAccountant(), default=None)
+                                 {"C": [1.0, 10.0]}, selection_epsilon=20, check_share=0,
+                                 random_state=0, accountant=BudgetAccountant(), default=None)
     assert useless_warnings(search, X, noise) == []
     assert np.isnan(search.trivial_lead_)
+
+
+def test_a_useless_regression_found_with_selection_epsilon_is_warned():
+    # Issue 40, item 8. Before: with selection_epsilon nothing bought trivial_lead_, so a
+    # Ridge fitted to targets with no signal was released without a warning. Now
+    # check_share (0.05) of selection_epsilon buys it: check epsilon 0.2, noise std
+    # sqrt(2) * 2 / (20,000 * 0.2) = 0.00071. The released model's training R² is at most
+    # 0 (asserted), so its lead is too, and it goes unwarned with probability at most
+    # exp(-(m - 2 s) sqrt(2) / s) / 2 = 0.04 % (m = 0.005, lead_test's miss); the learnt
+    # model leads by about 0.03 (R² 0.75 times var(y) / 100 = 0.04), over 30 stds above the
+    # threshold: warned with probability below 1e-18. False-failure rate below 0.05 %.
+    from sklearn.metrics import r2_score
+
+    rng = np.random.RandomState(0)
+    X = rng.uniform(0, 1, (20_000, 3))
+    noise = 5 + rng.normal(0, 1.0, len(X))
+    signal = noise + 2 * X @ np.array([2.0, -2.0, 1.0]) - 1  # R² 0.75, inside bounds_y
+    selection_epsilon = 4.0
+
+    def search(accountant):
+        return PrivateGridSearchCV(
+            Ridge(epsilon=1.0, bounds_X=(0, 1), bounds_y=(0, 10), random_state=0),
+            {"alpha": [0.1, 10.0]}, selection_epsilon=selection_epsilon, random_state=0,
+            accountant=accountant, default=None)
+
+    accountant = BudgetAccountant()
+    useless = search(accountant)
+    [warning] = useless_warnings(useless, X, noise)
+    assert r2_score(noise, useless.predict(X)) <= 0
+    test = lead_test(useless.trivial_lead_, useless.trivial_lead_std_, BOUNDED_SQUARED_ERROR)
+    assert test.miss < 5e-4
+    assert f"trivial_lead_={useless.trivial_lead_:.4g}" in str(warning.message)
+    # What is charged in all is unchanged: selection_epsilon plus the refit's declared
+    # budget; the check's share is charged in the refit's entry.
+    declared = useless.privacy_report_["refit_epsilon"]
+    assert declared == pytest.approx(1.0)
+    assert tuple(useless.privacy_spent_) == pytest.approx((selection_epsilon + declared, 0.0))
+    assert accountant.spent_budget == [pytest.approx((0.95 * selection_epsilon, 0.0)),
+                                       pytest.approx((declared + 0.05 * selection_epsilon,
+                                                      0.0))]
+    learnt = search(BudgetAccountant())
+    assert useless_warnings(learnt, X, signal) == []
+    assert learnt.trivial_lead_ > 0.02
 
 
 def test_useless_model_warning_points_at_the_callers_line(X):

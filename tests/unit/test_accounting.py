@@ -283,7 +283,7 @@ def _fitted_searches(binary_data):
 def test_both_searches_report_their_charges_in_one_schema(binary_data):
     grid, randomized, subsampled = _fitted_searches(binary_data)
     releases = {
-        grid: ["selection", "best_score_ estimate", "refit"],
+        grid: ["selection", "best_score_ estimate", "refit", "trivial_lead_ estimate"],
         randomized: ["best of K trials"],
         subsampled: ["best of K trials", "final fit"],
     }
@@ -303,11 +303,14 @@ def test_both_searches_report_their_charges_in_one_schema(binary_data):
         for entry, cost in zip(entries, charged):
             assert entry == pytest.approx(cost)
         assert (report["total_epsilon"], report["total_delta"]) == tuple(search.privacy_spent_)
-    # Grid: the selection and the estimate share the first entry, the refit has its own.
+    # Grid: the selection and the estimate share the first entry, the refit and the
+    # trivial_lead_ check the second; check_share (0.05) of selection_epsilon buys the check
+    # (issue 40), so the selection's 0.5 is split 0.38 and 0.095 by score_share.
     grid_charges = grid.privacy_report_["charges"]
-    assert [charge["entry"] for charge in grid_charges] == ["selection", "selection", "refit"]
+    assert [charge["entry"] for charge in grid_charges] == ["selection", "selection", "refit",
+                                                            "refit"]
     # The refit's 0.75 is GaussianNB's epsilon times its charge factor.
-    assert [c["epsilon"] for c in grid_charges] == pytest.approx([0.4, 0.1, 0.75])
+    assert [c["epsilon"] for c in grid_charges] == pytest.approx([0.38, 0.095, 0.75, 0.025])
     assert grid.privacy_report_["total_composition"] == (
         "basic composition of selection and refit (epsilons and deltas add)")
     # Randomized with subsample: the tuning on the subsample, the final fit on the rest, one

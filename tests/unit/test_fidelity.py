@@ -223,7 +223,7 @@ def test_rescaling_never_reaches_the_refit_or_the_charge(binary_data, allow_in_g
     accountant = BudgetAccountant()
     search = PrivateGridSearchCV(
         Recorder(classes=CLASSES, bounds=BOUNDS, random_state=0), {"epsilon": [0.5, 0.7]},
-        selection_epsilon=1.0,
+        selection_epsilon=1.0, check_share=0,  # the selection and the refit alone
         n_partitions=5, partition_scaling=scaling, accountant=accountant, random_state=0,
         default=None,
     ).fit(X, y)

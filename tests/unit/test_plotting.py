@@ -175,19 +175,23 @@ def test_budget_display_of_a_grid_search(binary_data):
     display = PrivacyBudgetDisplay.from_estimator(search)
     report = search.privacy_report_
     assert display.labels == ["selector", "partition score estimate", "selection entry",
-                              "refit"]
-    # The refit is charged GaussianNB's epsilon=0.75 times its charge factor.
+                              "refit", "trivial_lead_ estimate", "refit entry"]
+    # The refit is charged GaussianNB's epsilon=0.75 times its charge factor; check_share
+    # (0.05) of the selection's 0.5 buys trivial_lead_, in the refit's entry (issue 40).
     refit = GNB_CHARGE * 0.75
-    np.testing.assert_allclose(display.epsilons, [0.4, 0.1, 0.5, refit])
+    np.testing.assert_allclose(display.epsilons,
+                               [0.38, 0.095, 0.475, refit, 0.025, refit + 0.025])
     assert (display.total_epsilon, display.total_delta) == tuple(search.privacy_spent_)
     assert display.total_epsilon == pytest.approx(
-        report["selector_epsilon"] + report["score_epsilon"] + report["refit_epsilon"])
-    # The total's bar is stacked from the selector, the score estimate and the refit; the
-    # selection's from the first two.
-    for row, total in (("total", display.total_epsilon), ("selection entry", 0.5)):
+        report["selector_epsilon"] + report["score_epsilon"] + report["refit_epsilon"]
+        + report["check_epsilon"])
+    # The total's bar is stacked from the selector, the score estimate, the refit and the
+    # check; the selection's from the first two, the refit entry's from the last two.
+    for row, total in (("total", display.total_epsilon), ("selection entry", 0.475),
+                       ("refit entry", refit + 0.025)):
         widths = [bar.patches[0].get_width() for bar in display.bars_[row]]
         assert sum(widths) == pytest.approx(total)
-    assert len(display.bars_["total"]) == 3
+    assert len(display.bars_["total"]) == 4
     assert f"ε={0.5 + refit:.3g}" in display.ax_.get_title()  # 0.5 + 2 * 0.75: ε=2
     assert "replace one record" in display.ax_.get_xlabel()
 
@@ -213,7 +217,8 @@ def test_budget_display_reads_the_charge_records_of_either_search(binary_data):
     # Charged GNB_CHARGE * epsilon = 0.75 per fit: within trial_epsilon=0.75 below.
     nb = GaussianNB(classes=CLASSES, bounds=(0, 1), epsilon=0.75 / GNB_CHARGE)
     searches = {
-        ("selector", "partition score estimate", "selection entry", "refit"): PrivateGridSearchCV(
+        ("selector", "partition score estimate", "selection entry", "refit",
+         "trivial_lead_ estimate", "refit entry"): PrivateGridSearchCV(
             nb, {"var_smoothing": [1e-9, 1e-3]}, selection_epsilon=0.5, delta=1e-6,
             score_share=0.2, n_partitions=5, accountant=BudgetAccountant(), random_state=0),
         ("tuning (best of the trials)", "final fit"): PrivateRandomizedSearchCV(
@@ -230,12 +235,14 @@ def test_budget_display_reads_the_charge_records_of_either_search(binary_data):
         display = PrivacyBudgetDisplay.from_estimator(search, plot=False)
         assert tuple(display.labels) == labels
         assert vars(display) == vars(full)
-    # The grid's selection entry is stacked from its two records; the subsample's mixture
-    # bound is not a sum, so nothing is stacked there.
+    # The grid's entries are stacked from their two records each (the trivial_lead_ check,
+    # bought with check_share of selection_epsilon, is charged with the refit: issue 40);
+    # the subsample's mixture bound is not a sum, so nothing is stacked there.
     grid, subsampled = searches.values()
     assert PrivacyBudgetDisplay.from_estimator(grid, plot=False).stacked == {
         "selection entry": ["selector", "partition score estimate"],
-        "total": ["selector", "partition score estimate", "refit"]}
+        "refit entry": ["refit", "trivial_lead_ estimate"],
+        "total": ["selector", "partition score estimate", "refit", "trivial_lead_ estimate"]}
     assert PrivacyBudgetDisplay.from_estimator(subsampled, plot=False).stacked == {}
     plt.close("all")
 

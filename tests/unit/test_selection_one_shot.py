@@ -277,6 +277,7 @@ def test_usable_inside_private_grid_search(selector):
         GaussianNB(classes=CLASSES, bounds=bounds),
         {"epsilon": [0.5, 1.0], "var_smoothing": [1e-9, 1e-3]},
         selection_epsilon=1.0, delta=1e-6, selector=selector, n_partitions=5, random_state=0,
+        check_share=0,  # the whole selection budget to the selector and best_score_
     )
     search = clone(search).fit(X, y)
     assert search.best_params_ in [
