@@ -20,11 +20,13 @@ accuracy (R² for Ridge) on rows drawn in memory from the same law.
 Usage (BLAS pinned, from the repository root)::
 
     PYTHONPATH=. OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \\
-        python benchmarks/scale_out.py --rows 10000000 --features 10 --workers 2
+        python benchmarks/scale_out.py --rows 10000000 --features 10 --workers 2 \\
+        --worker-memory 700MB
 
-``--smoke`` runs 50,000 rows in chunks of 10,000 (seconds). The ten-million-row figures
-(800 MB of ``X``, 400 MB workers by default) are the lead engineer's to run on a quiet machine;
-this script was run here at 200,000 rows at most.
+``--smoke`` runs 50,000 rows in chunks of 10,000 (seconds). At ten million rows (800 MB of
+``X``) the default limit (half of ``X``, 400 MB) is too tight for the dealing step (the
+nanny restarts the workers in a loop); 700 MB a worker, still below the data's size, ran
+(``benchmarks/RESULTS.md``, "Data that never gathers").
 """
 
 import argparse

@@ -188,7 +188,7 @@ def fit_partitions(candidate, X_train, part_train, n_parts, rngs):
         Where the real fit raises (fewer rows than clusters, none included).
     """
     lower, upper = candidate.lower, candidate.upper
-    n_clusters, n_seeds, dims = candidate.n_clusters, candidate.n_seeds, len(lower)
+    n_clusters, dims = candidate.n_clusters, len(lower)
     n_rows = np.bincount(part_train, minlength=n_parts)
     failed = (n_rows == 0) | (n_rows < n_clusters)
     n_iter = np.array([0 if bad else candidate.n_iter(int(n))

@@ -1110,14 +1110,16 @@ def test_pure_configurations_reserve_and_charge_no_delta(binary_data):
     accountant = BudgetAccountant(epsilon=5, delta=0)
     search = grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB,
                          accountant).fit(X, y)
-    # The selection's 1.0 and the refit's epsilon=1 times its charge (within epsilon=5).
-    assert tuple(search.privacy_spent_) == (1.0 + GNB_CHARGE, 0.0)
-    assert accountant.total() == (1.0 + GNB_CHARGE, 0.0)
+    # The selection's 1.0 and the refit's epsilon=1 times its charge (within epsilon=5); no
+    # delta anywhere (exactly 0), the epsilons within rounding of their sum.
+    assert search.privacy_spent_.delta == 0 and accountant.total()[1] == 0
+    assert search.privacy_spent_.epsilon == pytest.approx(1.0 + GNB_CHARGE)
+    assert accountant.total()[0] == pytest.approx(1.0 + GNB_CHARGE)
     doubling = RecordingAccountant()
     grid_search(GaussianNB(classes=CLASSES, bounds=BOUNDS), TWO_NB, doubling,
                 selector="doubling").fit(X, y)
     # Its optimal composition spends delta; the refit is charged as above.
-    assert doubling.calls[0] == ("check", 1.0 + GNB_CHARGE, 1e-6)
+    assert doubling.calls[0] == ("check", pytest.approx(1.0 + GNB_CHARGE), 1e-6)
 
 
 def test_check_candidate_is_every_check_of_a_configuration():
