@@ -152,18 +152,14 @@ class PrivateGridSearchCV(BasePrivateSearch):
         The selector gets the rest. 0 releases no estimate; with a callable ``refit`` the
         selector gets it all.
     check_share : float, default=0.05
-        Share of the refit's part of ``epsilon`` (of ``selection_epsilon`` when that is
-        given) spent on a Laplace estimate of how much better the released model scores on
-        the training data than the best constant (the most frequent class under accuracy;
-        the targets' mean under a squared error of a regressor with ``bounds_y``:
-        ``scoring=None``, ``"r2"``, ``"neg_mean_squared_error"``), released as
+        Share of the refit's part of ``epsilon`` (of ``selection_epsilon`` when given: the
+        total is unchanged) spent on a Laplace estimate of the released model's lead over
+        the best constant on the training data (the most frequent class under accuracy, the
+        targets' mean under a squared error of a regressor with ``bounds_y``), released as
         :attr:`trivial_lead_`; in ``[0, 0.5]``. A lead below the useful margin less two
-        noise stds raises ``UselessModelWarning``, right both ways with the rates
-        ``skdptune/_trivial.py`` states (see ``skdptune._trivial.lead_test``). Spent with a
-        refit and one of those scores, also when the search declines to select; with
-        ``selection_epsilon`` (the refit spending what it declares) it is taken from
-        ``selection_epsilon``, so what is charged in all is unchanged. Otherwise (a single
-        candidate, no refit, another score) nothing is spent, and nothing is said.
+        noise stds raises ``UselessModelWarning`` (rates: ``skdptune._trivial.lead_test``).
+        Spent with a refit and one of those scores, also when the search declines to
+        select; nothing is spent or said for a single candidate, no refit or another score.
     n_partitions : int or "auto", default="auto"
         Number ``k >= 2`` of disjoint partitions. Larger ``k`` lowers the sensitivity
         ``1 / k`` of the utilities but leaves less data per partition fit. ``"auto"`` chooses
@@ -518,10 +514,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
         float array rejects, more classes than the family handles); ``fit`` does not report
         it, since it depends on the data.
 
-        There is no time estimate: a partition fit's time depends on the machine, its load,
-        the data's width and, for iterative solvers, on the data; a figure computed before
-        the data would not be honest. ``verbose`` shows joblib's progress with elapsed times
-        while the fits run.
+        No time estimate: a fit's time depends on the machine, its load and the data (a
+        figure before the data would not be honest); ``verbose`` shows progress as it runs.
 
         Examples
         --------
