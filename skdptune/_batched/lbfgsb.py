@@ -112,7 +112,7 @@ def minimize(fun, x0, *, m=10, factr=1e7, pgtol=1e-5, maxiter=15000, maxfun=1500
         f, g = _evaluate(fun, which, state.x[which])
         state.f[which], state.g[which] = f, g
         state.nfev[which] += 1
-        gd = np.sum(g * state.d[which], axis=-1)
+        gd = _dot(g, state.d[which])
         state.gd[which] = gd
         accept = _dcsrch(state, which, f, gd)
         # Another trial of the same search, unless it would be one too many.
@@ -175,6 +175,12 @@ def _evaluate(fun, which, x):
     return np.asarray(f, dtype=float), np.asarray(g, dtype=float)
 
 
+def _dot(a, b):
+    """Each problem's inner product of ``a`` and ``b`` (the last axis): one pass, no
+    temporary (the solver's bookkeeping is many of these on small vectors)."""
+    return np.einsum("...d,...d->...", a, b)
+
+
 def _max_abs(g):
     """scipy's ``projgr`` without bounds: ``max|g_i|``, NaN if any is NaN."""
     return np.max(np.abs(g), axis=-1)
@@ -187,14 +193,14 @@ def _start_iterations(state, which):
         with np.errstate(all="ignore"):
             _direction(state, which)
             x, g, d = state.x[which], state.g[which], state.d[which]
-            dnorm = np.sqrt(np.sum(d * d, axis=-1))
+            dnorm = np.sqrt(_dot(d, d))
             first = state.iter[which] == 0
             stp = np.where(first, np.minimum(1.0 / dnorm, STPMAX), 1.0)
         state.t[which], state.r[which] = x, g
         state.fold[which] = state.f[which]
         state.ifun[which] = 0
         state.iback[which] = 0
-        gd = np.sum(g * d, axis=-1)
+        gd = _dot(g, d)
         state.gd[which] = state.gdold[which] = gd
         ascent = gd >= 0
         ok = which[~ascent]
@@ -242,7 +248,7 @@ def _direction(state, which):
         valid = j < col
         if not valid.any():
             continue
-        alpha[:, j] = np.sum(S[:, j] * q, axis=-1) / sy[:, j]
+        alpha[:, j] = _dot(S[:, j], q) / sy[:, j]
         if valid.all():
             q -= alpha[:, j, None] * Y[:, j]
         else:
@@ -253,7 +259,7 @@ def _direction(state, which):
         valid = j < col
         if not valid.any():
             continue
-        step = S[:, j] * (alpha[:, j] - np.sum(Y[:, j] * q, axis=-1) / sy[:, j])[:, None]
+        step = S[:, j] * (alpha[:, j] - _dot(Y[:, j], q) / sy[:, j])[:, None]
         q += step if valid.all() else np.where(valid[:, None], step, 0.0)
     z = x - q  # with no pairs, q = g / 1
     state.z[which] = z
@@ -264,7 +270,7 @@ def _update_memory(state, which):
     """scipy's update after an accepted step (``matupd``), or its skip rule."""
     stp, gd, gdold = state.stp[which], state.gd[which], state.gdold[which]
     y = state.g[which] - state.r[which]
-    rr = np.sum(y * y, axis=-1)
+    rr = _dot(y, y)
     unit = stp == 1.0
     dr = np.where(unit, gd - gdold, (gd - gdold) * stp)
     ddum = np.where(unit, -gdold, -gdold * stp)

@@ -76,8 +76,11 @@ def _n_releases(n_features, n_targets):
 def _corner_range(a_low, a_high, b_low, b_high):
     """``max - min`` of ``a * b`` over the box: what one record moves a sum of ``a * b`` by
     (diffprivlib's ``get_max_sensitivity``, elementwise over arrays of bounds)."""
-    corners = [a_low * b_low, a_low * b_high, a_high * b_low, a_high * b_high]
-    return np.max(corners, axis=0) - np.min(corners, axis=0)
+    # Pairwise maxima and minima: the same values as np.max of the stacked corners, without
+    # the stack (the batched Ridge family asks for d (d - 1) / 2 ranges per partition).
+    p1, p2, p3, p4 = a_low * b_low, a_low * b_high, a_high * b_low, a_high * b_high
+    return (np.maximum(np.maximum(p1, p2), np.maximum(p3, p4))
+            - np.minimum(np.minimum(p1, p2), np.minimum(p3, p4)))
 
 
 def _square_range(low, high):
@@ -150,25 +153,36 @@ def noisy_monomials(sums, bounds_X, bounds_y, epsilon, random_state):
     squares, cross, gram = sums
     n_features, n_targets = cross.shape
     local = epsilon / _n_releases(n_features, n_targets)
+    # Every sensitivity at once (the same elementwise formulas, so the same floats), and one
+    # mechanism per distinct (sensitivity, folded): diffprivlib's Laplace keeps no state
+    # between draws, so the releases, drawn in the same order from the same random_state,
+    # are those of a fresh mechanism per monomial; a one-hot design's d (d + 1) / 2
+    # monomials share a handful of sensitivities.
+    y_squares = _square_range(y_low, y_high)
+    cross_ranges = _corner_range(y_low[None, :], y_high[None, :], x_low[:, None],
+                                 x_high[:, None])
+    x_squares = _square_range(x_low, x_high)
+    gram_ranges = _corner_range(x_low[:, None], x_high[:, None], x_low[None, :],
+                                x_high[None, :])
+    mechanisms = {}
 
     def noisy(value, sensitivity, square):
-        mechanism = (LaplaceFolded(epsilon=local, sensitivity=sensitivity, lower=0,
-                                   upper=float("inf"), random_state=random_state) if square
-                     else Laplace(epsilon=local, sensitivity=sensitivity,
-                                  random_state=random_state))
-        return mechanism.randomise(float(value))
+        key = (float(sensitivity), square)
+        if key not in mechanisms:
+            mechanisms[key] = (
+                LaplaceFolded(epsilon=local, sensitivity=key[0], lower=0, upper=float("inf"),
+                              random_state=random_state) if square
+                else Laplace(epsilon=local, sensitivity=key[0], random_state=random_state))
+        return mechanisms[key].randomise(float(value))
 
-    c = np.array([noisy(squares[k], _square_range(y_low[k], y_high[k]), True)
-                  for k in range(n_targets)])
-    b = np.array([[noisy(cross[j, k],
-                         _corner_range(y_low[k], y_high[k], x_low[j], x_high[j]), False)
-                   for k in range(n_targets)] for j in range(n_features)])
+    c = np.array([noisy(squares[k], y_squares[k], True) for k in range(n_targets)])
+    b = np.array([[noisy(cross[j, k], cross_ranges[j, k], False) for k in range(n_targets)]
+                  for j in range(n_features)])
     Q = np.zeros((n_features, n_features))
     for i in range(n_features):
-        Q[i, i] = noisy(gram[i, i], _square_range(x_low[i], x_high[i]), True)
+        Q[i, i] = noisy(gram[i, i], x_squares[i], True)
         for j in range(i + 1, n_features):
-            Q[i, j] = Q[j, i] = noisy(
-                gram[i, j], _corner_range(x_low[i], x_high[i], x_low[j], x_high[j]), False)
+            Q[i, j] = Q[j, i] = noisy(gram[i, j], gram_ranges[i, j], False)
     return c, b.reshape(n_features, n_targets), Q
 
 
