@@ -62,7 +62,7 @@ import speed  # noqa: E402
 from lib import datasets  # noqa: E402
 from lib.runs import machine  # noqa: E402
 from skdptune import PrivateGridSearchCV  # noqa: E402
-from skdptune.linear_model import LogisticRegression, Ridge  # noqa: E402
+from skdptune.linear_model import LogisticRegression  # noqa: E402
 
 
 def clip_rows(X, norm):
