@@ -42,18 +42,28 @@ def _ridge(**params):
 
 
 class _Recorder:
-    """Stands in for a diffprivlib mechanism or ``mean``: records what it was asked for."""
+    """Stands in for a diffprivlib mechanism class or ``mean``: records every release (a
+    ``mean`` call, or a mechanism's ``randomise``: a mechanism may serve several releases of
+    one sensitivity) with its epsilon and sensitivity."""
 
     def __init__(self, log, kind):
         self.log, self.kind = log, kind
 
     def __call__(self, *args, epsilon, **kwargs):
-        self.log.append((self.kind, epsilon, kwargs.get("sensitivity")))
         if self.kind == "mean":  # diffprivlib.tools.mean(values, axis=0, ...)
+            self.log.append((self.kind, epsilon, None))
             return np.clip(args[0].mean(axis=0), *kwargs["bounds"])
-        return self
+        return _Release(self.log, self.kind, epsilon, kwargs.get("sensitivity"))
+
+
+class _Release:
+    """A recorded mechanism: each ``randomise`` is one release."""
+
+    def __init__(self, log, kind, epsilon, sensitivity):
+        self.log, self.entry = log, (kind, epsilon, sensitivity)
 
     def randomise(self, value):
+        self.log.append(self.entry)
         return value
 
 
