@@ -72,6 +72,22 @@ def refuse_undeclared(model, names, alternatives=None):
             + ".")
 
 
+def declared_class_count(step):
+    """How many classes ``step`` declares (``classes``), 2 when it declares none: the
+    tuning policy's count of noisy per-class quantities, a public parameter.
+
+    Parameters
+    ----------
+    step : estimator
+
+    Returns
+    -------
+    n_classes : int
+    """
+    classes = getattr(step, "classes", None)
+    return 2 if classes is None else len(np.unique(np.asarray(classes)))
+
+
 def accountant_of(model):
     """The accountant a fit checks and records on: ``model.accountant``, or diffprivlib's
     default accountant when it is None (``BudgetAccountant.load_default``, looked up when the

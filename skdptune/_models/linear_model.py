@@ -16,7 +16,7 @@ from .._clipping import clip_to_norm, validate_clippable
 from .._diffprivlib import logistic_regression_path, validate_data
 from .._sklearn_compat import Interval
 from .._validation import declared_classes
-from .base import accountant_of, random_sources, start_fit
+from .base import accountant_of, declared_class_count, random_sources, start_fit
 from .facts import ModelFacts
 
 #: :class:`Ridge`'s default ``noise_alpha``. On three real tables (``benchmarks/ridge_penalty.py``:
@@ -793,8 +793,7 @@ def logistic_noise_dimension(step, width):
     -------
     dimension : int
     """
-    classes = getattr(step, "classes", None)
-    n_classes = 2 if classes is None else len(np.unique(np.asarray(classes)))
+    n_classes = declared_class_count(step)
     n_problems = 1 if n_classes <= 2 else n_classes
     return (width + int(step.fit_intercept)) * n_problems
 

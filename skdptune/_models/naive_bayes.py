@@ -7,7 +7,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._clipping import validate_clippable
 from .._validation import declared_classes
-from .base import accountant_of, random_sources, start_fit
+from .base import accountant_of, declared_class_count, random_sources, start_fit
 from .facts import ModelFacts
 
 
@@ -294,9 +294,7 @@ def gaussian_nb_noise_dimension(step, width):
     -------
     dimension : int
     """
-    classes = getattr(step, "classes", None)
-    n_classes = 2 if classes is None else len(np.unique(np.asarray(classes)))
-    return width * n_classes
+    return width * declared_class_count(step)
 
 
 #: What a released fit keeps, each with why its mechanism covers it (besides the public
