@@ -81,7 +81,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lib import corpus  # noqa: E402
 from lib.partition_hook import wrapped_partition_utilities  # noqa: E402
-from lib.refits import add_refits, pooled  # noqa: E402
+from lib.refits import add_refits  # noqa: E402
 from lib.runs import machine, run_units  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tuning_evidence"
@@ -186,18 +186,6 @@ def fill_expected(name, family, epsilon, refits):
         add_refits(_cache(name, family, epsilon), candidates(family, split), make,
                    (split.X_train, split.y_train), (split.X_test, split.y_test), refits)
     return name, family, epsilon
-
-
-def expected(name, family, epsilon):
-    """``(mean, standard error)`` per candidate at a charged epsilon (filled if missing)."""
-    refits = (DEV_REFITS if name in corpus.DEV else JUDGE_REFITS)[family]
-    path = _cache(name, family, epsilon)
-    from lib.refits import cached_refits
-
-    if cached_refits(path) < refits:
-        fill_expected(name, family, epsilon, refits)
-    mean, error, _ = pooled([path])
-    return mean, error
 
 
 def search(name, family, total, **params):

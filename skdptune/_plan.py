@@ -289,7 +289,7 @@ def grid_plan(search, X, y, fit_params):
     schema = schema_of(X, y)
     # The candidates as written, for the checks below (none changes them).
     built = [with_params(estimator, params) for params in candidates]
-    policy, budget, n_partitions = _decide(search, estimator, candidates, built,
+    policy, budget, n_partitions = _decide(search, candidates, built,
                                            default_index, n_samples, schema, lead)
     refit_candidates, partition_candidates, declared_costs, zero_out_costs = (
         _candidate_parameters(
@@ -375,7 +375,7 @@ def grid_forecast(search, X, confidence, n_features, n_samples):
     except (ValueError, TypeError):
         lead = None  # fit raises it, with its message
     built = [with_params(estimator, params) for params in candidates]
-    policy, budget, n_partitions = _decide(search, estimator, candidates, built,
+    policy, budget, n_partitions = _decide(search, candidates, built,
                                            default_index, n_samples, schema, lead)
     if not budget.selects:  # declined, or a single candidate: no selection, no fits
         return Forecast(selector=type(selector).__name__, n_candidates=len(candidates),
@@ -393,15 +393,15 @@ def grid_forecast(search, X, confidence, n_features, n_samples):
                                policy=policy, refit_epsilon=budget.refit_epsilon)
 
 
-def _decide(search, estimator, candidates, built, default_index, n_samples, schema, lead):
+def _decide(search, candidates, built, default_index, n_samples, schema, lead):
     """The decision both doors share, from public quantities only: the tuning policy (None
     with a single candidate: nothing to select), the budget split and ``n_partitions``
     (None when no selection runs). ``built``: each candidate's estimator, for the partition
     floor (:func:`~skdptune._tuning_evidence.partition_floor`)."""
     floor = partition_floor(built)
     single = len(candidates) == 1  # nothing to select: no policy, no selection
-    policy = None if single else _policy(search, estimator, candidates, default_index,
-                                         n_samples, schema, floor, lead)
+    policy = None if single else _policy(search, built, default_index, n_samples, schema,
+                                         floor, lead)
     budget = _budget(search, lead, policy, single_candidate=single)
     n_partitions = None if not budget.selects else _n_partitions(
         search, n_samples, len(candidates), budget.selector_epsilon, floor)
@@ -462,7 +462,7 @@ def _with_default(search, selector, estimator, candidates):
     return candidates, matches[0]
 
 
-def _policy(search, estimator, candidates, default_index, n_samples, schema, floor, lead):
+def _policy(search, built, default_index, n_samples, schema, floor, lead):
     """The tuning policy (``skdptune._default_policy.choose``) of a search with a
     default: the selection's share (with ``selection_share="auto"``, ``epsilon`` the
     total and a refit) and the default's margin; None without a default. Public
@@ -482,9 +482,9 @@ def _policy(search, estimator, candidates, default_index, n_samples, schema, flo
     )
     total = DEFAULT_EPSILON if search.epsilon is None else search.epsilon
     score_share = 0.0 if callable(search.refit) else search.score_share
-    default = with_params(estimator, candidates[default_index])
+    default = built[default_index]
     evidence = dataclasses.replace(evidence_for(default), min_partition_rows=floor)
-    common = dict(n_samples=n_samples, n_candidates=len(candidates),
+    common = dict(n_samples=n_samples, n_candidates=len(built),
                   score_share=score_share, validation_fraction=search.validation_fraction,
                   n_partitions=search.n_partitions, evidence=evidence)
     if selection_epsilon is not None or not search.refit:
@@ -544,6 +544,8 @@ def _candidate_parameters(search, estimator, candidates, declared_by_gate, budge
         zero_out_epsilon`); empty with ``refit=False``.
     """
     user_rules = search.partition_scaling if isinstance(search.partition_scaling, dict) else {}
+    # Built afresh: the refit's share is set on them below; the plan's ``built`` stay as
+    # written.
     built = [with_params(estimator, params) for params in candidates]
     check_user_rules(user_rules, {key for b in built for key in b.get_params(deep=True)})
     declared_costs, zero_out_costs, refit_candidates, partition_candidates = [], [], [], []

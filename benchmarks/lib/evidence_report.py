@@ -178,24 +178,12 @@ def policy_choice(cell, evidence, *, plain=False):
         k = auto_n_partitions(n, n_candidates=m, epsilon=epsilon,
                               validation_fraction=te.VALIDATION_FRACTION,
                               min_training_records=evidence.min_partition_rows)
-        return SHARE_WITHOUT_DEFAULT, -math.inf, k  # no default: the margin never favours
+        return SHARE_WITHOUT_DEFAULT, 0.0, k  # no default: every candidate alike
     noise = refit_noise(te.estimator(cell["family"], split), n, split.n_features)
     policy = choose(total, n_samples=n, n_candidates=m, refit_noise=noise,
                     score_share=SCORE_SHARE, validation_fraction=te.VALIDATION_FRACTION,
                     evidence=evidence, explain=False)
     return None if policy.declined else (policy.share, policy.margin, policy.n_partitions)
-
-
-def _plain_replay(cell, choice):
-    share, _, k = choice
-    split, total = cell["split"], cell["total"]
-    epsilon = share * total * (1 - SCORE_SHARE)
-    sigma = 2.0 / (k * epsilon)
-    r = len(split.y_train) * (1 - te.VALIDATION_FRACTION) / k
-    nearest = min(cell["parts"], key=lambda ladder: abs(math.log(ladder / r)))
-    law = permute_and_flip_law(cell["parts"][nearest][1], sigma)
-    return float(law @ at(cell["curve"], (1 - share) * total)
-                 - at(cell["curve"], total)[cell["default"]])
 
 
 def old_evidence():
@@ -245,7 +233,7 @@ def calibrate():
             # The policy of each cell is calibrated on the other tables only.
             rows.append(("new", floor, [replay(c, policy_choice(c, prior(
                 [o for o in fcells if o["table"] != c["table"]], floor))) for c in fcells]))
-            rows.append(("grid", floor, [_plain_replay(c, policy_choice(
+            rows.append(("grid", floor, [replay(c, policy_choice(
                 c, prior(fcells, floor), plain=True)) for c in fcells]))
         for method, floor, gains in rows:
             mark = " (the floor)" if floor == floors[family] and method != "before" else ""
