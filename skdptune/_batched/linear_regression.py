@@ -253,10 +253,12 @@ def noisy_statistics(candidate, sums, draws):
                            y_lower, y_upper)
     else:
         share, X_offset, y_offset = 0.0, np.zeros(sums.x.shape), np.zeros(len(n))
-    # The sums of the centred rows, from the raw sums (the same values, to rounding).
+    # The sums of the centred rows, from the raw sums (the same values, to rounding):
+    # X'X - o s' - s o' + n o o' = X'X - o u' - u o' with u = s - n o / 2.
     o, t, s = X_offset, y_offset, sums.x
-    xx = (sums.xx - o[:, :, None] * s[:, None, :] - s[:, :, None] * o[:, None, :]
-          + sums.n[:, None, None] * o[:, :, None] * o[:, None, :])
+    u = s - sums.n[:, None] / 2 * o
+    xx = sums.xx - o[:, :, None] * u[:, None, :]
+    xx -= u[:, :, None] * o[:, None, :]
     xy = sums.xy - t[:, None] * s - o * sums.y[:, None] + (sums.n * t)[:, None] * o
     yy = sums.yy - 2 * t * sums.y + sums.n * t * t
     lower, upper = lower - o, upper - o
@@ -274,8 +276,11 @@ def noisy_statistics(candidate, sums, draws):
     Q[:, diagonal, diagonal] = np.abs(xx[:, diagonal, diagonal] - square / local
                                       * rest[:, 1 + d:1 + 2 * d])
     i, j = np.triu_indices(d, 1)
-    off = xx[:, i, j] - _corner_range(lower[:, i], upper[:, i], lower[:, j], upper[:, j]) \
-        / local * rest[:, 1 + 2 * d:]
+    # xx[i, j] - range / local * draw, written in place (d (d - 1) / 2 values a partition).
+    noise = _corner_range(lower[:, i], upper[:, i], lower[:, j], upper[:, j])
+    noise /= local
+    noise *= rest[:, 1 + 2 * d:]
+    off = np.subtract(xx[:, i, j], noise, out=noise)
     Q[:, i, j] = off
     Q[:, j, i] = off
     return X_offset, y_offset, c, b, Q

@@ -1,13 +1,15 @@
 """Private linear models that diffprivlib's own do not cover, or do not calibrate correctly."""
 
+import os
 from numbers import Real
 
 import numpy as np
 from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.mechanisms import Laplace, LaplaceFolded
+from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import LinearRegression
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
 from diffprivlib.tools import mean
+from diffprivlib.utils import check_random_state
 from scipy.optimize import minimize
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -76,11 +78,17 @@ def _n_releases(n_features, n_targets):
 def _corner_range(a_low, a_high, b_low, b_high):
     """``max - min`` of ``a * b`` over the box: what one record moves a sum of ``a * b`` by
     (diffprivlib's ``get_max_sensitivity``, elementwise over arrays of bounds)."""
-    # Pairwise maxima and minima: the same values as np.max of the stacked corners, without
-    # the stack (the batched Ridge family asks for d (d - 1) / 2 ranges per partition).
-    p1, p2, p3, p4 = a_low * b_low, a_low * b_high, a_high * b_low, a_high * b_high
-    return (np.maximum(np.maximum(p1, p2), np.maximum(p3, p4))
-            - np.minimum(np.minimum(p1, p2), np.minimum(p3, p4)))
+    # Running maxima and minima written into the products' own arrays: the same values as
+    # np.max and np.min of the stacked corners (both exact), without temporaries (the
+    # batched Ridge family asks for d (d - 1) / 2 ranges per partition).
+    p1, p2 = np.multiply(a_low, b_low), np.multiply(a_low, b_high)
+    p3, p4 = np.multiply(a_high, b_low), np.multiply(a_high, b_high)
+    high = np.maximum(p1, p2)
+    for other in (p3, p4):
+        np.maximum(high, other, out=high)
+    for other in (p2, p3, p4):
+        np.minimum(p1, other, out=p1)
+    return np.subtract(high, p1, out=high)
 
 
 def _square_range(low, high):
@@ -153,48 +161,67 @@ def noisy_monomials(sums, bounds_X, bounds_y, epsilon, random_state):
     squares, cross, gram = sums
     n_features, n_targets = cross.shape
     local = epsilon / _n_releases(n_features, n_targets)
-    # Every sensitivity at once (the same elementwise formulas, so the same floats), and one
-    # mechanism per distinct (sensitivity, folded): diffprivlib's Laplace keeps no state
-    # between draws, so the releases, drawn in the same order from the same random_state,
-    # are those of a fresh mechanism per monomial; a one-hot design's d (d + 1) / 2
-    # monomials share a handful of sensitivities.
-    y_squares = _square_range(y_low, y_high)
-    cross_ranges = _corner_range(y_low[None, :], y_high[None, :], x_low[:, None],
-                                 x_high[:, None])
-    x_squares = _square_range(x_low, x_high)
-    gram_ranges = _corner_range(x_low[:, None], x_high[:, None], x_low[None, :],
-                                x_high[None, :])
-    mechanisms = {}
-
-    def noisy(value, sensitivity, square):
-        key = (float(sensitivity), square)
-        if key not in mechanisms:
-            mechanisms[key] = (
-                LaplaceFolded(epsilon=local, sensitivity=key[0], lower=0, upper=float("inf"),
-                              random_state=random_state) if square
-                else Laplace(epsilon=local, sensitivity=key[0], random_state=random_state))
-        return mechanisms[key].randomise(float(value))
-
-    c = np.array([noisy(squares[k], y_squares[k], True) for k in range(n_targets)])
-    b = np.array([[noisy(cross[j, k], cross_ranges[j, k], False) for k in range(n_targets)]
-                  for j in range(n_features)])
+    # Every monomial in diffprivlib's order (sum(y_k ** 2) per target; x_j y_k, j outer;
+    # X'X's upper triangle row by row, each diagonal entry first), with its sensitivity and
+    # whether its mechanism is LaplaceFolded on [0, inf) (the squares) or Laplace.
+    rows, columns = np.triu_indices(n_features)
+    diagonal = rows == columns
+    values = np.concatenate([squares, cross.ravel(), gram[rows, columns]])
+    sensitivities = np.concatenate([
+        _square_range(y_low, y_high),
+        _corner_range(y_low[None, :], y_high[None, :], x_low[:, None],
+                      x_high[:, None]).ravel(),
+        np.where(diagonal, _square_range(x_low, x_high)[rows],
+                 _corner_range(x_low[rows], x_high[rows], x_low[columns], x_high[columns])),
+    ])
+    folded = np.concatenate([np.ones(n_targets, bool), np.zeros(cross.size, bool), diagonal])
+    noisy = laplace_releases(values, sensitivities, folded, local, random_state)
+    c, b = noisy[:n_targets], noisy[n_targets:n_targets + cross.size]
     Q = np.zeros((n_features, n_features))
-    for i in range(n_features):
-        Q[i, i] = noisy(gram[i, i], x_squares[i], True)
-        for j in range(i + 1, n_features):
-            Q[i, j] = Q[j, i] = noisy(gram[i, j], gram_ranges[i, j], False)
+    Q[rows, columns] = Q[columns, rows] = noisy[n_targets + cross.size:]
     return c, b.reshape(n_features, n_targets), Q
 
 
+def laplace_releases(values, sensitivities, folded, epsilon, random_state):
+    """``values[i]`` through diffprivlib's ``Laplace`` (or, where ``folded[i]``,
+    ``LaplaceFolded`` on ``[0, inf)``) of ``epsilon`` and ``sensitivities[i]``, one after the
+    other, drawn at once.
+
+    The same four uniforms per value in the same order from ``random_state`` (:func:`_uniforms`),
+    the same sampler (``Laplace._laplace_sampler``) and scale (``sensitivity / epsilon``,
+    ``delta = 0``), and the fold of ``LaplaceFolded`` on ``[0, inf)`` (a negative draw
+    reflected at 0: its absolute value). A mechanism keeps no state between draws, so these
+    are the releases of a fresh mechanism per value, tested so under a seed
+    (``tests/unit/test_linear_model.py``); one mechanism is built to validate ``epsilon`` as
+    diffprivlib does. Each value is one epsilon-DP release when its sensitivity bounds what
+    one record moves it by (the caller's proof).
+    """
+    Laplace(epsilon=epsilon, sensitivity=float(np.max(sensitivities, initial=0.0)))
+    u1, u2, u3, u4 = _uniforms(check_random_state(random_state, secure=True),
+                               4 * len(values)).reshape(-1, 4).T
+    noisy = values - sensitivities / epsilon * Laplace._laplace_sampler(u1, u2, u3, u4)
+    return np.where(folded, np.abs(noisy), noisy)
+
+
+def _uniforms(rng, count):
+    """``count`` draws of ``rng.random()`` at once: a ``RandomState``'s vector is its scalar
+    draws in order; for diffprivlib's secure generator (``secrets.SystemRandom``, what
+    ``random_state=None`` gives) the same law read in one call to ``os.urandom``: its
+    ``random()`` is 53 random bits over ``2 ** 53``, here the top 53 of 64 random bits."""
+    if isinstance(rng, np.random.RandomState):
+        return rng.random_sample(count)
+    bits = np.frombuffer(os.urandom(8 * count), dtype=np.uint64) >> np.uint64(11)
+    return bits * 2.0 ** -53
+
 def objective(c, b, Q, alpha):
-    """``w -> (c - 2 b.w + w'Qw + alpha w'w, its gradient)``: diffprivlib's ``inner_obj``,
-    term by term, for one target (``c`` a number, ``b`` of shape ``(d,)``)."""
+    """``w -> (c - 2 b.w + w'Qw + alpha w'w, its gradient)``: diffprivlib's ``inner_obj``
+    for one target (``c`` a number, ``b`` of shape ``(d,)``), with ``w'Qw`` as ``w.(Qw)``:
+    one matrix-vector product serves the value and the gradient (diffprivlib forms ``w w'``;
+    the same numbers to rounding)."""
     def value_and_gradient(omega):
-        func = c
-        func -= 2 * np.dot(b, omega)
-        func += np.multiply(Q, np.tensordot(omega, omega, axes=0)).sum()
-        func += alpha * (omega ** 2).sum()
-        return func, -2 * b + 2 * np.matmul(Q, omega) + 2 * omega * alpha
+        Q_omega = Q @ omega
+        return (c - 2 * (b @ omega) + omega @ Q_omega + alpha * (omega @ omega),
+                -2 * b + 2 * Q_omega + 2 * alpha * omega)
 
     return value_and_gradient
 
