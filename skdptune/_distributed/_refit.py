@@ -18,7 +18,7 @@ Models (exact classes, as the gate's rows; ``MODELS``):
   exact in real arithmetic (its rounding is clamped at 0, the true value's lower bound).
 - :class:`skdptune.linear_model.Ridge` (one target): ``n``, the sums of the clipped ``x`` and
   ``y``, ``X'X``, ``X'y`` and ``y'y``. With an intercept, the noisy centring means are
-  diffprivlib's ``tools.mean`` mechanism per column from ``sum / n`` (:func:`noisy_means`),
+  diffprivlib's ``tools.mean`` mechanism per column from ``sum / n`` (``skdptune._models.linear_model.noisy_means``),
   and the centred monomials follow from the raw ones and the offsets
   (:func:`_centred_monomials`).
 - :class:`skdptune.cluster.KMeans`: each private Lloyd iteration's counts and sums about the
@@ -38,10 +38,11 @@ Models (exact classes, as the gate's rows; ``MODELS``):
 from dataclasses import dataclass
 
 import numpy as np
-from diffprivlib.mechanisms import LaplaceTruncated, Vector
+from diffprivlib.mechanisms import Vector
 from scipy import optimize
 
-from .._models.linear_model import LogisticRegression, Ridge, _centring_share, logistic_features
+from .._models.linear_model import (LogisticRegression, Ridge, _centring_share,
+                                    logistic_features, noisy_means)
 from .._models.cluster import MIN_WIDTH, KMeans, cluster_sums
 from .._models.base import accountant_of, random_sources, start_fit
 from .._models.ensemble import RandomForestClassifier, tree_blocks
@@ -156,22 +157,6 @@ def _moments(X, y, bounds_X, bounds_y):
     return len(X), X.sum(axis=0), y.sum(axis=0), X.T @ X, X.T @ y, (y * y).sum(axis=0)
 
 
-def noisy_means(means, n, bounds, epsilon, random_state):
-    """diffprivlib's ``tools.mean`` mechanism, column by column, from the true means.
-
-    Each column: ``LaplaceTruncated(epsilon, sensitivity=(upper - lower) / n)`` on ``[lower,
-    upper]``, as ``diffprivlib.tools.mean(values, axis=0, epsilon=epsilon * d)`` draws it
-    for each of its ``d`` columns (``epsilon``-DP each on records clipped to the bounds,
-    replace-one adjacency with ``n`` public).
-    """
-    lower, upper = bounds
-    return np.array([
-        LaplaceTruncated(epsilon=epsilon, delta=0, sensitivity=(upper[j] - lower[j]) / n,
-                         lower=lower[j], upper=upper[j], random_state=random_state
-                         ).randomise(float(means[j]))
-        for j in range(len(means))])
-
-
 def _centred_monomials(moments, X_offset, y_offset):
     """``monomials(X - X_offset, y - y_offset)`` from the raw moments (exact algebra)."""
     n, sx, sy, gram, cross, squares = moments
@@ -186,7 +171,7 @@ def _ridge(model, X, y):
     """:class:`~skdptune.linear_model.Ridge`'s fit from the moments (see the module).
 
     Privacy as :meth:`Ridge.fit`: with an intercept, ``epsilon s`` (``s = 1 / (d + 1)``)
-    buys the ``d + 1`` centring means (:func:`noisy_means`, ``epsilon s / (d + 1)`` each),
+    buys the ``d + 1`` centring means (``noisy_means``, ``epsilon s / (d + 1)`` each),
     and ``Ridge.release`` spends ``epsilon (1 - s)`` on the objective's monomials: basic
     composition, ``epsilon``.
     """

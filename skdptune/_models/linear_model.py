@@ -4,11 +4,9 @@ import os
 from numbers import Real
 
 import numpy as np
-from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace
 from diffprivlib.models import LinearRegression
 from diffprivlib.models import LogisticRegression as DPLogisticRegression
-from diffprivlib.tools import mean
 from diffprivlib.utils import check_random_state
 from scipy.optimize import minimize
 from sklearn.utils.multiclass import check_classification_targets
@@ -134,10 +132,26 @@ def noisy_objective(X, y, bounds_X, bounds_y, epsilon, random_state):
 def monomials(X, y):
     """The least-squares objective's monomial sums: ``sum(y ** 2)`` per target, ``X'y`` and
     ``X'X`` (summable over any split of the records)."""
-    return (np.array([y[:, k] @ y[:, k] for k in range(y.shape[1])]),
-            np.array([[X[:, j] @ y[:, k] for k in range(y.shape[1])]
-                      for j in range(X.shape[1])]).reshape(X.shape[1], y.shape[1]),
-            X.T @ X)
+    return np.einsum("ik,ik->k", y, y), X.T @ y, X.T @ X
+
+
+def noisy_means(means, n, bounds, epsilon, random_state):
+    """diffprivlib's ``tools.mean`` mechanism, column by column, from the true means of ``n``
+    records clipped to ``bounds``: the centring means of :class:`Ridge`'s fit, in memory or
+    reduced over chunks (``skdptune._distributed``).
+
+    Each column: ``LaplaceTruncated(epsilon, sensitivity=(upper - lower) / n)`` on ``[lower,
+    upper]``, as ``diffprivlib.tools.mean(values, axis=0, epsilon=epsilon * d)`` draws it for
+    each of its ``d`` columns in turn: Laplace noise (:func:`laplace_releases`, the same
+    draws in the same order) truncated to the bounds (``LaplaceTruncated``'s truncation: a
+    clip). ``epsilon``-DP each under replace-one adjacency with ``n`` public: one record
+    moves a mean of values in ``[lower, upper]`` by at most ``(upper - lower) / n``.
+    """
+    lower, upper = bounds
+    means = np.asarray(means, dtype=float)
+    noisy = laplace_releases(means, (upper - lower) / n, np.zeros(len(means), dtype=bool),
+                             epsilon, random_state)
+    return np.clip(noisy, lower, upper)
 
 
 def noisy_monomials(sums, bounds_X, bounds_y, epsilon, random_state):
@@ -352,7 +366,8 @@ class Ridge(LinearRegression):
         # Privacy (one fit; replace-one adjacency, n public, as diffprivlib's models): every
         # record is clipped to the declared boxes. With an intercept, epsilon * s (s = 1 /
         # (d + 1)) buys the d + t noisy means that centre the data, epsilon * s / (d + t)
-        # each (diffprivlib.tools.mean: LaplaceTruncated, sensitivity (upper - lower) / n),
+        # each (noisy_means, diffprivlib.tools.mean's mechanism: LaplaceTruncated,
+        # sensitivity (upper - lower) / n),
         # and epsilon * (1 - s) the objective's releases on the boxes shifted by those means
         # (noisy_objective); basic composition gives epsilon. diffprivlib 0.6.6's own fit
         # gives epsilon * s to X's means and again to y's (epsilon (1 + s) in all) and does
@@ -369,10 +384,9 @@ class Ridge(LinearRegression):
         share = _centring_share(n_features, self.fit_intercept)
         if self.fit_intercept:
             per_mean = self.epsilon * share / (n_features + n_targets)
-            X_offset, y_offset = (
-                mean(values, axis=0, bounds=bounds, epsilon=per_mean * values.shape[1],
-                     random_state=random_state, accountant=BudgetAccountant())
-                for values, bounds in ((X, bounds_X), (targets, bounds_y)))
+            X_offset, y_offset = (noisy_means(values.mean(axis=0), len(values), bounds,
+                                              per_mean, random_state)
+                                  for values, bounds in ((X, bounds_X), (targets, bounds_y)))
         else:
             X_offset, y_offset = np.zeros(n_features), np.zeros(n_targets)
         return self.release(monomials(X - X_offset, targets - y_offset), X_offset, y_offset,

@@ -17,6 +17,7 @@ import pytest
 from scipy import stats
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace, LaplaceFolded
+from diffprivlib.tools import mean
 from diffprivlib.utils import BudgetError
 from sklearn.base import clone
 from sklearn.linear_model import Ridge as SkRidge
@@ -25,7 +26,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import GateError
 from skdptune._models.linear_model import (NOISE_ALPHA, Ridge, laplace_releases, noise_scale,
-                                           noisy_objective)
+                                           noisy_means, noisy_objective)
 
 BOUNDS_X, BOUNDS_Y = (0.0, 1.0), (-2.0, 4.0)
 
@@ -44,19 +45,19 @@ def _ridge(**params):
 
 
 def _recording(log):
-    """Stand-ins for ``diffprivlib.tools.mean`` and ``laplace_releases`` that record every
-    release (a ``mean`` call; each value of the Laplace releases) with its epsilon and
-    sensitivity, and release the value unchanged."""
-    def mean(values, *, epsilon, bounds, **kwargs):
-        log.append(("mean", epsilon, None))
-        return np.clip(values.mean(axis=0), *bounds)
+    """Stand-ins for ``noisy_means`` and ``laplace_releases`` that record every release (a
+    call of ``noisy_means``, with the epsilon of all its columns; each value of the Laplace
+    releases) with its epsilon and sensitivity, and release the value unchanged."""
+    def noisy_means(means, n, bounds, epsilon, random_state):
+        log.append(("mean", epsilon * len(means), None))
+        return np.clip(means, *bounds)
 
     def laplace_releases(values, sensitivities, folded, epsilon, random_state):
         log.extend(("folded" if fold else "laplace", epsilon, float(sensitivity))
                    for sensitivity, fold in zip(sensitivities, folded))
         return values
 
-    return {"mean": mean, "laplace_releases": laplace_releases}
+    return {"noisy_means": noisy_means, "laplace_releases": laplace_releases}
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
@@ -262,6 +263,22 @@ def _noisy_objective_fresh_mechanisms(X, y, bounds_X, bounds_y, epsilon, random_
             Q[i, j] = Q[j, i] = noisy(X[:, i] @ X[:, j],
                                       corner(x_low[i], x_high[i], x_low[j], x_high[j]), False)
     return c, b, Q
+
+
+def test_the_centring_means_are_diffprivlibs_tools_mean_draw_for_draw():
+    # noisy_means draws diffprivlib.tools.mean's mechanisms (LaplaceTruncated per column,
+    # sensitivity (upper - lower) / n) at once: under a seed, the same releases, to rounding,
+    # as tools.mean with epsilon * d split over the d columns; some of them truncated.
+    rng = np.random.default_rng(5)
+    values = np.clip(rng.normal(0.5, 0.4, (40, 6)), 0.0, 1.0)
+    bounds = (np.zeros(6), np.r_[1.0, 1.0, 1.0, 2.0, 2.0, 4.0])
+    ours = noisy_means(values.mean(axis=0), 40, bounds, 0.05, np.random.RandomState(11))
+    theirs = mean(values, axis=0, bounds=bounds, epsilon=0.05 * 6,
+                  random_state=np.random.RandomState(11), accountant=BudgetAccountant())
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    assert np.any(ours == bounds[0]) or np.any(ours == bounds[1])  # the clip is exercised
+    other = noisy_means(values.mean(axis=0), 40, bounds, 0.05, np.random.RandomState(12))
+    assert not np.allclose(other, ours)
 
 
 def test_without_a_seed_the_releases_have_diffprivlibs_laws():
