@@ -18,9 +18,9 @@ Models (exact classes, as the gate's rows; ``MODELS``):
   exact in real arithmetic (its rounding is clamped at 0, the true value's lower bound).
 - :class:`skdptune.linear_model.Ridge` (one target): ``n``, the sums of the clipped ``x`` and
   ``y``, ``X'X``, ``X'y`` and ``y'y``. With an intercept, the noisy centring means are
-  diffprivlib's ``tools.mean`` mechanism per column from ``sum / n`` (``skdptune._models.linear_model.noisy_means``),
-  and the centred monomials follow from the raw ones and the offsets
-  (:func:`_centred_monomials`).
+  diffprivlib's ``tools.mean`` mechanism per column from ``sum / n`` (the room's
+  ``noisy_means``, as the in-memory fit draws them), and the centred monomials follow from
+  the raw ones and the offsets (:func:`_centred_monomials`).
 - :class:`skdptune.cluster.KMeans`: each private Lloyd iteration's counts and sums about the
   box's middle of the clipped records nearest each released centre (one pass per iteration).
 - :class:`skdptune.linear_model.LogisticRegression`: objective perturbation minimises a

@@ -271,8 +271,8 @@ class Ridge(LinearRegression):
     Privacy (replace-one adjacency with ``n`` public, as diffprivlib's models): ``epsilon``
     per fit, given declared ``bounds_X`` and ``bounds_y``, to which every record is clipped.
     With ``fit_intercept``, ``epsilon / (d + 1)`` buys the ``d + t`` noisy means that centre
-    the data (``diffprivlib.tools.mean``: ``LaplaceTruncated``, sensitivity ``(upper - lower)
-    / n``; an equal share each), and the rest the ``t + t d + d (d + 1) / 2`` noisy monomial
+    the data (``noisy_means``, ``diffprivlib.tools.mean``'s mechanism: ``LaplaceTruncated``,
+    sensitivity ``(upper - lower) / n``; an equal share each), and the rest the ``t + t d + d (d + 1) / 2`` noisy monomial
     coefficients on the boxes shifted by those means (``noisy_objective``: Laplace,
     sensitivities the ranges of the monomials over the boxes); basic composition gives
     ``epsilon``. The penalty is a function of public constants (``alpha``, ``noise_alpha``,
