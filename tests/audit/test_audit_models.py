@@ -1,4 +1,5 @@
-"""Statistical privacy audits of skdptune's KMeans and PCA, and what their fitted models keep.
+"""Statistical privacy audits of skdptune's KMeans, PCA and Ridge, and what their fitted models
+keep.
 
 Each model is fitted many times, with secure noise (``random_state=None``), on two datasets
 that differ in one record (replaced: the library's adjacency); :mod:`.harness` turns the
@@ -19,12 +20,23 @@ The events see one release of each fit, so they can show at most part of its eps
   both; the component's law is ``exp((s / 2) u1^2)`` against ``exp((s / 2) u2^2)``, ``s =
   epsilon / 2``, and the event "the component within 15 degrees of ``e1``" has ratio about
   ``exp(0.87 s / 2)``.
+- Ridge without an intercept, one feature, one target, boxes ``[-1, 1]``, ``alpha=30``: ``D``
+  holds the record ``(x, y) = (1, -1)``, ``D'`` the record ``(1, 1)`` (three rows of zeros
+  beside it). ``sum(x**2)`` and ``sum(y**2)`` are the same on both; ``sum(x y)`` moves by its
+  sensitivity, 2 (the corner range), and gets a third of epsilon. The coefficient is
+  ``b / (Q + 30)`` with ``Q >= 0`` of the same law on both, so the tail events of the
+  coefficient have probability ratio at most ``exp(epsilon / 3)``.
 
 Teeth: a copy that spends 8 times what it records (KMeans: each iteration's shares times 8;
-PCA: ``epsilon`` 8 against a claim of 1) must be flagged. With 2,000 runs per side it was
-flagged in each of 200 audits simulated from the events' exact probabilities (numerical
-integration; smallest bound 1.31 for KMeans, 1.36 for PCA, whose exact log-ratios are 2.52
-and 1.91; ``python benchmarks/privacy_audit/model_audit_power.py``).
+PCA: ``epsilon`` 8 against a claim of 1; Ridge: every monomial's share times 8) must be
+flagged. With 2,000 runs per side it was flagged in each of 200 audits simulated from the
+events' exact probabilities (numerical integration; smallest bound 1.31 for KMeans, 1.36 for
+PCA, whose exact log-ratios are 2.52 and 1.91; ``python
+benchmarks/privacy_audit/model_audit_power.py``). Ridge's tooth (not simulated): the event
+"coefficient at least 2 / 31" is about ``b >= 2`` (``Q + 30`` is near 31), of probability
+about 0.009 on ``D`` and 0.13 on ``D'`` with the noise 8 times smaller (a log-ratio near
+2.7); one audit of 2,000 runs per side counted 13 and 275, a bound of 1.87, and the real
+model's bound was 0.12.
 """
 
 import pickle
@@ -35,9 +47,10 @@ import pandas as pd
 import pytest
 from diffprivlib.accountant import BudgetAccountant
 
-from skdptune._models import cluster
+from skdptune._models import cluster, linear_model
 from skdptune.cluster import KMeans
 from skdptune.decomposition import PCA
+from skdptune.linear_model import Ridge
 
 from .harness import audit
 
@@ -76,6 +89,24 @@ def _pca_output(epsilon):
     return run
 
 
+RIDGE_X = np.array([[1.0], [0.0], [0.0], [0.0]])
+RIDGE_D = (RIDGE_X, np.array([-1.0, 0.0, 0.0, 0.0]))
+RIDGE_D_PRIME = (RIDGE_X, np.array([1.0, 0.0, 0.0, 0.0]))
+RIDGE_ALPHA = 30.0
+# The coefficient times (1 + RIDGE_ALPHA), about the noisy sum(x y), in bins of 2: its tails
+# from 0, 2 and 4 upwards and from -2, -4 and -6 downwards.
+RIDGE_EVENTS = [frozenset(range(j, 21)) for j in (0, 1, 2)] + [
+    frozenset(range(-20, -j)) for j in (0, 1, 2)]
+
+
+def _ridge_output(data):
+    X, y = data
+    coef = Ridge(epsilon=EPSILON, alpha=RIDGE_ALPHA, noise_alpha=0.0, fit_intercept=False,
+                 bounds_X=(-1.0, 1.0), bounds_y=(-1.0, 1.0),
+                 accountant=BudgetAccountant()).fit(X, y).coef_[0]
+    return int(np.clip(np.floor(coef * (1 + RIDGE_ALPHA) / 2), -20, 20))
+
+
 def test_kmeans_keeps_its_claim():
     result = audit(_kmeans_output, KMEANS_D, KMEANS_D_PRIME, N_RUNS, events=KMEANS_EVENTS)
     assert result.epsilon_lower_bound <= EPSILON, result.summary()
@@ -97,6 +128,19 @@ def test_pca_keeps_its_claim():
 def test_the_audit_flags_a_pca_that_spends_more_than_it_records():
     result = audit(_pca_output(MISCALIBRATION * EPSILON), PCA_D, PCA_D_PRIME, N_RUNS,
                    events=PCA_EVENTS)
+    assert result.epsilon_lower_bound > EPSILON, result.summary()
+
+
+def test_ridge_keeps_its_claim():
+    result = audit(_ridge_output, RIDGE_D, RIDGE_D_PRIME, N_RUNS, events=RIDGE_EVENTS)
+    assert result.epsilon_lower_bound <= EPSILON, result.summary()
+
+
+def test_the_audit_flags_a_ridge_that_spends_more_than_it_records(monkeypatch):
+    real = linear_model._n_releases
+    monkeypatch.setattr(linear_model, "_n_releases",
+                        lambda d, t: real(d, t) / MISCALIBRATION)
+    result = audit(_ridge_output, RIDGE_D, RIDGE_D_PRIME, N_RUNS, events=RIDGE_EVENTS)
     assert result.epsilon_lower_bound > EPSILON, result.summary()
 
 
