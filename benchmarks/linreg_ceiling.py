@@ -3,7 +3,7 @@
 The default candidate of ``tuning_pays.py``'s regression panels (diffprivlib
 ``LinearRegression`` with the declared ``bounds_X`` and ``bounds_y``) refit on the fixed
 training part at epsilon 0.5, 1, 4 and 100, 3 refits each (secure noise), scored on the test
-part: R² of the predictions clipped to ``bounds_y`` (``tuning_pays.test_score``) and the share
+part: R² of the predictions clipped to ``bounds_y`` (``lib.refits.test_score``) and the share
 of test predictions outside ``bounds_y``; beside them, scikit-learn's non-private
 ``LinearRegression`` on the same features (the ceiling a private model could approach). Each
 on two designs: the panels' (every declared category an indicator, so the indicators of a

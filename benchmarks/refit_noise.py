@@ -33,7 +33,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lib import datasets, panels  # noqa: E402
-from tuning_pays import PANELS, test_score  # noqa: E402
+from lib.refits import test_score  # noqa: E402
+from tuning_pays import PANELS  # noqa: E402
 
 TOTALS = (0.5, 1.0, 2.0, 4.0)
 

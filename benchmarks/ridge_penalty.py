@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tuning_pays  # noqa: E402
-from lib.refits import add_refits, pooled  # noqa: E402
+from lib.refits import Scored, add_refits, pooled  # noqa: E402
 from lib.runs import machine  # noqa: E402
 
 from skdptune._models.linear_model import noise_scale  # noqa: E402
@@ -66,7 +66,7 @@ def run(refits, out, n_rows=None, tables=TABLES, epsilons=EPSILONS):
         for epsilon in epsilons:
             def make_model(params, epsilon=epsilon):
                 model = panel.estimator(declarations, epsilon).set_params(**params)
-                return tuning_pays._Scored(model, declarations)
+                return Scored(model, declarations)
 
             path = out / "cache" / f"{table}_eps{epsilon:g}_n{len(y_train)}.npz"
             with warnings.catch_warnings():

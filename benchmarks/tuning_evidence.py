@@ -81,7 +81,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lib import corpus  # noqa: E402
 from lib.partition_hook import wrapped_partition_utilities  # noqa: E402
-from lib.refits import add_refits  # noqa: E402
+from lib.refits import Scored, add_refits, test_score  # noqa: E402
 from lib.runs import machine, run_units  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tuning_evidence"
@@ -142,26 +142,6 @@ def default_index(family, split):
                 if all(given[key] == value for key, value in params.items()))
 
 
-def score(model, X, y, split):
-    if split.y_bounds is None:
-        return float(model.score(X, y))
-    from sklearn.metrics import r2_score
-
-    return float(r2_score(y, np.clip(model.predict(X), *split.y_bounds)))
-
-
-class _Scored:
-    def __init__(self, model, split):
-        self.model, self.split = model, split
-
-    def fit(self, X, y):
-        self.model.fit(X, y)
-        return self
-
-    def score(self, X, y):
-        return score(self.model, X, y, self.split)
-
-
 def _cache(name, family, epsilon):
     return RESULTS / "cache" / f"{name}-{family}-{epsilon:.6f}.npz"
 
@@ -179,7 +159,7 @@ def fill_expected(name, family, epsilon, refits):
         model.set_params(accountant=BudgetAccountant())
         model.set_params(**{key: value for key, value in
                             split_budget(model.set_params(epsilon=1.0), epsilon).items()})
-        return _Scored(model, split)
+        return Scored(model, split)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -254,7 +234,7 @@ def judge_unit(name, family, total, rep, method):
            "declined": utilities is None,
            "n_partitions": getattr(fitted, "n_partitions_", "") or "",
            "spent": float(fitted.privacy_spent_[0]),
-           "released": score(fitted.best_estimator_, split.X_test, split.y_test, split),
+           "released": test_score(fitted.best_estimator_, split.X_test, split.y_test, split),
            "code": Path(skdptune.__file__).resolve().parents[1].name}
     return RESULTS / "judge.csv", row
 

@@ -100,7 +100,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lib import datasets  # noqa: E402
 from lib.partition_hook import wrapped_partition_utilities  # noqa: E402
-from lib.refits import add_refits, pooled  # noqa: E402
+from lib.refits import Scored, add_refits, pooled, test_score  # noqa: E402
 from lib.runs import machine  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tuning_pays"
@@ -182,31 +182,6 @@ class Panel:
                 bounds_y=declarations.y_bounds, **extra)
         model.set_params(accountant=BudgetAccountant(), **self.default(declarations))
         return model.set_params(**split_budget(model, epsilon))
-
-
-def test_score(model, X, y, declarations):
-    """The released model's score on the test part: accuracy, or for a regression R² of the
-    predictions clipped to the declared ``bounds_y`` (public post-processing of the released
-    model; without it a single wild DP coefficient makes R² arbitrarily negative)."""
-    if declarations.y_bounds is None:
-        return float(model.score(X, y))
-    from sklearn.metrics import r2_score
-
-    return float(r2_score(y, np.clip(model.predict(X), *declarations.y_bounds)))
-
-
-class _Scored:
-    """A model whose ``score`` is :func:`test_score` (for ``lib.refits.add_refits``)."""
-
-    def __init__(self, model, declarations):
-        self.model, self.declarations = model, declarations
-
-    def fit(self, X, y):
-        self.model.fit(X, y)
-        return self
-
-    def score(self, X, y):
-        return test_score(self.model, X, y, self.declarations)
 
 
 def _box(declarations, numeric, indicators):
@@ -342,7 +317,7 @@ def expected_scores(panel, total, split, refits, cache):
     path = cache / f"{panel.name}_T{total:g}_n{len(y_train)}.npz"
 
     def make_model(params):
-        return _Scored(panel.estimator(declarations, total).set_params(**params), declarations)
+        return Scored(panel.estimator(declarations, total).set_params(**params), declarations)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # convergence chatter of the DP refits

@@ -4,12 +4,39 @@ The studies measure a candidate's *expected accuracy* at a refit epsilon as the 
 accuracy of independent DP refits on a repetition's training part, pooled over repetitions,
 with its standard error. The refits of one (panel, setting, repetition) are cached as one
 ``.npz`` file (``accuracy`` of shape ``(n_candidates, n_refits)`` and the ``seconds`` spent),
-which later calls top up to the number of refits asked for.
+which later calls top up to the number of refits asked for. A regression's score is
+:func:`test_score` (through :class:`Scored` for ``add_refits``).
 """
 
 import time
 
 import numpy as np
+
+
+def test_score(model, X, y, declarations):
+    """The released model's score on the test part: accuracy, or for a regression R² of the
+    predictions clipped to the declared ``bounds_y`` (``declarations.y_bounds``, None for a
+    classifier): public post-processing of the released model; without it a single wild DP
+    coefficient makes R² arbitrarily negative."""
+    if declarations.y_bounds is None:
+        return float(model.score(X, y))
+    from sklearn.metrics import r2_score
+
+    return float(r2_score(y, np.clip(model.predict(X), *declarations.y_bounds)))
+
+
+class Scored:
+    """A model whose ``score`` is :func:`test_score` (for :func:`add_refits`)."""
+
+    def __init__(self, model, declarations):
+        self.model, self.declarations = model, declarations
+
+    def fit(self, X, y):
+        self.model.fit(X, y)
+        return self
+
+    def score(self, X, y):
+        return test_score(self.model, X, y, self.declarations)
 
 
 def add_refits(path, candidates, make_model, train, test, refits, rows=None):
