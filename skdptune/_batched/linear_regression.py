@@ -82,6 +82,11 @@ SCORE, TARGET, MAX_CLASSES = BOUNDED_R2, VALUES, None
 #: definite) the partition goes to scipy's BFGS, as diffprivlib does.
 MAX_CONDITION = 1e8
 
+#: Cells of a ``d x d`` statistic processed at once in :func:`partition_scores` (about 1 MB a
+#: statistic): measured on 103 features, 16 to 32 partitions at a time took 40 % less time
+#: in the noise and 20 % less in the solves than a block of 103.
+CHUNK_CELLS = 2 ** 17
+
 
 @dataclass(frozen=True)
 class LinearRegressionPlan:
@@ -291,8 +296,13 @@ def partition_statistics(candidate, X, y, part, n_parts, rngs, sums=None):
     stream (``rngs[p]``); ``sums`` when already computed (:func:`partition_sums`)."""
     if sums is None:
         sums = partition_sums(candidate, X, y, part, n_parts)
-    draws = laplace(np.stack([rng.random(candidate.n_draws) for rng in rngs]))
-    return noisy_statistics(candidate, sums, draws)
+    return noisy_statistics(candidate, sums, _draws(candidate, rngs))
+
+
+def _draws(candidate, rngs):
+    """Each partition's standard Laplace draws from its own stream (``rngs[p]``), in
+    :func:`noisy_statistics`' layout."""
+    return laplace(np.stack([rng.random(candidate.n_draws) for rng in rngs]))
 
 
 def solve(c, b, Q, alpha=0.0):
@@ -348,12 +358,23 @@ def partition_scores(plans, block, rngs):
         if key not in shared:
             shared[key] = partition_sums(candidate, block.X_train, block.y_train,
                                          block.part_train, block.n_parts)
-        X_offset, y_offset, c, b, Q = partition_statistics(
-            candidate, None, None, None, block.n_parts, rngs[j], sums=shared[key])
-        coef = np.zeros(b.shape)
-        coef[fitted] = solve(c[fitted], b[fitted], Q[fitted], candidate.alpha)
-        intercept = (y_offset - np.einsum("pd,pd->p", X_offset, coef)
-                     if candidate.fit_intercept else np.zeros(block.n_parts))
+        draws = _draws(candidate, rngs[j])
+        n_features = len(candidate.lower)
+        coef, intercept = np.zeros((block.n_parts, n_features)), np.zeros(block.n_parts)
+        # A few partitions at a time: their d x d statistics stay in the cache through the
+        # noise, the test of the condition number and the solve (each partition's values
+        # are its own whatever the grouping).
+        step = max(1, CHUNK_CELLS // n_features ** 2)
+        for start in range(0, block.n_parts, step):
+            rows = slice(start, start + step)
+            X_offset, y_offset, c, b, Q = noisy_statistics(
+                candidate, SimpleNamespace(**{name: value[rows] for name, value
+                                              in vars(shared[key]).items()}), draws[rows])
+            done = fitted[rows]
+            if done.any():
+                coef[rows][done] = solve(c[done], b[done], Q[done], candidate.alpha)
+            if candidate.fit_intercept:
+                intercept[rows] = y_offset - np.einsum("pd,pd->p", X_offset, coef[rows])
         bounds_y = (candidate.y_lower, candidate.y_upper)
         for p in np.flatnonzero(fitted):
             val = val_order[val_starts[p]:val_starts[p + 1]]

@@ -328,6 +328,23 @@ def _splits(n, k, validation_fraction=0.3, seed=1):
     return split_indices(*partition_labels(n, k, validation_fraction, seed), k)
 
 
+def test_partitions_taken_a_few_at_a_time_score_as_taken_all_at_once(monkeypatch):
+    # partition_scores computes the statistics and solves of CHUNK_CELLS / d**2 partitions at
+    # a time: one partition at a time must give every partition's utility unchanged (each is
+    # a function of its own rows and stream), Ridge and diffprivlib's model, with and without
+    # an intercept, some partitions going to BFGS (small epsilon).
+    X, y = _data(600)
+    splits = _splits(len(y), 12)
+    candidates = [{"epsilon": 2.0}, {"epsilon": 50.0}, {"epsilon": 50.0, "fit_intercept": False}]
+    for estimator in (_estimator(), _estimator(Ridge)):
+        whole = _values(candidates, X, y, splits, estimator=estimator)
+        monkeypatch.setattr(linear_regression, "CHUNK_CELLS", 1)
+        one_by_one = _values(candidates, X, y, splits, estimator=estimator)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(one_by_one, whole)
+        assert np.isfinite(whole).all() and len(np.unique(whole)) > 12, whole
+
+
 def test_replacing_one_record_moves_only_its_partition():
     X, y = _data(600)
     splits = _splits(len(y), 10)
