@@ -53,10 +53,12 @@ in its place:
 Here every partition of a block at once: each partition's sums (``n``, ``X'1``, ``X'X``,
 ``X'y``, ``y'1``, ``y'y`` of its clipped training rows, :func:`partition_sums`, shared by the
 candidates with the same bounds) are centred on its noisy means algebraically (``X_c'X_c =
-X'X - o s' - s o' + n o o'``: the same value as centring the rows, to rounding), the noise of
-all partitions is added at once (:func:`noisy_statistics`), and the test of the condition
+X'X - o s' - s o' + n o o'``: the same value as centring the rows, to rounding), the noise is
+added to many partitions at once (:func:`noisy_statistics`), and the test of the condition
 number (a Cholesky factor, the eigenvalues only where it cannot decide) and the direct solves
-are batched (:func:`solve`), at any number of features.
+are batched (:func:`solve`), at any number of features; :func:`partition_scores` takes the
+partitions a few at a time (:data:`CHUNK_CELLS`), so that their ``d x d`` statistics stay in
+the cache.
 
 Every quantity of a partition is a function of its own rows, the public parameters and its own
 stream: nothing is computed across partitions from data.
