@@ -145,12 +145,14 @@ def test_the_audit_flags_a_ridge_that_spends_more_than_it_records(monkeypatch):
 
 
 @pytest.mark.slow_audit
-def test_both_keep_their_claims_large_sample():
+def test_the_models_keep_their_claims_large_sample():
     for name, result in (
             ("KMeans", audit(_kmeans_output, KMEANS_D, KMEANS_D_PRIME, 200_000,
                              events=KMEANS_EVENTS)),
             ("PCA", audit(_pca_output(EPSILON), PCA_D, PCA_D_PRIME, 200_000,
-                          events=PCA_EVENTS))):
+                          events=PCA_EVENTS)),
+            ("Ridge", audit(_ridge_output, RIDGE_D, RIDGE_D_PRIME, 200_000,
+                            events=RIDGE_EVENTS))):
         print(f"\n{name}: claimed eps={EPSILON}, {result.summary()}")
         assert result.epsilon_lower_bound <= EPSILON, result.summary()
 
