@@ -38,7 +38,7 @@ in its place:
 - The solver: ``scipy.optimize.minimize(obj, zeros(d), jac=True)`` (BFGS, the default without
   bounds or constraints) of ``c - 2 b.w + w'Qw + alpha w'w`` (``alpha`` 0 for diffprivlib's
   model). When ``Q + alpha I`` is positive definite with condition number at most
-  :data:`MAX_CONDITION`, its minimiser ``(Q + alpha I)^-1 b`` is what BFGS converges to (it
+  ``MAX_CONDITION``, its minimiser ``(Q + alpha I)^-1 b`` is what BFGS converges to (it
   stops at a gradient below ``1e-5``): solved here directly. When it is not (the noise can
   make ``Q`` indefinite, and the objective is then unbounded below), what BFGS returns depends
   on its path: that partition's noisy objective is handed to the same
@@ -70,7 +70,8 @@ from types import SimpleNamespace
 import numpy as np
 from scipy.optimize import minimize
 
-from .._models.linear_model import Ridge, _corner_range, _square_range, objective
+from .._models.linear_model import (MAX_CONDITION, Ridge, _corner_range, _square_range,
+                                    objective)
 from .._utility import BoundedR2Scorer
 from .._validation import nonnegative_finite
 from .common import at_least, checked_params, declared_bounds, laplace
@@ -80,9 +81,6 @@ from .contract import BOUNDED_R2, FIT_FAILED, VALUES
 #: bounded R², from float targets (``y`` is not encoded).
 SCORE, TARGET, MAX_CLASSES = BOUNDED_R2, VALUES, None
 
-#: Largest condition number of the noisy ``Q`` solved directly; above it (or not positive
-#: definite) the partition goes to scipy's BFGS, as diffprivlib does.
-MAX_CONDITION = 1e8
 
 #: Cells of a ``d x d`` statistic processed at once in :func:`partition_scores` (about 1 MB a
 #: statistic): measured on 103 features, 16 to 32 partitions at a time took 40 % less time
@@ -308,10 +306,11 @@ def _draws(candidate, rngs):
 
 
 def solve(c, b, Q, alpha=0.0):
-    """diffprivlib's solution of ``min c - 2 b.w + w'Qw + alpha w'w``, per partition:
+    """diffprivlib's solution of ``min c - 2 b.w + w'Qw + alpha w'w``, per partition, by the
+    rule of ``Ridge``'s own fit (``skdptune._models.linear_model.penalised_minimiser``):
     ``(Q + alpha I)^-1 b`` where ``Q + alpha I`` is positive definite and well conditioned
-    (:data:`MAX_CONDITION`), else scipy's BFGS from zeros on the same objective, as
-    diffprivlib calls it.
+    (``MAX_CONDITION``), else scipy's BFGS from zeros on the same objective, as diffprivlib
+    calls it.
 
     Parameters
     ----------

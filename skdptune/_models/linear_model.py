@@ -227,6 +227,7 @@ def _uniforms(rng, count):
     bits = np.frombuffer(os.urandom(8 * count), dtype=np.uint64) >> np.uint64(11)
     return bits * 2.0 ** -53
 
+
 def objective(c, b, Q, alpha):
     """``w -> (c - 2 b.w + w'Qw + alpha w'w, its gradient)``: diffprivlib's ``inner_obj``
     for one target (``c`` a number, ``b`` of shape ``(d,)``), with ``w'Qw`` as ``w.(Qw)``:
@@ -238,6 +239,30 @@ def objective(c, b, Q, alpha):
                 -2 * b + 2 * Q_omega + 2 * alpha * omega)
 
     return value_and_gradient
+
+
+#: Largest condition number of ``Q + alpha I`` solved directly (:func:`penalised_minimiser`);
+#: above it, or where it is not positive definite, scipy's BFGS, as diffprivlib calls it.
+MAX_CONDITION = 1e8
+
+
+def penalised_minimiser(c, b, Q, alpha):
+    """The minimiser of ``c - 2 b.w + w'Qw + alpha w'w`` (:func:`objective`) for one target.
+
+    ``(Q + alpha I)^-1 b`` where ``Q + alpha I`` is positive definite with condition number at
+    most :data:`MAX_CONDITION`: the objective's unique minimiser, to which diffprivlib's call,
+    ``scipy.optimize.minimize(objective, zeros, jac=True)`` (BFGS), converges to its
+    tolerance. Elsewhere (the noise can make the quadratic indefinite, and the objective
+    unbounded below) that same BFGS call, whose answer depends on its path. A public function
+    of the noisy releases: post-processing. The batched partition fits follow the same rule
+    (``skdptune._batched.linear_regression.solve``).
+    """
+    penalised = Q + alpha * np.eye(len(b))
+    eigenvalues = np.linalg.eigvalsh(penalised)
+    if eigenvalues[0] > 0 and eigenvalues[-1] <= MAX_CONDITION * eigenvalues[0]:
+        return np.linalg.solve(penalised, b)
+    with np.errstate(all="ignore"):
+        return minimize(objective(c, b, Q, alpha), np.zeros(len(b)), jac=True).x
 
 
 class Ridge(LinearRegression):
@@ -437,9 +462,8 @@ class Ridge(LinearRegression):
             sums, (bounds_X[0] - X_offset, bounds_X[1] - X_offset),
             (bounds_y[0] - y_offset, bounds_y[1] - y_offset), self.epsilon * (1 - share),
             random_state)
-        coef = np.column_stack([
-            minimize(objective(c[k], b[:, k], Q, self.alpha_), np.zeros(n_features),
-                     jac=True).x for k in range(n_targets)])
+        coef = np.column_stack([penalised_minimiser(c[k], b[:, k], Q, self.alpha_)
+                                for k in range(n_targets)])
         self.coef_ = np.ravel(coef.T) if y_ndim == 1 else coef.T
         self._set_intercept(X_offset, y_offset[0] if y_ndim == 1 else y_offset,
                             np.ones(n_features))

@@ -15,6 +15,7 @@ import pickle
 import numpy as np
 import pytest
 from scipy import stats
+from scipy.optimize import minimize
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Laplace, LaplaceFolded
 from diffprivlib.tools import mean
@@ -26,7 +27,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from skdptune import PrivateGridSearchCV
 from skdptune.exceptions import GateError
 from skdptune._models.linear_model import (NOISE_ALPHA, Ridge, laplace_releases, noise_scale,
-                                           noisy_means, noisy_objective)
+                                           noisy_means, noisy_objective, objective,
+                                           penalised_minimiser)
 
 BOUNDS_X, BOUNDS_Y = (0.0, 1.0), (-2.0, 4.0)
 
@@ -279,6 +281,29 @@ def test_the_centring_means_are_diffprivlibs_tools_mean_draw_for_draw():
     assert np.any(ours == bounds[0]) or np.any(ours == bounds[1])  # the clip is exercised
     other = noisy_means(values.mean(axis=0), 40, bounds, 0.05, np.random.RandomState(12))
     assert not np.allclose(other, ours)
+
+
+def test_the_fit_solves_directly_where_bfgs_would_converge_and_calls_bfgs_elsewhere():
+    # penalised_minimiser: (Q + alpha I)^-1 b where that is positive definite and well
+    # conditioned, which diffprivlib's BFGS call reaches to its tolerance (gradient 1e-5);
+    # elsewhere the BFGS call itself. Noisy objectives of a small epsilon give both kinds.
+    X, y = _data(60, n_features=3, seed=2)
+    bounds = (np.zeros(3), np.ones(3))
+    kinds = set()
+    for seed in range(40):
+        c, b, Q = noisy_objective(X, y[:, None], bounds, (np.array([-2.0]), np.array([4.0])),
+                                  0.3, np.random.RandomState(seed))
+        ours = penalised_minimiser(c[0], b[:, 0], Q, 2.0)
+        with np.errstate(all="ignore"):
+            bfgs = minimize(objective(c[0], b[:, 0], Q, 2.0), np.zeros(3), jac=True).x
+        eigenvalues = np.linalg.eigvalsh(Q + 2.0 * np.eye(3))
+        if eigenvalues[0] > 0:
+            kinds.add("direct")
+            np.testing.assert_allclose(ours, bfgs, rtol=1e-4, atol=1e-4 / eigenvalues[0])
+        else:
+            kinds.add("bfgs")
+            np.testing.assert_allclose(ours, bfgs, rtol=1e-12)
+    assert kinds == {"direct", "bfgs"}
 
 
 def test_without_a_seed_the_releases_have_diffprivlibs_laws():
