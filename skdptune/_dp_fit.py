@@ -28,6 +28,7 @@ import warnings
 from contextlib import contextmanager, nullcontext, redirect_stderr, redirect_stdout
 from copy import deepcopy
 
+import numpy as np
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.models import PCA as DPPCA
 from diffprivlib.utils import PrivacyLeakWarning
@@ -245,6 +246,39 @@ def with_params(estimator, params, source="param_grid candidate"):
         )
     except ValueError as error:
         raise ValueError(f"{source} {params} is invalid: {error}") from error
+
+
+def configuration_key(value):
+    """A hashable key of a parameter value: equal keys configure the same fit.
+
+    Keys compare as the values do (``1``, ``1.0`` and ``np.float64(1)`` are one key),
+    except that booleans are told from numbers (``True == 1`` in Python); estimators by
+    class and parameters, looked into; sequences and arrays element by element (an array as
+    the nested lists it holds); dicts by their items. An ``accountant`` is left out: the
+    search gives every fit its own (:func:`set_accountants`). Any other unhashable value is
+    its own key (never merged). Hashing keeps merging linear in the number of candidates.
+    The plan merges repeated candidates by it; the rehearsal fits a pipeline prefix once per
+    key.
+    """
+    if isinstance(value, BaseEstimator):
+        params = value.get_params(deep=False)
+        return (type(value), tuple(sorted((name, configuration_key(param))
+                                          for name, param in params.items()
+                                          if name != "accountant")))
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    if isinstance(value, np.ndarray):  # as the nested lists it holds: bounds as either
+        return configuration_key(value.tolist())
+    if isinstance(value, (tuple, list)):
+        return ("sequence", tuple(configuration_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("dict", frozenset((configuration_key(k), configuration_key(v))
+                                  for k, v in value.items()))
+    try:
+        hash(value)
+    except TypeError:
+        return ("object", id(value))
+    return value
 
 
 def set_accountants(estimator, accountant):

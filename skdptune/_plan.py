@@ -23,7 +23,7 @@ from numbers import Integral
 
 import numpy as np
 from scipy.sparse import issparse
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _num_samples, check_consistent_length
@@ -32,7 +32,7 @@ from ._accounting import add_costs, refit_reservation, selector_reservation
 from ._base import Plan
 from ._batched.engine import candidate_paths
 from ._default_policy import SHARE_WITHOUT_DEFAULT, choose, refit_noise
-from ._dp_fit import with_params
+from ._dp_fit import configuration_key, with_params
 from ._forecast import Forecast, forecast_selection
 from ._gate import check_budget_not_tuned, check_candidate, split_budget, zero_out_epsilon
 from ._partition import auto_n_partitions
@@ -811,42 +811,12 @@ def _same(a, b):
         return False
 
 
-def _effect_key(value):
-    """A hashable key of a parameter value: equal keys configure the same fit.
-
-    Keys compare as the values do (``1``, ``1.0`` and ``np.float64(1)`` are one key),
-    except that booleans are told from numbers (``True == 1`` in Python); estimators by
-    class and parameters, looked into; sequences and arrays element by element (an array as
-    the nested lists it holds); dicts by their items. An ``accountant`` is left out: the
-    search gives every fit its own (``skdptune._dp_fit.set_accountants``). Any other unhashable value is its own key
-    (never merged). Hashing keeps merging linear in the number of candidates.
-    """
-    if isinstance(value, BaseEstimator):
-        params = value.get_params(deep=False)
-        return (type(value), tuple(sorted((name, _effect_key(param))
-                                          for name, param in params.items()
-                                          if name != "accountant")))
-    if isinstance(value, (bool, np.bool_)):
-        return ("bool", bool(value))
-    if isinstance(value, np.ndarray):  # as the nested lists it holds: bounds as either
-        return _effect_key(value.tolist())
-    if isinstance(value, (tuple, list)):
-        return ("sequence", tuple(_effect_key(item) for item in value))
-    if isinstance(value, dict):
-        return ("dict", frozenset((_effect_key(k), _effect_key(v)) for k, v in value.items()))
-    try:
-        hash(value)
-    except TypeError:
-        return ("object", id(value))
-    return value
-
-
 def _unique_candidates(estimator, candidates, default_index, added=None):
     """The candidates without repeats, the default's index among them and the added
     default's (None when it repeats a grid candidate), and one warning naming the repeats.
 
     Two candidates repeat each other when the estimators they configure are equal
-    (:func:`_effect_key` of the whole estimator: ``{'C': 1}`` and ``{'C': 1.0}``, a value
+    (:func:`~skdptune._dp_fit.configuration_key` of the whole estimator: ``{'C': 1}`` and ``{'C': 1.0}``, a value
     the grid lists twice, or the estimator as given, added as the default, equal to a grid
     candidate once its parameters are filled in). Fitting both would spend the selection's
     noise on a tie and show one candidate twice in ``cv_results_``: the first in
@@ -855,7 +825,8 @@ def _unique_candidates(estimator, candidates, default_index, added=None):
     """
     kept, same_as, first = [], [], {}  # same_as[i]: the position in kept of i's first equal
     for i, params in enumerate(candidates):
-        position = first.setdefault(_effect_key(with_params(estimator, params)), len(kept))
+        position = first.setdefault(configuration_key(with_params(estimator, params)),
+                                  len(kept))
         if position == len(kept):
             kept.append(i)
         same_as.append(position)

@@ -34,7 +34,8 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils.validation import _num_samples
 
 from ._gate import ALLOWED, sparse_refusal
-from ._dp_fit import describe_failure, fit, private_fit_context, set_accountants
+from ._dp_fit import (configuration_key, describe_failure, fit, private_fit_context,
+                      set_accountants)
 from ._sklearn_compat import _safe_indexing
 from ._validation import collect_refusals, column_indices
 
@@ -398,7 +399,8 @@ def _owner(estimator, key):
 
 def _rehearse_one(candidate, context, schema, prefixes):
     """Fit ``candidate`` on public rows, its pipeline prefix from ``prefixes`` (a cache keyed
-    by the prefix's parameters) when an identical prefix was fitted already.
+    by the prefix's :func:`~skdptune._dp_fit.configuration_key`) when an identical prefix was
+    fitted already.
 
     A sparse output of the prefix reaching a last step that needs dense input is refused
     here (:func:`skdptune._gate.sparse_refusal`): the gate leaves a ``ColumnTransformer``
@@ -411,7 +413,7 @@ def _rehearse_one(candidate, context, schema, prefixes):
     try:
         with private_fit_context(reveal=False):
             if isinstance(candidate, Pipeline) and len(candidate.steps) > 1:
-                key = _parameters_key(candidate[:-1])
+                key = configuration_key(candidate[:-1])
                 if key not in prefixes:
                     try:
                         prefixes[key] = candidate[:-1].fit_transform(X, y)
@@ -436,13 +438,3 @@ def _rehearse_one(candidate, context, schema, prefixes):
         ) from None
     if reaching is not None:
         raise reaching
-
-
-def _parameters_key(estimator):
-    """A hashable summary of ``estimator``'s parameters (estimators by class, the rest by
-    repr; accountants left out: the rehearsal gives its own)."""
-    return tuple(
-        (name, type(value).__name__ if hasattr(value, "get_params") else repr(value))
-        for name, value in sorted(estimator.get_params(deep=True).items())
-        if not name.endswith("accountant")
-    )

@@ -371,10 +371,10 @@ def test_the_estimator_as_given_equal_to_a_grid_candidate_is_one_candidate(binar
 
 
 def test_equal_effect_compares_estimators_and_tells_booleans_from_numbers():
-    from skdptune._plan import _effect_key
+    from skdptune._dp_fit import configuration_key
 
     def same(a, b):
-        return _effect_key(a) == _effect_key(b)
+        return configuration_key(a) == configuration_key(b)
 
     assert same(logistic(C=1), logistic(C=1.0)) and same(logistic(C=1), logistic(C=np.float64(1)))
     assert not same(logistic(C=1.0), logistic(C=0.1))
