@@ -68,10 +68,9 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
-from scipy.optimize import minimize
 
 from .._models.linear_model import (MAX_CONDITION, Ridge, _corner_range, _square_range,
-                                    objective)
+                                    penalised_minimiser)
 from .._utility import BoundedR2Scorer
 from .._validation import nonnegative_finite
 from .common import at_least, checked_params, declared_bounds, laplace
@@ -324,21 +323,16 @@ def solve(c, b, Q, alpha=0.0):
     coef : ndarray of shape (n_parts, d)
     """
     penalised = Q + alpha * np.eye(b.shape[-1])
-    # The largest absolute row sum bounds the largest eigenvalue: a smallest one above it over
-    # MAX_CONDITION decides "direct" without the eigenvalues; they decide the rest.
+    # A Cholesky factor decides most partitions at once: the largest absolute row sum bounds
+    # the largest eigenvalue, so a smallest one above it over MAX_CONDITION satisfies the
+    # rule. The others go to the rule itself (its eigenvalues, then the solve or BFGS).
     bound = np.max(np.sum(np.abs(penalised), axis=-1), axis=-1)
     direct = at_least(penalised, bound / MAX_CONDITION) & (bound > 0)
-    if not direct.all():
-        eigenvalues = np.linalg.eigvalsh(penalised[~direct])
-        direct[~direct] = ((eigenvalues[:, 0] > 0)
-                           & (eigenvalues[:, -1] <= MAX_CONDITION * eigenvalues[:, 0]))
     coef = np.empty(b.shape)
     if direct.any():
         coef[direct] = np.linalg.solve(penalised[direct], b[direct][..., None])[..., 0]
-    with np.errstate(all="ignore"):
-        for p in np.flatnonzero(~direct):
-            coef[p] = minimize(objective(c[p], b[p], Q[p], alpha), np.zeros(b.shape[-1]),
-                               jac=True).x
+    for p in np.flatnonzero(~direct):
+        coef[p] = penalised_minimiser(c[p], b[p], Q[p], alpha)
     return coef
 
 
