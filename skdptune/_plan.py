@@ -816,12 +816,12 @@ def _unique_candidates(estimator, candidates, default_index, added=None):
     default's (None when it repeats a grid candidate), and one warning naming the repeats.
 
     Two candidates repeat each other when the estimators they configure are equal
-    (:func:`~skdptune._dp_fit.configuration_key` of the whole estimator: ``{'C': 1}`` and ``{'C': 1.0}``, a value
-    the grid lists twice, or the estimator as given, added as the default, equal to a grid
-    candidate once its parameters are filled in). Fitting both would spend the selection's
-    noise on a tie and show one candidate twice in ``cv_results_``: the first in
-    ``ParameterGrid`` order is kept, with its parameters as written, and the default's index
-    points at it. ``added`` is the index of the default when it was added to the grid.
+    (:func:`~skdptune._dp_fit.configuration_key` of the whole estimator: ``{'C': 1}`` and
+    ``{'C': 1.0}``, a value the grid lists twice, or the estimator as given, added as the
+    default, equal to a grid candidate once its parameters are filled in). Fitting both would
+    spend the selection's noise on a tie and show one candidate twice in ``cv_results_``: the
+    first in ``ParameterGrid`` order is kept, with its parameters as written, and the default's
+    index points at it. ``added`` is the index of the default when it was added to the grid.
     """
     kept, same_as, first = [], [], {}  # same_as[i]: the position in kept of i's first equal
     for i, params in enumerate(candidates):

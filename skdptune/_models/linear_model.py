@@ -293,18 +293,18 @@ class Ridge(LinearRegression):
       ``noise_alpha`` means nearly the same thing at every budget. A search's partition fits
       need nothing more: their ``epsilon`` is rescaled, and ``noise_scale_`` with it.
 
-    Privacy (replace-one adjacency with ``n`` public, as diffprivlib's models): ``epsilon``
-    per fit, given declared ``bounds_X`` and ``bounds_y``, to which every record is clipped.
-    With ``fit_intercept``, ``epsilon / (d + 1)`` buys the ``d + t`` noisy means that centre
-    the data (``noisy_means``, ``diffprivlib.tools.mean``'s mechanism: ``LaplaceTruncated``,
-    sensitivity ``(upper - lower) / n``; an equal share each), and the rest the ``t + t d + d (d + 1) / 2`` noisy monomial
-    coefficients on the boxes shifted by those means (``noisy_objective``: Laplace,
-    sensitivities the ranges of the monomials over the boxes); basic composition gives
-    ``epsilon``. The penalty is a function of public constants (``alpha``, ``noise_alpha``,
-    ``epsilon``, the declared ``bounds_X``, the numbers of features and targets; never of the
-    data, nor of the noisy offsets) and the coefficients the minimiser of a public function
-    of the noisy releases: no further privacy cost. ``epsilon`` is recorded on the
-    accountant, as diffprivlib's models do.
+    Privacy (replace-one adjacency with ``n`` public, as diffprivlib's models): ``epsilon`` per
+    fit, given declared ``bounds_X`` and ``bounds_y``, to which every record is clipped. With
+    ``fit_intercept``, ``epsilon / (d + 1)`` buys the ``d + t`` noisy means that centre the
+    data (``noisy_means``, ``diffprivlib.tools.mean``'s mechanism: ``LaplaceTruncated``,
+    sensitivity ``(upper - lower) / n``; an equal share each), and the rest the ``t + t d + d
+    (d + 1) / 2`` noisy monomial coefficients on the boxes shifted by those means
+    (``noisy_objective``: Laplace, sensitivities the ranges of the monomials over the boxes);
+    basic composition gives ``epsilon``. The penalty is a function of public constants
+    (``alpha``, ``noise_alpha``, ``epsilon``, the declared ``bounds_X``, the numbers of
+    features and targets; never of the data, nor of the noisy offsets) and the coefficients the
+    minimiser of a public function of the noisy releases: no further privacy cost. ``epsilon``
+    is recorded on the accountant, as diffprivlib's models do.
 
     Parameters
     ----------
@@ -389,15 +389,14 @@ class Ridge(LinearRegression):
         self : Ridge
         """
         # Privacy (one fit; replace-one adjacency, n public, as diffprivlib's models): every
-        # record is clipped to the declared boxes. With an intercept, epsilon * s (s = 1 /
-        # (d + 1)) buys the d + t noisy means that centre the data, epsilon * s / (d + t)
-        # each (noisy_means, diffprivlib.tools.mean's mechanism: LaplaceTruncated,
-        # sensitivity (upper - lower) / n),
-        # and epsilon * (1 - s) the objective's releases on the boxes shifted by those means
-        # (noisy_objective); basic composition gives epsilon. diffprivlib 0.6.6's own fit
-        # gives epsilon * s to X's means and again to y's (epsilon (1 + s) in all) and does
-        # not clip without an intercept. The penalty is public; the minimiser is
-        # post-processing.
+        # record is clipped to the declared boxes. With an intercept, epsilon * s
+        # (s = 1 / (d + 1)) buys the d + t noisy means that centre the data, epsilon * s /
+        # (d + t) each (noisy_means, diffprivlib.tools.mean's mechanism: LaplaceTruncated,
+        # sensitivity (upper - lower) / n), and epsilon * (1 - s) the objective's releases on
+        # the boxes shifted by those means (noisy_objective); basic composition gives epsilon.
+        # diffprivlib 0.6.6's own fit gives epsilon * s to X's means and again to y's (epsilon
+        # (1 + s) in all) and does not clip without an intercept. The penalty is public; the
+        # minimiser is post-processing.
         random_state = self._start_fit(sample_weight)
         X, y = validate_clippable(self, X, y, accept_sparse=False, y_numeric=True,
                                   multi_output=True)
